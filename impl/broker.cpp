@@ -1,0 +1,186 @@
+#include "impl/broker.h"
+
+#include <cassert>
+#include <map>
+#include <tuple>
+
+#include "impl/push_request.h"
+
+namespace qdt::impl {
+
+struct Broker::PendingFrame {
+  Frame frame;
+  std::string queue;
+  std::string partition;
+  size_t leader_item = 0;
+  std::string status;  // "" until decided
+  std::string message_id;
+  std::string error;
+};
+
+Broker::Broker(uint32_t id, BrokerClock& clock, RandomSource& random, StoragePort& storage)
+    : id_(id), clock_(clock), random_(random), storage_(storage) {}
+
+nlohmann::json PushResponse::to_json() const {
+  if (rejected) return nlohmann::json{{"error", error}};
+  nlohmann::json out = nlohmann::json::array();
+  for (size_t i = 0; i < items.size(); ++i) {
+    const ItemResponse& r = items[i];
+    nlohmann::json entry = {{"index", i},
+                            {"message_id", r.message_id},
+                            {"transaction_id", r.transaction_id},
+                            {"queueName", r.queue},
+                            {"status", r.status}};
+    if (r.status == "error") entry["error"] = r.error;
+    out.push_back(std::move(entry));
+  }
+  return out;
+}
+
+PushResponse Broker::push(const nlohmann::json& request, uint64_t request_id) {
+  stats_.requests++;
+  PushResponse response;
+  auto validated = validate_push_request(request);
+  if (auto* error = std::get_if<std::string>(&validated)) {
+    response.rejected = true;
+    response.error = *error;
+    return response;
+  }
+  const auto& items = std::get<std::vector<PushItem>>(validated);
+  stats_.items += items.size();
+
+  // Layer 1: the first item of each (queue, partition, transactionId) leads
+  // and alone produces a frame; later items follow it.
+  std::vector<PendingFrame> frames;
+  std::vector<size_t> frame_of_item(items.size());
+  std::map<std::tuple<std::string_view, std::string_view, std::string_view>, size_t> leader_frame;
+  for (size_t i = 0; i < items.size(); ++i) {
+    const PushItem& item = items[i];
+    const bool keyed = !item.transaction_id.empty();
+    const auto key = std::make_tuple(std::string_view(item.queue), std::string_view(item.partition),
+                                     std::string_view(item.transaction_id));
+    if (keyed) {
+      if (auto it = leader_frame.find(key); it != leader_frame.end()) {
+        frame_of_item[i] = it->second;
+        continue;
+      }
+      leader_frame.emplace(key, frames.size());
+    }
+    PendingFrame pending;
+    pending.frame.message_id = make_uuid_v7(clock_.now_ms(), random_.next_u64(), random_.next_u64());
+    // An item without a key cannot deduplicate: it gets a unique one. (The
+    // simulated SDK always sets one first, as SPEC 2.12 says; this covers raw requests.)
+    pending.frame.transaction_id = keyed ? item.transaction_id : "auto:" + to_string(pending.frame.message_id);
+    pending.frame.payload = item.data->dump();
+    pending.frame.hash = hash_transaction_id(pending.frame.transaction_id);
+    pending.frame.origin_request = request_id;
+    pending.queue = item.queue;
+    pending.partition = item.partition;
+    pending.leader_item = i;
+    frame_of_item[i] = frames.size();
+    frames.push_back(std::move(pending));
+  }
+
+  // One segment per partition, partitions in order of first appearance.
+  std::vector<std::pair<std::string, std::string>> order;
+  std::map<std::pair<std::string, std::string>, std::vector<size_t>> by_partition;
+  for (size_t f = 0; f < frames.size(); ++f) {
+    auto key = std::make_pair(frames[f].queue, frames[f].partition);
+    auto [it, inserted] = by_partition.try_emplace(key);
+    if (inserted) order.push_back(key);
+    it->second.push_back(f);
+  }
+  for (const auto& key : order) {
+    std::vector<PendingFrame> group;
+    const auto& indices = by_partition[key];
+    group.reserve(indices.size());
+    for (size_t f : indices) group.push_back(std::move(frames[f]));
+    push_partition(group);
+    for (size_t g = 0; g < indices.size(); ++g) frames[indices[g]] = std::move(group[g]);
+  }
+
+  response.items.resize(items.size());
+  for (size_t i = 0; i < items.size(); ++i) {
+    const PendingFrame& f = frames[frame_of_item[i]];
+    assert(!f.status.empty());
+    ItemResponse& r = response.items[i];
+    r.transaction_id = items[i].transaction_id.empty() ? f.frame.transaction_id : items[i].transaction_id;
+    r.queue = items[i].queue;
+    r.partition = items[i].partition;
+    r.message_id = f.message_id;
+    r.error = f.error;
+    // A follower echoes its leader's final id; it is never itself written.
+    r.status = (f.leader_item == i || f.status == "error") ? f.status : "duplicate";
+  }
+  return response;
+}
+
+void Broker::push_partition(std::vector<PendingFrame>& group) {
+  assert(!group.empty());
+  const std::string& queue = group.front().queue;
+  const std::string& partition = group.front().partition;
+  std::vector<size_t> remaining(group.size());
+  for (size_t i = 0; i < group.size(); ++i) remaining[i] = i;
+  // Each duplicate answer removes at least one frame: at most K rounds.
+  for (size_t round = 0; !remaining.empty(); ++round) {
+    assert(round <= group.size());
+    SegmentPush segment;
+    segment.queue = queue;
+    segment.partition = partition;
+    segment.p_verified = -1;  // no cache yet: probe the whole window
+    segment.frames.reserve(remaining.size());
+    for (size_t i : remaining) segment.frames.push_back(group[i].frame);
+    PushResult result;
+    try {
+      stats_.segments_pushed++;
+      result = storage_.push(segment);
+    } catch (const StorageError& e) {
+      stats_.storage_errors++;
+      for (size_t i : remaining) {
+        group[i].status = "error";
+        group[i].error = std::string("storage: ") + e.what();
+        group[i].message_id = kZeroUuidText;
+      }
+      return;
+    }
+    if (result.queued) {
+      for (size_t i : remaining) {
+        group[i].status = "queued";
+        group[i].message_id = to_string(group[i].frame.message_id);
+      }
+      return;
+    }
+    stats_.duplicate_rounds++;
+    assert(!result.duplicates.empty());
+    std::vector<bool> settled(remaining.size(), false);
+    for (const auto& [frame_index, offset] : result.duplicates) {
+      assert(frame_index < remaining.size() && !settled[frame_index]);
+      settled[frame_index] = true;
+      PendingFrame& f = group[remaining[frame_index]];
+      f.status = "duplicate";
+      f.message_id = resolve_original_id(queue, partition, offset);
+    }
+    std::vector<size_t> survivors;
+    for (size_t k = 0; k < remaining.size(); ++k) {
+      if (!settled[k]) survivors.push_back(remaining[k]);
+    }
+    remaining = std::move(survivors);
+  }
+}
+
+std::string Broker::resolve_original_id(const std::string& queue, const std::string& partition, int64_t offset) {
+  std::optional<CoveringSegment> segment;
+  try {
+    segment = storage_.covering_segment(queue, partition, offset);
+  } catch (const StorageError&) {
+    // Unreadable is the same as gone: the zero id still means "not written".
+  }
+  if (segment) {
+    if (auto frame = frame_at(segment->frames, static_cast<size_t>(offset - segment->base_offset))) {
+      return to_string(frame->message_id);
+    }
+  }
+  return kZeroUuidText;
+}
+
+}  // namespace qdt::impl

@@ -1,0 +1,67 @@
+#pragma once
+// The broker's push path (SPEC 2.1, 2.3, 2.5, 2.6): validate the request,
+// group repeats inside it (layer-1 first-wins), hash keys, mint UUIDv7 ids,
+// build one segment per partition, and loop on `duplicate` answers until
+// every frame has a verdict. It speaks to time, randomness and storage only
+// through the ports, so a simulated world can drive it.
+//
+// push() may suspend the calling fiber at each storage round trip; several
+// fibers may be inside push() of the same broker at once.
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "impl/ports.h"
+
+namespace qdt::impl {
+
+struct ItemResponse {
+  std::string status;  // queued | duplicate | error
+  std::string message_id;
+  std::string transaction_id;
+  std::string queue;
+  std::string partition;
+  std::string error;  // error entries only
+};
+
+struct PushResponse {
+  bool rejected = false;  // the request broke a rule of SPEC 2.1: nothing stored
+  std::string error;      // "PATH: reason" when rejected
+  std::vector<ItemResponse> items;  // one per request item, in order
+  // The HTTP-style body: an array of {index, message_id, transaction_id, queueName, status[, error]},
+  // or {"error": ...} when rejected.
+  nlohmann::json to_json() const;
+};
+
+struct BrokerStats {
+  uint64_t requests = 0;
+  uint64_t items = 0;
+  uint64_t segments_pushed = 0;
+  uint64_t duplicate_rounds = 0;  // storage answers that were `duplicate`
+  uint64_t storage_errors = 0;
+};
+
+class Broker {
+ public:
+  Broker(uint32_t id, BrokerClock& clock, RandomSource& random, StoragePort& storage);
+
+  // `request_id` tags every frame of the request (FrameRecord::origin_request).
+  PushResponse push(const nlohmann::json& request, uint64_t request_id);
+
+  uint32_t id() const { return id_; }
+  const BrokerStats& stats() const { return stats_; }
+
+ private:
+  struct PendingFrame;
+  void push_partition(std::vector<PendingFrame>& frames);
+  std::string resolve_original_id(const std::string& queue, const std::string& partition, int64_t offset);
+
+  uint32_t id_;
+  BrokerClock& clock_;
+  RandomSource& random_;
+  StoragePort& storage_;
+  BrokerStats stats_;
+};
+
+}  // namespace qdt::impl

@@ -1,0 +1,130 @@
+#include "impl/broker.h"
+
+#include <gtest/gtest.h>
+
+namespace qdt::impl {
+namespace {
+
+// Ports with no latency: storage is called directly at a fixed clock.
+struct FixedClock : BrokerClock {
+  int64_t now = 1'767'225'600'000;
+  int64_t now_ms() override { return now; }
+};
+struct CountingRandom : RandomSource {
+  uint64_t n = 0;
+  uint64_t next_u64() override { return ++n * 0x9e3779b97f4a7c15ULL; }
+};
+struct DirectStorage : StoragePort {
+  Storage storage;
+  FixedClock* clock = nullptr;
+  int fail_next = 0;
+  int pushes = 0;
+  PushResult push(const SegmentPush& segment) override {
+    ++pushes;
+    if (fail_next > 0) {
+      --fail_next;
+      throw StorageError("injected");
+    }
+    return storage.push(segment, clock->now);
+  }
+  std::optional<CoveringSegment> covering_segment(const std::string& q, const std::string& p, int64_t o) override {
+    return storage.covering_segment(q, p, o);
+  }
+};
+
+struct BrokerFixture : testing::Test {
+  FixedClock clock;
+  CountingRandom random;
+  DirectStorage storage;
+  Broker broker{0, clock, random, storage};
+  uint64_t next_request = 1;
+  BrokerFixture() { storage.clock = &clock; }
+  PushResponse push(const char* json) { return broker.push(nlohmann::json::parse(json), next_request++); }
+};
+
+TEST_F(BrokerFixture, SameKeyTwiceIsQueuedThenDuplicateWithTheOriginalId) {
+  const auto r1 = push(R"([{"queue":"orders","transactionId":"t1","data":{"n":1}}])");
+  const auto r2 = push(R"([{"queue":"orders","transactionId":"t1","data":{"n":1}}])");
+  ASSERT_EQ(r1.items.size(), 1u);
+  EXPECT_EQ(r1.items[0].status, "queued");
+  EXPECT_EQ(r2.items[0].status, "duplicate");
+  EXPECT_EQ(r2.items[0].message_id, r1.items[0].message_id);
+  EXPECT_EQ(storage.storage.stored_messages("orders", "Default"), 1);
+}
+
+TEST_F(BrokerFixture, InvalidRequestIsRejectedWholeAndStoresNothing) {
+  const auto r = push(R"([{"queue":"q","data":1},{"queue":"q","transactionId":5,"data":1}])");
+  EXPECT_TRUE(r.rejected);
+  EXPECT_EQ(r.error, "/1/transactionId: expected a string");
+  EXPECT_EQ(storage.pushes, 0);
+  EXPECT_EQ(r.to_json()["error"], "/1/transactionId: expected a string");
+}
+
+TEST_F(BrokerFixture, FollowersEchoTheLeadersFinalId) {
+  const auto first = push(R"([{"queue":"q","transactionId":"old","data":1}])");
+  const auto r = push(R"([{"queue":"q","transactionId":"a","data":1},{"queue":"q","transactionId":"a","data":2},
+                           {"queue":"q","transactionId":"old","data":3},{"queue":"q","transactionId":"old","data":4},
+                           {"queue":"q","partition":"p2","transactionId":"a","data":5}])");
+  ASSERT_EQ(r.items.size(), 5u);
+  EXPECT_EQ(r.items[0].status, "queued");
+  EXPECT_EQ(r.items[1].status, "duplicate");
+  EXPECT_EQ(r.items[1].message_id, r.items[0].message_id);
+  EXPECT_EQ(r.items[2].status, "duplicate");  // the leader is itself a duplicate...
+  EXPECT_EQ(r.items[2].message_id, first.items[0].message_id);
+  EXPECT_EQ(r.items[3].status, "duplicate");  // ...and its follower echoes the original's id
+  EXPECT_EQ(r.items[3].message_id, first.items[0].message_id);
+  EXPECT_EQ(r.items[4].status, "queued");  // another partition: another lane
+  EXPECT_NE(r.items[4].message_id, r.items[0].message_id);
+  EXPECT_EQ(storage.storage.stored_messages("q", "Default"), 2);  // old, a
+  const auto body = r.to_json();
+  EXPECT_EQ(body[3]["index"], 3);
+  EXPECT_EQ(body[3]["queueName"], "q");
+}
+
+TEST_F(BrokerFixture, PartialDuplicateRepushesTheSurvivors) {
+  push(R"([{"queue":"q","transactionId":"x","data":1}])");
+  const int before = storage.pushes;
+  const auto r = push(R"([{"queue":"q","transactionId":"y","data":1},{"queue":"q","transactionId":"x","data":1}])");
+  EXPECT_EQ(storage.pushes - before, 2);  // duplicate answer, then the survivor alone
+  EXPECT_EQ(r.items[0].status, "queued");
+  EXPECT_EQ(r.items[1].status, "duplicate");
+  EXPECT_EQ(storage.storage.partition_state("q", "Default").last_offset, 1);
+}
+
+TEST_F(BrokerFixture, DeletedOriginalAnswersTheZeroId) {
+  push(R"([{"queue":"q","transactionId":"x","data":1}])");
+  ASSERT_TRUE(storage.storage.delete_segment("q", "Default", 0));
+  const auto r = push(R"([{"queue":"q","transactionId":"x","data":1}])");
+  EXPECT_EQ(r.items[0].status, "duplicate");
+  EXPECT_EQ(r.items[0].message_id, kZeroUuidText);
+}
+
+TEST_F(BrokerFixture, StorageFailureAnswersErrorAndCommitsNothing) {
+  storage.fail_next = 1;
+  const auto r = push(R"([{"queue":"q","transactionId":"x","data":1},{"queue":"q","transactionId":"x","data":1}])");
+  EXPECT_EQ(r.items[0].status, "error");
+  EXPECT_EQ(r.items[1].status, "error");
+  EXPECT_FALSE(r.items[0].error.empty());
+  EXPECT_EQ(storage.storage.stored_messages("q", "Default"), 0);
+  EXPECT_EQ(push(R"([{"queue":"q","transactionId":"x","data":1}])").items[0].status, "queued");
+}
+
+TEST_F(BrokerFixture, IdsAreTimeOrderedV7FromTheBrokerClock) {
+  const auto a = push(R"([{"queue":"q","data":1}])");
+  clock.now += 5;
+  const auto b = push(R"([{"queue":"q","data":1}])");
+  EXPECT_LT(a.items[0].message_id, b.items[0].message_id);
+  EXPECT_EQ(a.items[0].message_id[14], '7');
+  EXPECT_EQ(a.items[0].status, "queued");  // no transactionId: never deduplicates
+  EXPECT_EQ(b.items[0].status, "queued");
+}
+
+TEST_F(BrokerFixture, EmptyRequestAnswersEmpty) {
+  const auto r = push("[]");
+  EXPECT_FALSE(r.rejected);
+  EXPECT_TRUE(r.items.empty());
+  EXPECT_EQ(r.to_json(), nlohmann::json::array());
+}
+
+}  // namespace
+}  // namespace qdt::impl

@@ -1,0 +1,37 @@
+#pragma once
+// The seams between the broker and the world (LevelDB's Env, FoundationDB's
+// sim2): time, randomness and storage. The simulator fills them in with
+// virtual clocks, seeded generators and a storage link that takes virtual
+// time and can fail; the broker cannot tell it is simulated.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "impl/storage.h"
+
+namespace qdt::impl {
+
+class BrokerClock {
+ public:
+  virtual ~BrokerClock() = default;
+  // Unix milliseconds on this broker's clock (which may be skewed from storage's).
+  virtual int64_t now_ms() = 0;
+};
+
+class RandomSource {
+ public:
+  virtual ~RandomSource() = default;
+  virtual uint64_t next_u64() = 0;
+};
+
+// A round trip to storage. May suspend the calling fiber (virtual latency);
+// throws StorageError when the transaction failed whole.
+class StoragePort {
+ public:
+  virtual ~StoragePort() = default;
+  virtual PushResult push(const SegmentPush& segment) = 0;
+  virtual std::optional<CoveringSegment> covering_segment(const std::string& queue, const std::string& partition,
+                                                          int64_t offset) = 0;
+};
+
+}  // namespace qdt::impl

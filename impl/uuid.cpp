@@ -1,0 +1,64 @@
+#include "impl/uuid.h"
+
+#include <cassert>
+
+namespace qdt::impl {
+
+bool Uuid::is_zero() const {
+  for (uint8_t b : bytes) {
+    if (b != 0) return false;
+  }
+  return true;
+}
+
+Uuid make_uuid_v7(int64_t unix_ms, uint64_t random_a, uint64_t random_b) {
+  assert(unix_ms >= 0 && unix_ms < (int64_t{1} << 48));
+  Uuid u;
+  for (int i = 0; i < 6; ++i) u.bytes[i] = static_cast<uint8_t>(unix_ms >> (40 - 8 * i));
+  // 12 bits rand_a, version 7.
+  u.bytes[6] = static_cast<uint8_t>(0x70 | ((random_a >> 8) & 0x0f));
+  u.bytes[7] = static_cast<uint8_t>(random_a);
+  // 62 bits rand_b, variant 10.
+  u.bytes[8] = static_cast<uint8_t>(0x80 | ((random_b >> 56) & 0x3f));
+  for (int i = 9; i < 16; ++i) u.bytes[i] = static_cast<uint8_t>(random_b >> (8 * (15 - i)));
+  assert(!u.is_zero());
+  return u;
+}
+
+std::string to_string(const Uuid& uuid) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(36);
+  for (int i = 0; i < 16; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) out.push_back('-');
+    out.push_back(kDigits[uuid.bytes[i] >> 4]);
+    out.push_back(kDigits[uuid.bytes[i] & 15]);
+  }
+  return out;
+}
+
+std::optional<Uuid> parse_uuid(std::string_view text) {
+  if (text.size() != 36) return std::nullopt;
+  Uuid u;
+  size_t pos = 0;
+  for (int i = 0; i < 16; ++i) {
+    if (pos == 8 || pos == 13 || pos == 18 || pos == 23) {
+      if (text[pos] != '-') return std::nullopt;
+      ++pos;
+    }
+    int value = 0;
+    for (int k = 0; k < 2; ++k) {
+      const char c = text[pos++];
+      int digit;
+      if (c >= '0' && c <= '9') digit = c - '0';
+      else if (c >= 'a' && c <= 'f') digit = c - 'a' + 10;
+      else if (c >= 'A' && c <= 'F') digit = c - 'A' + 10;
+      else return std::nullopt;
+      value = value * 16 + digit;
+    }
+    u.bytes[i] = static_cast<uint8_t>(value);
+  }
+  return u;
+}
+
+}  // namespace qdt::impl

@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Configures and builds qdt into build/ (Release with assertions kept on).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build -j "$(nproc)"

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Every file under DIR is an invalid scenario: qdt must exit 2, name the file
+# and a JSON path in its error, and write nothing. Usage: check-bad-input.sh QDT DIR
+set -uo pipefail
+qdt=$1
+dir=$2
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+checked=0
+for file in "$dir"/*; do
+  "$qdt" replay "$file" --report "$out/report.md" --trace "$out/trace.log" >"$out/stdout" 2>"$out/stderr"
+  code=$?
+  if [ $code -ne 2 ]; then
+    echo "FAIL $file: exit $code, expected 2" >&2; cat "$out/stderr" >&2; exit 1
+  fi
+  if ! grep -q "error: $file: /" "$out/stderr"; then
+    echo "FAIL $file: no 'error: FILE: /PATH: reason' line" >&2; cat "$out/stderr" >&2; exit 1
+  fi
+  if [ -e "$out/report.md" ] || [ -e "$out/trace.log" ]; then
+    echo "FAIL $file: something was written" >&2; exit 1
+  fi
+  echo "ok $file: $(head -n 1 "$out/stderr")"
+  checked=$((checked + 1))
+done
+[ $checked -ge 1 ] || { echo "no files in $dir" >&2; exit 1; }
+# Usage errors are exit 2 as well.
+"$qdt" replay >/dev/null 2>&1; [ $? -eq 2 ] || { echo "FAIL: replay without a file is not exit 2" >&2; exit 1; }
+"$qdt" replay --cache maybe "$dir" >/dev/null 2>&1; [ $? -eq 2 ] || { echo "FAIL: bad --cache is not exit 2" >&2; exit 1; }
+"$qdt" replay /nonexistent.json >/dev/null 2>&1; [ $? -eq 2 ] || { echo "FAIL: missing file is not exit 2" >&2; exit 1; }
+"$qdt" replay --help >/dev/null || { echo "FAIL: replay --help" >&2; exit 1; }
+echo "$checked invalid files rejected with exit 2"
