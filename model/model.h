@@ -1,0 +1,108 @@
+#pragma once
+// The executable specification of SPEC section 2, without SQL, fibers or cache.
+//
+// It is fed the events of storage in commit order (pushes with the storage
+// time read under the serializer, configure, segment deletions, sidecar
+// purges, acks, reads) and says what each must answer. It is deliberately
+// naive: linear scans over plain vectors, so that it is obviously correct.
+// Keys are compared as transactionId strings (the 128-bit hash is an
+// implementation detail; SPEC 2.3 admits no other collision).
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace qdt::model {
+
+inline constexpr const char* kZeroId = "00000000-0000-0000-0000-000000000000";
+inline constexpr int64_t kSidecarFloorSeconds = 900;
+
+struct QueueOptions {
+  int64_t window_seconds = 3600;
+  int64_t retention_seconds = 0;
+  int64_t completed_retention_seconds = 0;
+};
+
+struct Frame {
+  std::string message_id;
+  std::string transaction_id;
+};
+
+struct PushAnswer {
+  bool queued = false;
+  int64_t base_offset = -1;                              // queued only
+  std::vector<std::pair<uint32_t, int64_t>> duplicates;  // frame index -> smallest original offset
+  bool probe_runs = false;                               // false exactly when the window is 0
+};
+
+struct AckAnswer {
+  bool acked = false;
+  int64_t offset = -1;
+  std::string message_id;  // kZeroId when the segment is gone
+};
+
+struct Message {
+  int64_t offset = 0;
+  std::string message_id;
+  std::string transaction_id;
+  int64_t created_at_ms = 0;
+  bool segment_present = true;
+  bool sidecar_present = true;
+};
+
+// One partition's state.
+class Partition {
+ public:
+  // Probe-then-allocate (SPEC 2.4, 2.7): a frame is a duplicate when an equal
+  // key has a sidecar row still present with created_at >= now - window.
+  // Frames of one segment are assumed distinct keys (first-wins ran before).
+  PushAnswer push(const std::vector<Frame>& frames, int64_t now_ms, int64_t window_seconds);
+  // The id a duplicate of `offset` must answer (SPEC 2.6): the original's id,
+  // or kZeroId when its segment is gone.
+  std::string resolve_id(int64_t offset) const;
+  void delete_segment(int64_t base_offset, int64_t end_offset);
+  // Rows with created_at < now - floor are purged (SPEC 2.8); returns how many.
+  size_t purge(int64_t now_ms, int64_t floor_seconds);
+  // One bounded purge step as storage recorded it: the sidecar rows of the
+  // offsets [base, end] are gone; returns how many were present.
+  size_t purge_rows(int64_t base_offset, int64_t end_offset);
+  AckAnswer ack(const std::string& transaction_id) const;
+  std::vector<Message> read(int64_t from, int64_t limit) const;
+  size_t stored() const;
+  int64_t last_offset() const { return static_cast<int64_t>(messages_.size()) - 1; }
+  const std::vector<Message>& messages() const { return messages_; }
+
+ private:
+  std::vector<Message> messages_;  // index == offset
+  // Offsets of each key, ascending: keeps a history of 100k pushes linear.
+  std::map<std::string, std::vector<int64_t>> offsets_by_transaction_;
+};
+
+// All queues and partitions of one storage.
+class Model {
+ public:
+  void configure(const std::string& queue, const QueueOptions& options);
+  QueueOptions options(const std::string& queue) const;
+  Partition& partition(const std::string& queue, const std::string& partition);
+  const Partition* find(const std::string& queue, const std::string& partition) const;
+  // max(window, completedRetentionSeconds, 900)
+  int64_t sidecar_floor_seconds(const std::string& queue) const;
+
+ private:
+  std::map<std::string, QueueOptions> queues_;
+  std::map<std::pair<std::string, std::string>, Partition> partitions_;
+};
+
+// Layer 1 of first-wins (SPEC 2.5): for each item of one request, the index of
+// its group's leader (itself when it leads). Items are (queue, partition,
+// transactionId) triples.
+struct ItemKey {
+  std::string queue;
+  std::string partition;
+  std::string transaction_id;
+};
+std::vector<size_t> request_leaders(const std::vector<ItemKey>& items);
+
+}  // namespace qdt::model

@@ -1,0 +1,26 @@
+#pragma once
+// A producer as the SDK behaves (SPEC 2.12): an item without a transactionId
+// gets a fresh, unique, seeded one, so it can never deduplicate.
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "sim/rng.h"
+
+namespace qdt::sim {
+
+class Producer {
+ public:
+  Producer(std::string name, uint64_t seed) : name_(std::move(name)), rng_(seed) {}
+
+  // Returns the request as it goes on the wire. Items that are not objects
+  // are left as written: the broker rejects them.
+  nlohmann::json prepare(const nlohmann::json& items);
+  const std::string& name() const { return name_; }
+
+ private:
+  std::string name_;
+  Rng rng_;
+};
+
+}  // namespace qdt::sim

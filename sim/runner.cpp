@@ -1,0 +1,287 @@
+#include "sim/runner.h"
+
+#include <cassert>
+#include <map>
+#include <set>
+
+#include "impl/retention.h"
+#include "properties/checkers.h"
+#include "sim/world.h"
+
+namespace qdt::sim {
+namespace {
+
+using json = nlohmann::json;
+
+struct StepOutcomes {
+  std::map<std::string, json> responses;       // step id -> response JSON
+  std::map<std::string, impl::PushResponse> pushes;
+};
+
+class Runner {
+ public:
+  Runner(const Scenario& scenario, World& world) : scenario_(scenario), world_(world) {}
+
+  void script() {
+    for (const auto& [queue, options] : scenario_.queues) world_.admin().configure(queue, options);
+    for (const Step& step : scenario_.steps) run(step);
+  }
+
+  void run(const Step& step) {
+    switch (step.op) {
+      case Op::push: {
+        impl::PushResponse response = world_.push(step.id, step.broker, step.producer, step.items);
+        out_.responses[step.id] = response.to_json();
+        out_.pushes[step.id] = std::move(response);
+        break;
+      }
+      case Op::parallel: {
+        std::vector<boost::fibers::fiber> fibers;
+        fibers.reserve(step.children.size());
+        for (const Step& child : step.children) fibers.push_back(world_.spawn([this, &child] { run(child); }));
+        for (auto& f : fibers) f.join();
+        break;
+      }
+      case Op::advance:
+        world_.sleep_ms(step.advance_ms);
+        break;
+      case Op::configure:
+        world_.admin().configure(*step.queue, step.options);
+        break;
+      case Op::retention:
+        impl::run_retention(world_.admin(), step.queue);
+        break;
+      case Op::delete_segment:
+        world_.admin().delete_segment(*step.queue, step.partition, step.offset);
+        break;
+      case Op::storage_fail:
+        world_.fail_storage(step.count);
+        break;
+      case Op::ack: {
+        const impl::AckResult r =
+            world_.admin().ack(step.id, *step.queue, step.partition, step.transaction_id, step.consumer_group);
+        json response = {{"status", r.acked ? "acked" : "unresolvable"}};
+        if (r.acked) {
+          response["offset"] = r.offset;
+          response["message_id"] = r.message_id ? impl::to_string(*r.message_id) : impl::kZeroUuidText;
+        }
+        out_.responses[step.id] = std::move(response);
+        break;
+      }
+      case Op::read: {
+        json messages = json::array();
+        for (const auto& m : world_.admin().read(step.id, *step.queue, step.partition, step.from, step.limit)) {
+          messages.push_back({{"offset", m.offset},
+                              {"message_id", impl::to_string(m.message_id)},
+                              {"transactionId", m.transaction_id},
+                              {"data", json::parse(m.payload, nullptr, false)}});
+        }
+        out_.responses[step.id] = {{"count", messages.size()}, {"messages", std::move(messages)}};
+        break;
+      }
+    }
+  }
+
+  const StepOutcomes& outcomes() const { return out_; }
+
+ private:
+  const Scenario& scenario_;
+  World& world_;
+  StepOutcomes out_;
+};
+
+json failure(const std::string& step, const std::string& detail) {
+  return {{"kind", "expectation"}, {"property", nullptr}, {"step", step}, {"detail", detail}};
+}
+
+// Checks the `expect` block against what the run answered.
+void check_expectations(const Scenario& s, const StepOutcomes& out, const history::History& h, World& world,
+                        json& failures) {
+  // Position of each push step's (last) response among all responses, for "new".
+  std::map<std::string, size_t> position;
+  for (size_t i = 0; i < h.requests.size(); ++i) position[h.requests[i].step] = i;
+
+  for (const auto& [id, x] : s.expect) {
+    const auto response = out.responses.find(id);
+    if (response == out.responses.end()) {
+      failures.push_back(failure(id, "the step never answered"));
+      continue;
+    }
+    if (x.ack_status) {
+      const std::string got = response->second["status"];
+      if (got != *x.ack_status) failures.push_back(failure(id, "expected " + *x.ack_status + ", got " + got));
+      continue;
+    }
+    if (x.count || x.transaction_ids) {
+      const json& r = response->second;
+      if (x.count && r["count"].get<int64_t>() != *x.count) {
+        failures.push_back(failure(id, "expected " + std::to_string(*x.count) + " messages, read " +
+                                           r["count"].dump()));
+      }
+      if (x.transaction_ids) {
+        std::vector<std::string> got;
+        for (const auto& m : r["messages"]) got.push_back(m["transactionId"]);
+        if (got != *x.transaction_ids) {
+          failures.push_back(failure(id, "expected transactionIds " + json(*x.transaction_ids).dump() + ", read " +
+                                             json(got).dump()));
+        }
+      }
+      continue;
+    }
+    const impl::PushResponse& push = out.pushes.at(id);
+    if (x.rejected) {
+      if (!push.rejected) failures.push_back(failure(id, "expected the request to be rejected, it was accepted"));
+      continue;
+    }
+    if (push.rejected) {
+      failures.push_back(failure(id, "the request was rejected: " + push.error));
+      continue;
+    }
+    assert(x.items);
+    if (push.items.size() != x.items->size()) {
+      failures.push_back(failure(id, "expected " + std::to_string(x.items->size()) + " items, got " +
+                                         std::to_string(push.items.size())));
+      continue;
+    }
+    for (size_t i = 0; i < push.items.size(); ++i) {
+      const impl::ItemResponse& got = push.items[i];
+      const ItemExpect& want = (*x.items)[i];
+      const std::string where = id + "/" + std::to_string(i);
+      if (got.status != want.status) {
+        failures.push_back(failure(id, "item " + where + ": expected " + want.status + ", got " + got.status));
+      }
+      if (!want.message_id) continue;
+      const std::string& ref = *want.message_id;
+      std::string expected;
+      if (ref == "zero") {
+        expected = impl::kZeroUuidText;
+      } else if (ref == "new") {
+        std::set<std::string> before;
+        const size_t upto = position.count(id) ? position[id] : h.requests.size();
+        for (size_t r = 0; r < upto; ++r) {
+          for (const auto& item : h.requests[r].responses) before.insert(item.message_id);
+        }
+        for (size_t k = 0; k < i; ++k) before.insert(push.items[k].message_id);
+        if (before.count(got.message_id) || got.message_id == impl::kZeroUuidText) {
+          failures.push_back(failure(id, "item " + where + ": expected a new id, got " + got.message_id +
+                                             ", which was answered before"));
+        }
+        continue;
+      } else if (ref[0] == '@') {
+        const auto slash = ref.find('/');
+        const std::string step = ref.substr(1, slash - 1);
+        const size_t index = std::stoul(ref.substr(slash + 1));
+        const auto other = out.pushes.find(step);
+        if (other == out.pushes.end() || index >= other->second.items.size()) {
+          failures.push_back(failure(id, "item " + where + ": " + ref + " names no answered item"));
+          continue;
+        }
+        expected = other->second.items[index].message_id;
+      } else {
+        expected = ref;
+      }
+      if (got.message_id != expected) {
+        failures.push_back(failure(id, "item " + where + ": expected message_id " + expected + " (" + ref +
+                                           "), got " + got.message_id));
+      }
+    }
+  }
+  for (const auto& [key, n] : s.expect_stored) {
+    const int64_t got = world.storage().stored_messages(key.first, key.second);
+    if (got != n) {
+      failures.push_back(failure("stored", key.first + "/" + key.second + ": expected " + std::to_string(n) +
+                                               " stored messages, found " + std::to_string(got)));
+    }
+  }
+}
+
+json metrics_of(World& world) {
+  const history::History& h = world.history();
+  int64_t items = 0, queued = 0, duplicates = 0, zero = 0, errors = 0, rejected = 0;
+  for (const auto& r : h.requests) {
+    rejected += r.rejected ? 1 : 0;
+    for (const auto& item : r.responses) {
+      ++items;
+      if (item.status == "queued") ++queued;
+      else if (item.status == "duplicate") {
+        ++duplicates;
+        if (item.message_id == history::kZeroUuid) ++zero;
+      } else ++errors;
+    }
+  }
+  int64_t pushes = 0, failed = 0, probes_run = 0, probes_skipped = 0, rows_scanned = 0, fetches = 0;
+  for (const auto& e : h.events) {
+    if (const auto* p = std::get_if<history::PushEvent>(&e)) {
+      ++pushes;
+      if (p->failed) {
+        ++failed;
+        continue;
+      }
+      if (p->probe_ran) ++probes_run;
+      else if (p->window_seconds > 0 && p->last_offset_before >= 0) ++probes_skipped;
+      rows_scanned += static_cast<int64_t>(p->rows_scanned);
+    } else if (std::holds_alternative<history::FetchEvent>(e)) {
+      ++fetches;
+    }
+  }
+  return {{"requests", h.requests.size()},
+          {"rejected_requests", rejected},
+          {"items", items},
+          {"queued", queued},
+          {"duplicates", duplicates},
+          {"zero_id_duplicates", zero},
+          {"errors", errors},
+          {"timeouts", 0},
+          {"retries", 0},
+          {"storage_pushes", pushes},
+          {"storage_push_failures", failed},
+          {"probes_run", probes_run},
+          {"probes_skipped", probes_skipped},
+          {"sidecar_rows_scanned", rows_scanned},
+          {"covering_fetches", fetches},
+          {"sidecar_rows", world.storage().sidecar_rows()},
+          {"segments", world.storage().segment_count()},
+          {"virtual_duration_ms", world.clock().now_ms()},
+          {"scheduler_picks", world.scheduler_picks()},
+          {"trace_lines", world.trace().lines()}};
+}
+
+}  // namespace
+
+RunOutcome run_scenario(const Scenario& scenario, const RunOptions& options) {
+  WorldConfig config = scenario.world;
+  config.seed = scenario.seed;
+  if (options.cache_enabled) config.cache.enabled = *options.cache_enabled;
+  World world(config, options.keep_trace_text);
+  Runner runner(scenario, world);
+  world.run([&] { runner.script(); });
+
+  json failures = json::array();
+  check_expectations(scenario, runner.outcomes(), world.history(), world, failures);
+  for (const properties::Failure& f : properties::check_history(world.history())) {
+    failures.push_back({{"kind", "property"},
+                        {"property", f.property},
+                        {"step", f.step},
+                        {"partition", f.partition},
+                        {"detail", f.detail}});
+  }
+  RunOutcome outcome;
+  outcome.passed = failures.empty();
+  json steps = json::object();
+  for (const auto& [id, response] : runner.outcomes().responses) {
+    if (id[0] != '#') steps[id] = {{"response", response}};
+  }
+  outcome.result = {{"scenario", scenario.name},
+                    {"file", scenario.file},
+                    {"seed", scenario.seed},
+                    {"passed", outcome.passed},
+                    {"trace_hash", world.trace().hash_hex()},
+                    {"steps", std::move(steps)},
+                    {"failures", std::move(failures)},
+                    {"metrics", metrics_of(world)}};
+  outcome.trace_text = world.trace().text();
+  outcome.history = std::move(world.history());
+  return outcome;
+}
+
+}  // namespace qdt::sim

@@ -1,0 +1,29 @@
+#pragma once
+// Runs one loaded scenario in a fresh world: the steps, then the scenario's
+// expectations, then every property checker over the recorded history.
+// Produces the result object of SPEC 4.
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "properties/history.h"
+#include "sim/scenario.h"
+
+namespace qdt::sim {
+
+struct RunOptions {
+  std::optional<bool> cache_enabled;  // --cache on|off overrides the world
+  bool keep_trace_text = false;       // --trace FILE
+};
+
+struct RunOutcome {
+  bool passed = false;
+  // {"scenario","seed","passed","trace_hash","steps":{ID:{"response":…}},"failures":[…],"metrics":{…}}
+  nlohmann::json result;
+  std::string trace_text;  // only with keep_trace_text
+  history::History history;
+};
+
+RunOutcome run_scenario(const Scenario& scenario, const RunOptions& options);
+
+}  // namespace qdt::sim

@@ -1,0 +1,566 @@
+#include "sim/scenario.h"
+
+#include <fstream>
+#include <memory>
+#include <set>
+#include <sstream>
+#include <valijson/adapters/nlohmann_json_adapter.hpp>
+#include <valijson/schema.hpp>
+#include <valijson/schema_parser.hpp>
+#include <valijson/validation_results.hpp>
+#include <valijson/validator.hpp>
+
+#include "impl/queue_options.h"
+#include "impl/uuid.h"
+
+namespace qdt::sim {
+namespace {
+
+constexpr size_t kMaxSchemaErrors = 8;
+constexpr size_t kMaxProducerNameBytes = 64;
+constexpr int64_t kMaxAdvanceMs = int64_t{10} * 365 * 24 * 3600 * 1000;  // ten years of virtual time
+
+using json = nlohmann::json;
+
+// valijson context ["<root>", "[steps]", "[0]"] -> "/steps/0"
+std::string pointer_of(const std::vector<std::string>& context) {
+  std::string out;
+  for (const std::string& part : context) {
+    if (part == "<root>") continue;
+    std::string name = part;
+    if (name.size() >= 2 && name.front() == '[' && name.back() == ']') name = name.substr(1, name.size() - 2);
+    if (name.size() >= 2 && name.front() == '"' && name.back() == '"') name = name.substr(1, name.size() - 2);
+    out += "/" + name;
+  }
+  return out.empty() ? "/" : out;
+}
+
+const valijson::Schema& compiled_schema() {
+  static const std::unique_ptr<valijson::Schema> schema = [] {
+    auto s = std::make_unique<valijson::Schema>();
+    const json doc = json::parse(scenario_schema_text());
+    valijson::SchemaParser parser;
+    valijson::adapters::NlohmannJsonAdapter adapter(doc);
+    parser.populateSchema(adapter, *s);
+    return s;
+  }();
+  return *schema;
+}
+
+// Structural validation against the shipped schema. Reports the deepest
+// errors first (they name the field at fault rather than "oneOf failed").
+std::vector<LoadError> schema_errors(const json& doc, const std::string& file) {
+  valijson::Validator validator;
+  valijson::ValidationResults results;
+  valijson::adapters::NlohmannJsonAdapter target(doc);
+  if (validator.validate(compiled_schema(), target, &results)) return {};
+  std::vector<valijson::ValidationResults::Error> all;
+  valijson::ValidationResults::Error error;
+  while (results.popError(error)) all.push_back(error);
+  size_t deepest = 0;
+  for (const auto& e : all) deepest = std::max(deepest, e.context.size());
+  std::vector<LoadError> out;
+  std::set<std::string> seen;
+  for (size_t depth = deepest + 1; depth-- > 0 && out.size() < kMaxSchemaErrors;) {
+    for (const auto& e : all) {
+      if (e.context.size() != depth || out.size() >= kMaxSchemaErrors) continue;
+      LoadError le{file, pointer_of(e.context), e.description};
+      if (seen.insert(le.path + le.reason).second) out.push_back(le);
+    }
+    if (!out.empty()) break;  // the deepest level says what is wrong
+  }
+  if (out.empty()) out.push_back({file, "/", "does not match the scenario schema"});
+  return out;
+}
+
+// Checked access: every read verifies type and range and records an error
+// with its path instead of throwing, so no input can crash the loader.
+class Reader {
+ public:
+  Reader(const std::string& file, std::vector<LoadError>& errors) : file_(file), errors_(errors) {}
+
+  void fail(const std::string& path, const std::string& reason) { errors_.push_back({file_, path, reason}); }
+
+  void only(const json& obj, const std::string& path, std::initializer_list<const char*> allowed) {
+    if (!obj.is_object()) return;
+    for (const auto& [key, value] : obj.items()) {
+      bool ok = false;
+      for (const char* a : allowed) ok = ok || key == a;
+      if (!ok) fail(path + "/" + key, "unknown field");
+    }
+  }
+
+  std::optional<int64_t> integer(const json& obj, const std::string& path, const char* key, int64_t lo, int64_t hi) {
+    const auto it = obj.find(key);
+    if (it == obj.end()) return std::nullopt;
+    if (!it->is_number_integer()) {
+      fail(path + "/" + key, "expected an integer");
+      return std::nullopt;
+    }
+    if (it->is_number_unsigned() && it->get<uint64_t>() > static_cast<uint64_t>(hi)) {
+      fail(path + "/" + key, "must be <= " + std::to_string(hi));
+      return std::nullopt;
+    }
+    const int64_t v = it->get<int64_t>();
+    if (v < lo || v > hi) {
+      fail(path + "/" + key, "must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " +
+                                 std::to_string(v));
+      return std::nullopt;
+    }
+    return v;
+  }
+
+  std::optional<std::string> string(const json& obj, const std::string& path, const char* key, bool required) {
+    const auto it = obj.find(key);
+    if (it == obj.end()) {
+      if (required) fail(path + "/" + key, "required");
+      return std::nullopt;
+    }
+    if (!it->is_string()) {
+      fail(path + "/" + key, "expected a string");
+      return std::nullopt;
+    }
+    return it->get<std::string>();
+  }
+
+  std::optional<bool> boolean(const json& obj, const std::string& path, const char* key) {
+    const auto it = obj.find(key);
+    if (it == obj.end()) return std::nullopt;
+    if (!it->is_boolean()) {
+      fail(path + "/" + key, "expected true or false");
+      return std::nullopt;
+    }
+    return it->get<bool>();
+  }
+
+  std::optional<uint32_t> probability_ppm(const json& obj, const std::string& path, const char* key) {
+    const auto it = obj.find(key);
+    if (it == obj.end()) return std::nullopt;
+    if (!it->is_number() || it->get<double>() < 0 || it->get<double>() > 1) {
+      fail(path + "/" + key, "expected a probability in [0, 1]");
+      return std::nullopt;
+    }
+    return static_cast<uint32_t>(it->get<double>() * 1'000'000 + 0.5);
+  }
+
+  bool latency(const json& obj, const std::string& path, int64_t& lo, int64_t& hi) {
+    const auto it = obj.find("latency_ms");
+    if (it == obj.end()) return true;
+    const std::string where = path + "/latency_ms";
+    if (!it->is_array() || it->size() != 2 || !(*it)[0].is_number_integer() || !(*it)[1].is_number_integer()) {
+      fail(where, "expected [min, max] in integer milliseconds");
+      return false;
+    }
+    const int64_t a = (*it)[0].get<int64_t>();
+    const int64_t b = (*it)[1].get<int64_t>();
+    if (a < 0 || b < a || b > 60'000) {
+      fail(where, "expected 0 <= min <= max <= 60000");
+      return false;
+    }
+    lo = a;
+    hi = b;
+    return true;
+  }
+
+ private:
+  const std::string& file_;
+  std::vector<LoadError>& errors_;
+};
+
+std::optional<Op> op_of(const std::string& name) {
+  static const std::map<std::string, Op> ops = {
+      {"push", Op::push},           {"parallel", Op::parallel},         {"advance", Op::advance},
+      {"configure", Op::configure}, {"retention", Op::retention},       {"delete_segment", Op::delete_segment},
+      {"storage_fail", Op::storage_fail}, {"ack", Op::ack},             {"read", Op::read}};
+  const auto it = ops.find(name);
+  return it == ops.end() ? std::nullopt : std::optional<Op>(it->second);
+}
+
+bool not_yet_supported(const std::string& op) {
+  return op == "evict_cache" || op == "cache" || op == "crash_broker" || op == "skew" || op == "network";
+}
+
+class Loader {
+ public:
+  Loader(const std::string& file, std::vector<LoadError>& errors) : file_(file), r_(file, errors) {}
+
+  void world(const json& w, Scenario& s) {
+    if (!w.is_object()) return r_.fail("/world", "expected an object");
+    r_.only(w, "/world", {"brokers", "cache", "network", "storage"});
+    if (auto v = r_.integer(w, "/world", "brokers", 1, kMaxBrokers)) s.world.brokers = static_cast<uint32_t>(*v);
+    if (auto it = w.find("cache"); it != w.end()) {
+      r_.only(*it, "/world/cache", {"enabled", "budget_bytes"});
+      if (auto v = r_.boolean(*it, "/world/cache", "enabled")) s.world.cache.enabled = *v;
+      if (auto v = r_.integer(*it, "/world/cache", "budget_bytes", 0, int64_t{1} << 50)) s.world.cache.budget_bytes = *v;
+    }
+    if (auto it = w.find("network"); it != w.end()) network(*it, "/world/network", s.world.network);
+    if (auto it = w.find("storage"); it != w.end()) {
+      const std::string p = "/world/storage";
+      r_.only(*it, p, {"path", "purge_batch", "latency_ms"});
+      if (auto v = r_.string(*it, p, "path", false)) s.world.storage.path = *v;
+      if (auto v = r_.integer(*it, p, "purge_batch", 1, 1'000'000)) s.world.storage.purge_batch = *v;
+      r_.latency(*it, p, s.world.storage.latency_ms_min, s.world.storage.latency_ms_max);
+    }
+  }
+
+  void network(const json& n, const std::string& p, NetworkConfig& config) {
+    if (!n.is_object()) return r_.fail(p, "expected an object");
+    r_.only(n, p, {"latency_ms", "loss_request", "loss_response", "duplicate"});
+    r_.latency(n, p, config.latency_ms_min, config.latency_ms_max);
+    for (const char* fault : {"loss_request", "loss_response", "duplicate"}) {
+      if (auto v = r_.probability_ppm(n, p, fault); v && *v > 0) {
+        r_.fail(p + "/" + fault, "network faults are not supported yet by this build (only 0)");
+      }
+    }
+  }
+
+  void steps(const json& list, const std::string& p, std::vector<Step>& out, bool inside_parallel) {
+    if (!list.is_array()) return r_.fail(p, "expected an array of steps");
+    for (size_t i = 0; i < list.size(); ++i) {
+      Step step;
+      if (this->step(list[i], p + "/" + std::to_string(i), step, inside_parallel)) out.push_back(std::move(step));
+    }
+  }
+
+  bool step(const json& j, const std::string& p, Step& s, bool inside_parallel) {
+    if (!j.is_object()) {
+      r_.fail(p, "expected a step object");
+      return false;
+    }
+    s.path = p;
+    const auto op_name = r_.string(j, p, "op", true);
+    if (!op_name) return false;
+    if (not_yet_supported(*op_name)) {
+      r_.fail(p + "/op", "op \"" + *op_name + "\" is not supported yet by this build");
+      return false;
+    }
+    const auto op = op_of(*op_name);
+    if (!op) {
+      r_.fail(p + "/op", "unknown op \"" + *op_name + "\"");
+      return false;
+    }
+    s.op = *op;
+    if (auto id = r_.string(j, p, "id", false)) {
+      if (id->empty() || id->size() > 64 || id->find('/') != std::string::npos || id->front() == '#' ||
+          *id == "stored") {
+        r_.fail(p + "/id", "a step id is 1-64 characters, without '/', not starting with '#', not \"stored\"");
+      } else if (!ids_.emplace(*id, s.op).second) {
+        r_.fail(p + "/id", "duplicate step id \"" + *id + "\"");
+      } else {
+        s.id = *id;
+      }
+    }
+    if (s.id.empty()) s.id = "#" + p.substr(std::string("/steps/").size());
+    if (s.op == Op::push) push_counts_[s.id] = j.contains("items") && j["items"].is_array()
+                                                   ? static_cast<int64_t>(j["items"].size())
+                                                   : -1;
+    switch (s.op) {
+      case Op::push: {
+        r_.only(j, p, {"op", "id", "items", "broker", "producer", "retry"});
+        if (!j.contains("items")) r_.fail(p + "/items", "required");
+        else s.items = j["items"];
+        if (auto v = r_.integer(j, p, "broker", 0, kMaxBrokers - 1)) s.broker = static_cast<uint32_t>(*v);
+        if (auto v = r_.string(j, p, "producer", false)) {
+          if (v->empty() || v->size() > kMaxProducerNameBytes) r_.fail(p + "/producer", "must be 1-64 bytes");
+          s.producer = *v;
+        }
+        if (j.contains("retry")) r_.fail(p + "/retry", "retry policies are not supported yet by this build");
+        if (s.producer.empty()) s.producer = s.id;  // one producer per push step unless named
+        brokers_used_.emplace_back(p + "/broker", s.broker);
+        break;
+      }
+      case Op::parallel:
+        r_.only(j, p, {"op", "id", "steps"});
+        if (inside_parallel) r_.fail(p + "/op", "parallel may not be nested inside parallel");
+        if (!j.contains("steps")) r_.fail(p + "/steps", "required");
+        else steps(j["steps"], p + "/steps", s.children, true);
+        break;
+      case Op::advance: {
+        r_.only(j, p, {"op", "id", "seconds", "ms"});
+        const bool has_s = j.contains("seconds"), has_ms = j.contains("ms");
+        if (has_s == has_ms) {
+          r_.fail(p, "advance takes exactly one of \"seconds\" or \"ms\"");
+          break;
+        }
+        const json& v = has_s ? j["seconds"] : j["ms"];
+        if (!v.is_number() || v.get<double>() < 0) {
+          r_.fail(p + (has_s ? "/seconds" : "/ms"), "expected a number >= 0");
+          break;
+        }
+        const double ms = has_s ? v.get<double>() * 1000.0 : v.get<double>();
+        if (ms > static_cast<double>(kMaxAdvanceMs) || ms != static_cast<double>(static_cast<int64_t>(ms))) {
+          r_.fail(p + (has_s ? "/seconds" : "/ms"), "must be a whole number of milliseconds, at most ten years");
+          break;
+        }
+        s.advance_ms = static_cast<int64_t>(ms);
+        break;
+      }
+      case Op::configure: {
+        r_.only(j, p, {"op", "id", "queue", "options"});
+        s.queue = r_.string(j, p, "queue", true);
+        if (!j.contains("options")) {
+          r_.fail(p + "/options", "required");
+          break;
+        }
+        impl::QueueOptions scratch;
+        if (auto error = impl::apply_options(j["options"], p + "/options", scratch)) {
+          bad_options(*error);
+          break;
+        }
+        s.options = j["options"];
+        break;
+      }
+      case Op::retention:
+        r_.only(j, p, {"op", "id", "queue"});
+        s.queue = r_.string(j, p, "queue", false);
+        break;
+      case Op::delete_segment:
+        r_.only(j, p, {"op", "id", "queue", "partition", "offset"});
+        s.queue = r_.string(j, p, "queue", true);
+        if (auto v = r_.string(j, p, "partition", false)) s.partition = *v;
+        if (auto v = r_.integer(j, p, "offset", 0, INT64_MAX / 2)) s.offset = *v;
+        else if (!j.contains("offset")) r_.fail(p + "/offset", "required");
+        break;
+      case Op::storage_fail:
+        r_.only(j, p, {"op", "id", "count"});
+        if (auto v = r_.integer(j, p, "count", 1, 1'000'000)) s.count = *v;
+        else if (!j.contains("count")) r_.fail(p + "/count", "required");
+        break;
+      case Op::ack:
+        r_.only(j, p, {"op", "id", "queue", "partition", "transactionId", "consumerGroup"});
+        s.queue = r_.string(j, p, "queue", true);
+        if (auto v = r_.string(j, p, "partition", false)) s.partition = *v;
+        if (auto v = r_.string(j, p, "transactionId", true)) s.transaction_id = *v;
+        if (auto v = r_.string(j, p, "consumerGroup", false)) s.consumer_group = *v;
+        break;
+      case Op::read:
+        r_.only(j, p, {"op", "id", "queue", "partition", "from", "limit"});
+        s.queue = r_.string(j, p, "queue", true);
+        if (auto v = r_.string(j, p, "partition", false)) s.partition = *v;
+        if (auto v = r_.integer(j, p, "from", 0, INT64_MAX / 2)) s.from = *v;
+        if (auto v = r_.integer(j, p, "limit", 0, 1'000'000'000)) s.limit = *v;
+        break;
+    }
+    return true;
+  }
+
+  void bad_options(const std::string& error) {
+    const auto colon = error.find(": ");
+    r_.fail(error.substr(0, colon), colon == std::string::npos ? error : error.substr(colon + 2));
+  }
+
+  void expect(const json& e, Scenario& s) {
+    if (!e.is_object()) return r_.fail("/expect", "expected an object");
+    for (const auto& [key, value] : e.items()) {
+      const std::string p = "/expect/" + key;
+      if (key == "stored") {
+        stored(value, p, s);
+        continue;
+      }
+      const auto it = ids_.find(key);
+      if (it == ids_.end()) {
+        r_.fail(p, "expectation for a step that does not exist");
+        continue;
+      }
+      StepExpect x;
+      x.path = p;
+      switch (it->second) {
+        case Op::push:
+          push_expect(value, p, key, x);
+          break;
+        case Op::ack:
+          if (!value.is_object()) {
+            r_.fail(p, "an ack expectation is {\"status\": \"acked\"|\"unresolvable\"}");
+            break;
+          }
+          r_.only(value, p, {"status"});
+          x.ack_status = r_.string(value, p, "status", true);
+          if (x.ack_status && *x.ack_status != "acked" && *x.ack_status != "unresolvable") {
+            r_.fail(p + "/status", "expected \"acked\" or \"unresolvable\"");
+          }
+          break;
+        case Op::read:
+          if (!value.is_object()) {
+            r_.fail(p, "a read expectation is {\"count\": N} or {\"transactionIds\": [...]}");
+            break;
+          }
+          r_.only(value, p, {"count", "transactionIds"});
+          x.count = r_.integer(value, p, "count", 0, INT64_MAX / 2);
+          if (auto t = value.find("transactionIds"); t != value.end()) {
+            if (!t->is_array()) {
+              r_.fail(p + "/transactionIds", "expected an array of strings");
+              break;
+            }
+            x.transaction_ids.emplace();
+            for (size_t i = 0; i < t->size(); ++i) {
+              if (!(*t)[i].is_string()) r_.fail(p + "/transactionIds/" + std::to_string(i), "expected a string");
+              else x.transaction_ids->push_back((*t)[i].get<std::string>());
+            }
+          }
+          if (!x.count && !x.transaction_ids) r_.fail(p, "expected \"count\" or \"transactionIds\"");
+          break;
+        default:
+          r_.fail(p, "only push, ack and read steps have expectations");
+      }
+      s.expect.emplace(key, std::move(x));
+    }
+  }
+
+  void push_expect(const json& value, const std::string& p, const std::string& step, StepExpect& x) {
+    if (value.is_object()) {
+      r_.only(value, p, {"rejected"});
+      if (r_.boolean(value, p, "rejected") != std::optional<bool>(true)) {
+        r_.fail(p, "a push expectation is an array of items or {\"rejected\": true}");
+      }
+      x.rejected = true;
+      return;
+    }
+    if (!value.is_array()) return r_.fail(p, "a push expectation is an array of items or {\"rejected\": true}");
+    const int64_t n = push_counts_[step];
+    if (n >= 0 && static_cast<int64_t>(value.size()) != n) {
+      r_.fail(p, "expects " + std::to_string(value.size()) + " items but the request has " + std::to_string(n));
+    }
+    x.items.emplace();
+    for (size_t i = 0; i < value.size(); ++i) {
+      const std::string ip = p + "/" + std::to_string(i);
+      const json& item = value[i];
+      if (!item.is_object()) {
+        r_.fail(ip, "expected {\"status\", \"message_id\"?}");
+        continue;
+      }
+      r_.only(item, ip, {"status", "message_id"});
+      ItemExpect ie;
+      if (auto st = r_.string(item, ip, "status", true)) {
+        if (*st != "queued" && *st != "duplicate" && *st != "error") {
+          r_.fail(ip + "/status", "expected \"queued\", \"duplicate\" or \"error\"");
+        }
+        ie.status = *st;
+      }
+      if (auto id = r_.string(item, ip, "message_id", false)) {
+        message_ref(*id, ip + "/message_id");
+        ie.message_id = *id;
+      }
+      x.items->push_back(std::move(ie));
+    }
+  }
+
+  void message_ref(const std::string& id, const std::string& p) {
+    if (id == "zero" || id == "new" || impl::parse_uuid(id)) return;
+    if (id.size() > 1 && id[0] == '@') {
+      const auto slash = id.find('/');
+      const std::string step = id.substr(1, slash == std::string::npos ? std::string::npos : slash - 1);
+      const auto it = ids_.find(step);
+      if (it == ids_.end() || it->second != Op::push) {
+        return r_.fail(p, "\"" + id + "\" refers to step \"" + step + "\", which is not a push step of this file");
+      }
+      if (slash == std::string::npos || slash + 1 >= id.size() ||
+          id.find_first_not_of("0123456789", slash + 1) != std::string::npos || id.size() - slash > 7) {
+        return r_.fail(p, "expected \"@STEP/INDEX\" with a numeric index");
+      }
+      const int64_t index = std::stoll(id.substr(slash + 1));
+      const int64_t n = push_counts_[step];
+      if (n >= 0 && index >= n) {
+        r_.fail(p, "\"" + id + "\": step \"" + step + "\" has only " + std::to_string(n) + " items");
+      }
+      return;
+    }
+    r_.fail(p, "expected \"@STEP/INDEX\", \"zero\", \"new\" or a UUID");
+  }
+
+  void stored(const json& value, const std::string& p, Scenario& s) {
+    if (!value.is_object()) return r_.fail(p, "expected {\"queue/partition\": N}");
+    for (const auto& [key, n] : value.items()) {
+      const auto slash = key.find('/');
+      if (slash == std::string::npos || slash == 0 || slash + 1 == key.size()) {
+        r_.fail(p + "/" + key, "expected a \"queue/partition\" key");
+        continue;
+      }
+      if (!n.is_number_integer() || n.get<int64_t>() < 0) {
+        r_.fail(p + "/" + key, "expected an integer >= 0");
+        continue;
+      }
+      s.expect_stored.push_back({{key.substr(0, slash), key.substr(slash + 1)}, n.get<int64_t>()});
+    }
+  }
+
+  void check_brokers(const Scenario& s) {
+    for (const auto& [path, broker] : brokers_used_) {
+      if (broker >= s.world.brokers) {
+        r_.fail(path, "broker " + std::to_string(broker) + " does not exist (world.brokers is " +
+                          std::to_string(s.world.brokers) + ")");
+      }
+    }
+  }
+
+  Reader& reader() { return r_; }
+
+ private:
+  const std::string& file_;
+  Reader r_;
+  std::map<std::string, Op> ids_;
+  std::map<std::string, int64_t> push_counts_;  // item count, -1 when items is not an array
+  std::vector<std::pair<std::string, uint32_t>> brokers_used_;
+};
+
+}  // namespace
+
+LoadResult load_scenario_text(const std::string& text, const std::string& file) {
+  LoadResult result;
+  json doc;
+  try {
+    doc = json::parse(text);
+  } catch (const json::parse_error& e) {
+    result.errors.push_back({file, "/", std::string("not valid JSON: ") + e.what()});
+    return result;
+  }
+  result.errors = schema_errors(doc, file);
+  if (!result.errors.empty()) return result;
+
+  Scenario s;
+  s.file = file;
+  Loader loader(file, result.errors);
+  Reader& r = loader.reader();
+  if (!doc.is_object()) {
+    r.fail("/", "expected a scenario object");
+    return result;
+  }
+  r.only(doc, "", {"name", "description", "seed", "world", "queues", "steps", "expect"});
+  if (auto v = r.string(doc, "", "name", false)) s.name = *v;
+  if (s.name.empty()) {
+    const auto slash = file.find_last_of('/');
+    s.name = file.substr(slash == std::string::npos ? 0 : slash + 1);
+    if (s.name.size() > 5 && s.name.substr(s.name.size() - 5) == ".json") s.name.resize(s.name.size() - 5);
+  }
+  if (auto v = r.string(doc, "", "description", false)) s.description = *v;
+  if (auto v = r.integer(doc, "", "seed", 0, INT64_MAX)) s.seed = static_cast<uint64_t>(*v);
+  if (auto it = doc.find("world"); it != doc.end()) loader.world(*it, s);
+  s.world.seed = s.seed;
+  if (auto it = doc.find("queues"); it != doc.end()) {
+    if (!it->is_object()) {
+      r.fail("/queues", "expected an object of queue name -> options");
+    } else {
+      for (const auto& [name, options] : it->items()) {
+        impl::QueueOptions scratch;
+        if (name.empty() || name.size() > 255) r.fail("/queues/" + name, "a queue name is 1-255 bytes");
+        if (auto error = impl::apply_options(options, "/queues/" + name, scratch)) loader.bad_options(*error);
+        else s.queues.emplace_back(name, options);
+      }
+    }
+  }
+  if (!doc.contains("steps")) r.fail("/steps", "required");
+  else loader.steps(doc["steps"], "/steps", s.steps, false);
+  if (auto it = doc.find("expect"); it != doc.end()) loader.expect(*it, s);
+  loader.check_brokers(s);
+  if (result.errors.empty()) result.scenario = std::move(s);
+  return result;
+}
+
+LoadResult load_scenario_file(const std::string& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return LoadResult{std::nullopt, {{file, "/", "cannot open the file"}}};
+  std::ostringstream text;
+  text << in.rdbuf();
+  return load_scenario_text(text.str(), file);
+}
+
+}  // namespace qdt::sim

@@ -1,0 +1,82 @@
+#pragma once
+// A scenario (SPEC 3), loaded and validated whole before anything runs.
+// JSON is parsed once here; the runner never touches scenario JSON text again.
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sim/world_config.h"
+
+namespace qdt::sim {
+
+enum class Op { push, parallel, advance, configure, retention, delete_segment, storage_fail, ack, read };
+
+struct Step {
+  Op op = Op::push;
+  std::string id;       // as written, or "#<path>" when the step has none
+  std::string path;     // JSON path of the step, for messages ("/steps/3")
+  nlohmann::json items;  // push: handed to the broker as written
+  uint32_t broker = 0;
+  std::string producer;  // push: defaults to a producer per step
+  std::vector<Step> children;  // parallel
+  int64_t advance_ms = 0;
+  std::optional<std::string> queue;  // configure, delete_segment, ack, read; optional for retention
+  std::string partition = "Default";
+  nlohmann::json options;  // configure (validated)
+  int64_t offset = 0;      // delete_segment
+  int64_t from = 0;        // read
+  int64_t limit = 0;       // read: 0 = all
+  std::string transaction_id;  // ack
+  std::string consumer_group = "default";
+  int64_t count = 0;  // storage_fail
+};
+
+struct ItemExpect {
+  std::string status;
+  std::optional<std::string> message_id;  // "@STEP/INDEX" | "zero" | "new" | UUID
+};
+
+struct StepExpect {
+  std::string path;  // "/expect/<id>"
+  bool rejected = false;
+  std::optional<std::vector<ItemExpect>> items;    // push
+  std::optional<std::string> ack_status;           // ack
+  std::optional<int64_t> count;                    // read
+  std::optional<std::vector<std::string>> transaction_ids;  // read
+};
+
+struct Scenario {
+  std::string file;
+  std::string name;
+  std::string description;
+  uint64_t seed = 1;
+  WorldConfig world;
+  std::vector<std::pair<std::string, nlohmann::json>> queues;  // name -> options, in name order
+  std::vector<Step> steps;
+  std::map<std::string, StepExpect> expect;
+  std::vector<std::pair<std::pair<std::string, std::string>, int64_t>> expect_stored;  // (queue, partition) -> N
+};
+
+struct LoadError {
+  std::string file;
+  std::string path;  // JSON pointer into the file; "/" for the whole document
+  std::string reason;
+  std::string to_string() const { return file + ": " + path + ": " + reason; }
+};
+
+struct LoadResult {
+  std::optional<Scenario> scenario;
+  std::vector<LoadError> errors;  // non-empty exactly when !scenario
+};
+
+LoadResult load_scenario_text(const std::string& text, const std::string& file);
+LoadResult load_scenario_file(const std::string& file);
+
+// The JSON Schema of the format, as shipped in scenarios/schema/.
+const std::string& scenario_schema_text();
+
+}  // namespace qdt::sim

@@ -1,0 +1,118 @@
+#include "sim/scenario.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+namespace qdt::sim {
+namespace {
+
+// The first error of loading `text`, as "PATH: reason".
+std::string first_error(const std::string& text) {
+  const LoadResult r = load_scenario_text(text, "t.json");
+  if (r.scenario) return "";
+  EXPECT_FALSE(r.errors.empty());
+  return r.errors.empty() ? "?" : r.errors[0].path + ": " + r.errors[0].reason;
+}
+
+TEST(ScenarioLoader, LoadsAValidScenarioWithDefaults) {
+  const LoadResult r = load_scenario_text(R"({
+    "name": "x", "seed": 9,
+    "queues": {"orders": {"dedupWindowSeconds": 60}},
+    "steps": [
+      {"id": "p1", "op": "push", "items": [{"queue": "orders", "transactionId": "t1", "data": {}}]},
+      {"op": "advance", "seconds": 1.5},
+      {"op": "parallel", "steps": [{"id": "a", "op": "push", "items": []}, {"op": "advance", "ms": 3}]},
+      {"id": "k", "op": "ack", "queue": "orders", "transactionId": "t1"}
+    ],
+    "expect": {"p1": [{"status": "queued"}], "a": [], "k": {"status": "acked"}, "stored": {"orders/Default": 1}}
+  })", "x.json");
+  ASSERT_TRUE(r.scenario) << (r.errors.empty() ? "" : r.errors[0].to_string());
+  const Scenario& s = *r.scenario;
+  EXPECT_EQ(s.seed, 9u);
+  EXPECT_EQ(s.world.network.latency_ms_min, 1);
+  EXPECT_EQ(s.world.network.latency_ms_max, 5);
+  ASSERT_EQ(s.steps.size(), 4u);
+  EXPECT_EQ(s.steps[1].advance_ms, 1500);
+  EXPECT_EQ(s.steps[2].children.size(), 2u);
+  EXPECT_EQ(s.steps[3].partition, "Default");
+  EXPECT_EQ(s.expect_stored.size(), 1u);
+}
+
+TEST(ScenarioLoader, MalformedInputsNameThePathAndTheReason) {
+  EXPECT_NE(first_error(R"({"steps": [{"op": "push", "items": [)").find("not valid JSON"), std::string::npos);
+  EXPECT_EQ(first_error(R"({"steps": [{"op": "explode"}]})").substr(0, 11), "/steps/0/op");
+  EXPECT_EQ(first_error(R"({"seed": "one", "steps": []})").substr(0, 5), "/seed");
+  EXPECT_EQ(first_error(R"({"queues": {"q": {"dedupWindowSeconds": -1}}, "steps": []})")
+                .substr(0, 30),
+            "/queues/q/dedupWindowSeconds: ");
+  EXPECT_EQ(first_error(R"({"steps": [{"id": "a", "op": "push", "items": []}],
+                            "expect": {"nope": [{"status": "queued"}]}})"),
+            "/expect/nope: expectation for a step that does not exist");
+  EXPECT_EQ(first_error(R"({"steps": [{"id": "a", "op": "push", "items": [{"queue":"q","data":1}]}],
+                            "expect": {"a": [{"status": "duplicate", "message_id": "@zz/0"}]}})"),
+            "/expect/a/0/message_id: \"@zz/0\" refers to step \"zz\", which is not a push step of this file");
+  EXPECT_EQ(first_error(R"({"steps": [{"id": "a", "op": "push", "items": []}, {"id": "a", "op": "push", "items": []}]})"),
+            "/steps/1/id: duplicate step id \"a\"");
+  EXPECT_EQ(first_error(R"({"steps": [{"op": "push", "items": [], "broker": 1}]})"),
+            "/steps/0/broker: broker 1 does not exist (world.brokers is 1)");
+  EXPECT_FALSE(first_error(R"({"steps": [{"op": "advance", "seconds": 1, "ms": 2}]})").empty());
+  EXPECT_FALSE(first_error(R"({"steps": [{"op": "parallel", "steps": [{"op": "parallel", "steps": []}]}]})").empty());
+  EXPECT_FALSE(first_error(R"({"steps": [{"op": "push", "items": [], "colour": "red"}]})").empty());
+  EXPECT_FALSE(first_error(R"({"steps": []], "x": 1})").empty());
+  EXPECT_FALSE(first_error(R"([])").empty());
+  EXPECT_FALSE(first_error(R"({})").empty());
+  EXPECT_FALSE(first_error(R"({"steps": [{"op": "crash_broker", "broker": 0}]})").empty());
+}
+
+// Fuzz-like: every prefix of a valid file is rejected cleanly or accepted,
+// never a crash or an exception.
+TEST(ScenarioLoader, EveryTruncationIsHandled) {
+  const std::string text = R"({"name":"t","seed":3,"world":{"brokers":2,"network":{"latency_ms":[0,2]}},)"
+                           R"("queues":{"q":{"dedupWindowSeconds":5}},"steps":[{"id":"p","op":"push","broker":1,)"
+                           R"("items":[{"queue":"q","transactionId":"a","data":{}}]},{"op":"advance","ms":10}],)"
+                           R"("expect":{"p":[{"status":"queued","message_id":"new"}],"stored":{"q/Default":1}}})";
+  ASSERT_TRUE(load_scenario_text(text, "t.json").scenario);
+  for (size_t n = 0; n < text.size(); ++n) {
+    const LoadResult r = load_scenario_text(text.substr(0, n), "t.json");
+    EXPECT_FALSE(r.scenario) << n;
+    EXPECT_FALSE(r.errors.empty()) << n;
+  }
+  // Byte flips anywhere: whatever happens, a clear verdict.
+  for (size_t n = 0; n < text.size(); n += 3) {
+    std::string bad = text;
+    bad[n] = static_cast<char>(bad[n] ^ 0x15);
+    const LoadResult r = load_scenario_text(bad, "t.json");
+    EXPECT_NE(r.scenario.has_value(), !r.errors.empty()) << n;
+  }
+}
+
+TEST(ScenarioLoader, ShippedInvalidFilesAreRejected) {
+  const std::filesystem::path dir = std::filesystem::path(QDT_SOURCE_DIR) / "sim" / "testdata" / "invalid";
+  if (!std::filesystem::exists(dir)) GTEST_SKIP() << "no invalid test files";
+  int checked = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    const LoadResult r = load_scenario_file(entry.path().string());
+    EXPECT_FALSE(r.scenario) << entry.path();
+    ASSERT_FALSE(r.errors.empty()) << entry.path();
+    EXPECT_FALSE(r.errors[0].path.empty());
+    EXPECT_FALSE(r.errors[0].reason.empty());
+    ++checked;
+  }
+  EXPECT_GE(checked, 5);
+}
+
+TEST(ScenarioLoader, ShippedScenariosAllLoad) {
+  const std::filesystem::path dir = std::filesystem::path(QDT_SOURCE_DIR) / "scenarios";
+  int loaded = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir)) {
+    if (entry.path().extension() != ".json" || entry.path().parent_path().filename() == "schema") continue;
+    const LoadResult r = load_scenario_file(entry.path().string());
+    EXPECT_TRUE(r.scenario) << (r.errors.empty() ? "" : r.errors[0].to_string());
+    ++loaded;
+  }
+  EXPECT_GE(loaded, 20);
+}
+
+}  // namespace
+}  // namespace qdt::sim

@@ -1,0 +1,41 @@
+#pragma once
+// The canonical event log of a run: one text line per event, in the order the
+// events happened in virtual time, each prefixed with the virtual millisecond.
+// Its xxh3-128 is the run's trace hash: same scenario and seed, same hash, in
+// one process or two. Lines are hashed as they are written; the text itself
+// is kept only when asked for (--trace).
+#include <xxhash.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace qdt::sim {
+
+class Trace {
+ public:
+  explicit Trace(bool keep_text);
+  ~Trace();
+  Trace(const Trace&) = delete;
+  Trace& operator=(const Trace&) = delete;
+
+  // Starts a line at virtual time `t_ms`; append fields, then end().
+  Trace& begin(int64_t t_ms, std::string_view kind);
+  Trace& field(std::string_view key, std::string_view value);
+  Trace& field(std::string_view key, int64_t value);
+  Trace& raw(std::string_view text);
+  void end();
+
+  std::string hash_hex() const;
+  const std::string& text() const { return text_; }
+  uint64_t lines() const { return lines_; }
+
+ private:
+  XXH3_state_t* state_;
+  bool keep_text_;
+  std::string line_;
+  std::string text_;
+  uint64_t lines_ = 0;
+};
+
+}  // namespace qdt::sim

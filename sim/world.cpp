@@ -1,0 +1,165 @@
+#include "sim/world.h"
+
+#include <boost/fiber/operations.hpp>
+#include <boost/fiber/protected_fixedsize_stack.hpp>
+#include <cassert>
+#include <stdexcept>
+
+namespace qdt::sim {
+namespace {
+
+// SQLite runs on fiber stacks: give them room, with a guard page.
+constexpr size_t kFiberStackBytes = 256 * 1024;
+
+class SimBrokerClock : public impl::BrokerClock {
+ public:
+  explicit SimBrokerClock(const VirtualClock& clock) : clock_(clock) {}
+  int64_t now_ms() override { return kEpochUnixMs + clock_.now_ms() + skew_ms; }
+  int64_t skew_ms = 0;
+
+ private:
+  const VirtualClock& clock_;
+};
+
+class SimRandom : public impl::RandomSource {
+ public:
+  explicit SimRandom(uint64_t seed) : rng_(seed) {}
+  uint64_t next_u64() override { return rng_.next(); }
+
+ private:
+  Rng rng_;
+};
+
+}  // namespace
+
+struct World::BrokerSeams {
+  SimBrokerClock clock;
+  SimRandom random;
+  StorageLink link;
+};
+
+World::World(const WorldConfig& config, bool keep_trace_text)
+    : config_(config),
+      root_(config.seed),
+      scheduler_rng_(root_.fork()),
+      network_rng_(root_.fork()),
+      storage_rng_(root_.fork()),
+      producer_rng_(root_.fork()),
+      storage_(config.storage.path, config.storage.purge_batch),
+      trace_(keep_trace_text),
+      network_(config_.network, network_rng_, clock_, trace_) {
+  assert(config.brokers >= 1 && config.brokers <= kMaxBrokers);
+  side_ = std::make_unique<StorageSide>(
+      StorageSide{storage_, clock_, history_, trace_, storage_rng_, config_.storage, 0});
+  admin_ = std::make_unique<StorageLink>(*side_, StorageLink::kAdmin);
+  for (uint32_t b = 0; b < config.brokers; ++b) {
+    seams_.push_back(std::unique_ptr<BrokerSeams>(
+        new BrokerSeams{SimBrokerClock(clock_), SimRandom(root_.fork()), StorageLink(*side_, b)}));
+    brokers_.push_back(std::make_unique<impl::Broker>(b, seams_.back()->clock, seams_.back()->random,
+                                                      seams_.back()->link));
+  }
+  trace_.begin(0, "world")
+      .field("seed", static_cast<int64_t>(config.seed))
+      .field("brokers", config.brokers)
+      .field("latency", std::to_string(config.network.latency_ms_min) + ".." +
+                            std::to_string(config.network.latency_ms_max))
+      .field("storage_latency", std::to_string(config.storage.latency_ms_min) + ".." +
+                                    std::to_string(config.storage.latency_ms_max))
+      .field("purge_batch", config.storage.purge_batch)
+      .end();
+}
+
+World::~World() = default;
+
+std::function<void()> World::guarded(std::function<void()> fn) {
+  return [this, fn = std::move(fn)] {
+    try {
+      fn();
+    } catch (...) {
+      if (!fiber_error_) fiber_error_ = std::current_exception();
+    }
+  };
+}
+
+boost::fibers::fiber World::spawn(std::function<void()> fn) {
+  return boost::fibers::fiber(std::allocator_arg, boost::fibers::protected_fixedsize_stack(kFiberStackBytes),
+                              guarded(std::move(fn)));
+}
+
+void World::run(const std::function<void()>& script) {
+  SeededScheduler& scheduler = SeededScheduler::install();
+  assert(scheduler.ready_workers() == 0);
+  scheduler.set_rng(&scheduler_rng_);
+  const uint64_t picks_before = scheduler.picks();
+  bool done = false;
+  auto body = guarded(script);
+  boost::fibers::fiber director(std::allocator_arg, boost::fibers::protected_fixedsize_stack(kFiberStackBytes),
+                                [&] {
+                                  body();
+                                  done = true;
+                                });
+  bool deadlock = false;
+  while (!done) {
+    boost::this_fiber::yield();  // returns when every simulated fiber waits
+    if (done) break;
+    if (!clock_.fire_next()) {
+      deadlock = true;
+      break;
+    }
+  }
+  if (deadlock) {
+    // Fibers still wait on each other: they cannot be unwound safely, so this
+    // is fatal for the process rather than a recoverable error.
+    throw std::logic_error("deadlock: every fiber waits and no virtual timer is pending");
+  }
+  director.join();
+  scheduler_picks_ += scheduler.picks() - picks_before;
+  scheduler.set_rng(nullptr);
+  if (fiber_error_) std::rethrow_exception(std::exchange(fiber_error_, nullptr));
+}
+
+Producer& World::producer(const std::string& name) {
+  auto it = producers_.find(name);
+  if (it == producers_.end()) {
+    // Producers get their sub-seed in order of first use, which is itself
+    // determined by the seed.
+    it = producers_.emplace(name, Producer(name, producer_rng_.fork())).first;
+  }
+  return it->second;
+}
+
+impl::PushResponse World::push(const std::string& step, uint32_t broker, const std::string& producer_name,
+                               const nlohmann::json& items) {
+  assert(broker < brokers_.size());
+  Producer& p = producer(producer_name);
+  const nlohmann::json request = p.prepare(items);
+  const uint64_t request_id = ++next_request_;
+  trace_.begin(clock_.now_ms(), "send")
+      .field("req", static_cast<int64_t>(request_id))
+      .field("step", step)
+      .field("producer", producer_name)
+      .field("b", broker)
+      .field("body", request.dump())
+      .end();
+  impl::PushResponse response = network_.call(*brokers_[broker], request, request_id);
+
+  history::RequestRecord record;
+  record.request = request_id;
+  record.step = step;
+  record.broker = broker;
+  record.producer = producer_name;
+  record.rejected = response.rejected;
+  record.error = response.error;
+  Trace& t = trace_.begin(clock_.now_ms(), "recv").field("req", static_cast<int64_t>(request_id));
+  if (response.rejected) t.field("rejected", response.error);
+  for (const impl::ItemResponse& r : response.items) {
+    record.items.push_back({r.queue, r.partition, r.transaction_id});
+    record.responses.push_back({r.status, r.message_id, r.transaction_id, r.queue});
+    t.field(r.status, r.message_id);
+  }
+  t.end();
+  history_.requests.push_back(std::move(record));
+  return response;
+}
+
+}  // namespace qdt::sim

@@ -1,0 +1,91 @@
+#pragma once
+// The deterministic world: producers -> network -> brokers -> storage, all as
+// fibers under the seeded scheduler, all time virtual. One root generator per
+// run; sub-seeds are drawn in a fixed order (scheduler, network, storage,
+// producers, then each broker) before anything runs.
+//
+// Use: construct, then run(script). The script runs in a director fiber and
+// may spawn more fibers (parallel steps); run() returns when it finishes. The
+// thread's main fiber is the event loop that advances virtual time.
+#include <boost/fiber/fiber.hpp>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "impl/broker.h"
+#include "impl/storage.h"
+#include "properties/history.h"
+#include "sim/network.h"
+#include "sim/producer.h"
+#include "sim/rng.h"
+#include "sim/scheduler.h"
+#include "sim/storage_link.h"
+#include "sim/trace.h"
+#include "sim/virtual_clock.h"
+#include "sim/world_config.h"
+
+namespace qdt::sim {
+
+class World {
+ public:
+  World(const WorldConfig& config, bool keep_trace_text);
+  ~World();
+  World(const World&) = delete;
+  World& operator=(const World&) = delete;
+
+  // Runs `script` to completion in virtual time. Rethrows the first exception
+  // any fiber threw; throws std::runtime_error on a deadlock (every fiber
+  // waits and no timer is set).
+  void run(const std::function<void()>& script);
+
+  // From inside run(): a new fiber, scheduled by the seeded scheduler.
+  boost::fibers::fiber spawn(std::function<void()> fn);
+
+  // One push request from `producer` to `broker`, waiting for the response.
+  impl::PushResponse push(const std::string& step, uint32_t broker, const std::string& producer,
+                          const nlohmann::json& items);
+
+  StorageLink& admin() { return *admin_; }
+  void sleep_ms(int64_t ms) { clock_.sleep_for(ms); }
+  void fail_storage(int64_t count) { side_->failures_pending += count; }
+
+  const WorldConfig& config() const { return config_; }
+  impl::Storage& storage() { return storage_; }
+  history::History& history() { return history_; }
+  Trace& trace() { return trace_; }
+  VirtualClock& clock() { return clock_; }
+  const impl::Broker& broker(uint32_t i) const { return *brokers_.at(i); }
+  uint32_t broker_count() const { return static_cast<uint32_t>(brokers_.size()); }
+  uint64_t scheduler_picks() const { return scheduler_picks_; }
+
+ private:
+  struct BrokerSeams;
+  Producer& producer(const std::string& name);
+  std::function<void()> guarded(std::function<void()> fn);
+
+  WorldConfig config_;
+  Rng root_;
+  Rng scheduler_rng_;
+  Rng network_rng_;
+  Rng storage_rng_;
+  Rng producer_rng_;
+  VirtualClock clock_;
+  impl::Storage storage_;
+  history::History history_;
+  Trace trace_;
+  std::unique_ptr<StorageSide> side_;
+  std::unique_ptr<StorageLink> admin_;
+  std::vector<std::unique_ptr<BrokerSeams>> seams_;
+  std::vector<std::unique_ptr<impl::Broker>> brokers_;
+  Network network_;
+  std::map<std::string, Producer> producers_;
+  uint64_t next_request_ = 0;
+  uint64_t scheduler_picks_ = 0;
+  std::exception_ptr fiber_error_;
+};
+
+}  // namespace qdt::sim
