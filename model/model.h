@@ -59,6 +59,8 @@ class Partition {
   // key has a sidecar row still present with created_at >= now - window.
   // Frames of one segment are assumed distinct keys (first-wins ran before).
   PushAnswer push(const std::vector<Frame>& frames, int64_t now_ms, int64_t window_seconds);
+  // What push() would answer, writing nothing (checkers compare before applying).
+  PushAnswer probe(const std::vector<Frame>& frames, int64_t now_ms, int64_t window_seconds) const;
   // The id a duplicate of `offset` must answer (SPEC 2.6): the original's id,
   // or kZeroId when its segment is gone.
   std::string resolve_id(int64_t offset) const;

@@ -1,0 +1,160 @@
+#include "model/model.h"
+
+#include <algorithm>
+#include <cassert>
+#include <tuple>
+
+namespace qdt::model {
+
+PushAnswer Partition::probe(const std::vector<Frame>& frames, int64_t now_ms, int64_t window_seconds) const {
+  assert(!frames.empty());
+  assert(window_seconds >= 0);
+  PushAnswer answer;
+  answer.probe_runs = window_seconds > 0;
+  if (answer.probe_runs) {
+    const int64_t oldest_ms = now_ms - window_seconds * 1000;  // inclusive (SPEC 2.7)
+    for (size_t i = 0; i < frames.size(); ++i) {
+      auto it = offsets_by_transaction_.find(frames[i].transaction_id);
+      if (it == offsets_by_transaction_.end()) continue;
+      // Ascending offsets: the first live, in-window one is the smallest.
+      for (int64_t offset : it->second) {
+        const Message& m = messages_[static_cast<size_t>(offset)];
+        if (m.sidecar_present && m.created_at_ms >= oldest_ms) {
+          answer.duplicates.emplace_back(static_cast<uint32_t>(i), offset);
+          break;
+        }
+      }
+    }
+  }
+  answer.queued = answer.duplicates.empty();
+  if (answer.queued) answer.base_offset = last_offset() + 1;
+  return answer;
+}
+
+PushAnswer Partition::push(const std::vector<Frame>& frames, int64_t now_ms, int64_t window_seconds) {
+  const PushAnswer answer = probe(frames, now_ms, window_seconds);
+  if (!answer.queued) return answer;  // a duplicate writes nothing
+  for (const Frame& f : frames) {
+    Message m;
+    m.offset = static_cast<int64_t>(messages_.size());
+    m.message_id = f.message_id;
+    m.transaction_id = f.transaction_id;
+    m.created_at_ms = now_ms;
+    offsets_by_transaction_[f.transaction_id].push_back(m.offset);
+    messages_.push_back(std::move(m));
+  }
+  assert(last_offset() == answer.base_offset + static_cast<int64_t>(frames.size()) - 1);
+  return answer;
+}
+
+std::string Partition::resolve_id(int64_t offset) const {
+  if (offset < 0 || offset > last_offset()) return kZeroId;
+  const Message& m = messages_[static_cast<size_t>(offset)];
+  return m.segment_present ? m.message_id : kZeroId;
+}
+
+void Partition::delete_segment(int64_t base_offset, int64_t end_offset) {
+  assert(base_offset <= end_offset);
+  const int64_t first = std::max<int64_t>(base_offset, 0);
+  const int64_t last = std::min(end_offset, last_offset());
+  for (int64_t o = first; o <= last; ++o) messages_[static_cast<size_t>(o)].segment_present = false;
+}
+
+size_t Partition::purge(int64_t now_ms, int64_t floor_seconds) {
+  assert(floor_seconds >= 0);
+  const int64_t cutoff_ms = now_ms - floor_seconds * 1000;  // strictly older rows go
+  size_t purged = 0;
+  for (Message& m : messages_) {
+    if (m.sidecar_present && m.created_at_ms < cutoff_ms) {
+      m.sidecar_present = false;
+      ++purged;
+    }
+  }
+  return purged;
+}
+
+size_t Partition::purge_rows(int64_t base_offset, int64_t end_offset) {
+  assert(base_offset <= end_offset);
+  const int64_t first = std::max<int64_t>(base_offset, 0);
+  const int64_t last = std::min(end_offset, last_offset());
+  size_t purged = 0;
+  for (int64_t o = first; o <= last; ++o) {
+    Message& m = messages_[static_cast<size_t>(o)];
+    if (m.sidecar_present) {
+      m.sidecar_present = false;
+      ++purged;
+    }
+  }
+  return purged;
+}
+
+AckAnswer Partition::ack(const std::string& transaction_id) const {
+  AckAnswer answer;
+  auto it = offsets_by_transaction_.find(transaction_id);
+  if (it == offsets_by_transaction_.end()) return answer;
+  // Through the sidecar only, whatever the window (SPEC 2.9).
+  for (int64_t offset : it->second) {
+    if (messages_[static_cast<size_t>(offset)].sidecar_present) {
+      answer.acked = true;
+      answer.offset = offset;
+      answer.message_id = resolve_id(offset);
+      break;
+    }
+  }
+  assert(!answer.acked || answer.offset >= 0);
+  return answer;
+}
+
+std::vector<Message> Partition::read(int64_t from, int64_t limit) const {
+  std::vector<Message> out;
+  for (int64_t o = std::max<int64_t>(from, 0); o <= last_offset(); ++o) {
+    if (limit > 0 && static_cast<int64_t>(out.size()) >= limit) break;
+    const Message& m = messages_[static_cast<size_t>(o)];
+    if (m.segment_present) out.push_back(m);
+  }
+  return out;
+}
+
+size_t Partition::stored() const {
+  return static_cast<size_t>(
+      std::count_if(messages_.begin(), messages_.end(), [](const Message& m) { return m.segment_present; }));
+}
+
+void Model::configure(const std::string& queue, const QueueOptions& options) {
+  assert(options.window_seconds >= 0);
+  queues_[queue] = options;
+}
+
+QueueOptions Model::options(const std::string& queue) const {
+  auto it = queues_.find(queue);
+  return it == queues_.end() ? QueueOptions{} : it->second;
+}
+
+Partition& Model::partition(const std::string& queue, const std::string& partition) {
+  return partitions_[{queue, partition}];
+}
+
+const Partition* Model::find(const std::string& queue, const std::string& partition) const {
+  auto it = partitions_.find({queue, partition});
+  return it == partitions_.end() ? nullptr : &it->second;
+}
+
+int64_t Model::sidecar_floor_seconds(const std::string& queue) const {
+  const QueueOptions o = options(queue);
+  return std::max({o.window_seconds, o.completed_retention_seconds, kSidecarFloorSeconds});
+}
+
+std::vector<size_t> request_leaders(const std::vector<ItemKey>& items) {
+  std::map<std::tuple<std::string, std::string, std::string>, size_t> first;
+  std::vector<size_t> leaders;
+  leaders.reserve(items.size());
+  for (size_t i = 0; i < items.size(); ++i) {
+    const auto [it, inserted] =
+        first.try_emplace(std::make_tuple(items[i].queue, items[i].partition, items[i].transaction_id), i);
+    leaders.push_back(it->second);
+    assert(leaders.back() <= i);
+  }
+  return leaders;
+}
+
+}  // namespace qdt::model

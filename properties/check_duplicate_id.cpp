@@ -1,0 +1,102 @@
+// duplicate-id (SPEC 5, 2.6): a duplicate's id is the original's (the
+// smallest in-window offset of the key with its sidecar row present), and the
+// zero UUID only when that original's segment is gone.
+//
+// Three layers: the offset storage names, the id each covering-segment fetch
+// returns, and the id each duplicate response carries (it must be one that a
+// fetch of that offset returned after the push, or the leader's own id for a
+// follower of a queued leader).
+#include <map>
+#include <string>
+#include <tuple>
+#include <variant>
+
+#include "model/model.h"
+#include "properties/checks.h"
+#include "properties/failure_sink.h"
+#include "properties/step_index.h"
+#include "properties/storage_replay.h"
+#include "properties/verdicts.h"
+
+namespace qdt::properties {
+namespace {
+
+using FetchKey = std::tuple<uint32_t, std::string, std::string, int64_t>;
+
+void check_offset(const history::PushEvent& push, size_t e, const StorageReplay& replay, const StepIndex& steps,
+                  FailureSink& sink) {
+  const PartitionReplay* partition = replay.find(push.queue, push.partition);
+  const int64_t window = replay.window_seconds(push.queue);
+  if (partition == nullptr || window == 0) return;  // no original at all: no-false-duplicate's finding
+  const int64_t oldest_ms = push.now_ms - window * 1000;
+  for (const auto& [index, offset] : push.duplicates) {
+    if (index >= push.frames.size()) continue;
+    const std::string& txn = push.frames[index].transaction_id;
+    for (int64_t candidate : partition->live_offsets(txn)) {
+      if (candidate >= offset) break;  // nothing smaller is in the window
+      if (partition->at(candidate)->created_at_ms < oldest_ms) continue;
+      sink.add(steps.step_of(push, index), partition_label(push.queue, push.partition),
+               "event " + std::to_string(e) + ": frame " + std::to_string(index) + " (txn " + txn +
+                   ") answered duplicate of offset " + std::to_string(offset) + ", but offset " +
+                   std::to_string(candidate) + " holds the key in the window and is smaller");
+      break;
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<Failure> check_duplicate_id(const history::History& history) {
+  FailureSink sink("duplicate-id");
+  const StepIndex steps(history);
+  StorageReplay replay;
+  std::map<FetchKey, std::string> pending_step;  // who asked for the fetch, for the failure's step
+  for (size_t e = 0; e < history.events.size(); ++e) {
+    const history::Event& event = history.events[e];
+    if (const auto* push = std::get_if<history::PushEvent>(&event); push && !push->failed) {
+      check_offset(*push, e, replay, steps, sink);
+      for (const auto& [index, offset] : push->duplicates) {
+        pending_step[{push->broker, push->queue, push->partition, offset}] = steps.step_of(*push, index);
+      }
+    } else if (const auto* fetch = std::get_if<history::FetchEvent>(&event)) {
+      const PartitionReplay* partition = replay.find(fetch->queue, fetch->partition);
+      const StoredMessage* original = partition ? partition->at(fetch->offset) : nullptr;
+      const bool present = original != nullptr && original->segment_present;
+      const std::string want = present ? original->message_id : history::kZeroUuid;
+      if (fetch->message_id != want || fetch->found != present) {
+        auto it = pending_step.find({fetch->broker, fetch->queue, fetch->partition, fetch->offset});
+        std::string state = original == nullptr ? "was never stored"
+                            : present           ? "is present"
+                                                : "was deleted";
+        sink.add(it == pending_step.end() ? "" : it->second, partition_label(fetch->queue, fetch->partition),
+                 "fetch event " + std::to_string(e) + " of offset " + std::to_string(fetch->offset) +
+                     " returned id " + fetch->message_id + (fetch->found ? " (found)" : " (not found)") +
+                     "; the original's segment " + state + ", so the id must be " + want);
+      }
+    }
+    replay.apply(event, e);
+  }
+
+  const Verdicts verdicts(history);
+  for (const history::RequestRecord& r : history.requests) {
+    if (r.rejected || r.responses.size() != r.items.size()) continue;
+    std::vector<model::ItemKey> keys;
+    keys.reserve(r.items.size());
+    for (const history::ItemRecord& item : r.items) keys.push_back({item.queue, item.partition, item.transaction_id});
+    const std::vector<size_t> leaders = model::request_leaders(keys);
+    for (size_t i = 0; i < r.items.size(); ++i) {
+      const history::ResponseItem& got = r.responses[i];
+      if (got.status != "duplicate") continue;
+      const Expected want = verdicts.expected(r, i, leaders[i]);
+      if (!want.statuses.contains("duplicate") || want.message_ids.contains(got.message_id)) continue;
+      std::string ids;
+      for (const std::string& id : want.message_ids) ids += (ids.empty() ? "" : ", ") + id;
+      sink.add(r.step, partition_label(r.items[i].queue, r.items[i].partition),
+               "item " + std::to_string(i) + " (txn " + r.items[i].transaction_id + ") answered duplicate with id " +
+                   got.message_id + ", the original's id is one of {" + ids + "}: " + want.because);
+    }
+  }
+  return sink.take();
+}
+
+}  // namespace qdt::properties

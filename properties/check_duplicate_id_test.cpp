@@ -1,0 +1,83 @@
+#include <gtest/gtest.h>
+
+#include "properties/checkers.h"
+#include "properties/history_builder_test.h"
+
+namespace qdt::properties {
+namespace {
+
+using namespace testing;
+
+const std::string kName = "duplicate-id";
+
+std::vector<Failure> check(const history::History& h) { return check_property(kName, h); }
+
+// Window 0 stores "a" at offsets 0 and 1; with the window back on, p3 is a
+// duplicate of offset 0, the smallest.
+HistoryBuilder two_originals() {
+  HistoryBuilder b;
+  b.configure("q", 0).push("p1", "q", "p", {"a"}).push("p2", "q", "p", {"a"});
+  b.configure("q", 3600).push("p3", "q", "p", {"a"});
+  return b;
+}
+
+TEST(DuplicateId, OriginalIdAndZeroIdWhenDeletedPass) {
+  HistoryBuilder b = two_originals();
+  b.delete_segment("q", "p", 0).push("p4", "q", "p", {"a", "a"});
+  history::History& h = b.history();
+  EXPECT_EQ(request(h, "p3").responses[0].message_id, request(h, "p1").responses[0].message_id);
+  EXPECT_EQ(request(h, "p4").responses[0].message_id, history::kZeroUuid);
+  EXPECT_EQ(request(h, "p4").responses[1].message_id, history::kZeroUuid);
+  EXPECT_TRUE(check_history(h).empty()) << show(check_history(h));
+}
+
+TEST(DuplicateId, SmallestOffsetSkipsOutOfWindowOnes) {
+  HistoryBuilder b;
+  b.configure("q", 0).push("p1", "q", "p", {"a"}).advance_seconds(2000).push("p2", "q", "p", {"a"});
+  b.configure("q", 1000).push("p3", "q", "p", {"a"});
+  EXPECT_EQ(nth_duplicate_push(b.history()).duplicates[0].second, 1);
+  EXPECT_TRUE(check_history(b.history()).empty()) << show(check_history(b.history()));
+}
+
+TEST(DuplicateId, DuplicateOfANonSmallestOffsetFails) {
+  HistoryBuilder b = two_originals();
+  nth_duplicate_push(b.history()).duplicates[0].second = 1;
+  const auto failures = check(b.history());
+  EXPECT_TRUE(has_failure(failures, kName, "p3", "q/p")) << show(failures);
+}
+
+TEST(DuplicateId, ZeroIdWhileTheSegmentIsPresentFails) {
+  HistoryBuilder b = two_originals();
+  history::FetchEvent& fetch = nth<history::FetchEvent>(b.history());
+  fetch.found = false;
+  fetch.message_id = history::kZeroUuid;
+  request(b.history(), "p3").responses[0].message_id = history::kZeroUuid;
+  const auto failures = check(b.history());
+  EXPECT_TRUE(has_failure(failures, kName, "p3", "q/p")) << show(failures);
+}
+
+TEST(DuplicateId, OriginalIdAfterTheSegmentWasDeletedFails) {
+  HistoryBuilder b = two_originals();
+  b.delete_segment("q", "p", 0).push("p4", "q", "p", {"a"});
+  history::FetchEvent& fetch = nth<history::FetchEvent>(b.history(), 1);
+  fetch.found = true;
+  fetch.message_id = request(b.history(), "p1").responses[0].message_id;
+  EXPECT_TRUE(has_failure(check(b.history()), kName, "p4", "q/p"));
+}
+
+TEST(DuplicateId, FreshIdOnADuplicateFails) {
+  HistoryBuilder b = two_originals();
+  request(b.history(), "p3").responses[0].message_id = "m-fresh";
+  EXPECT_TRUE(has_failure(check(b.history()), kName, "p3", "q/p"));
+}
+
+TEST(DuplicateId, FollowerOfAQueuedLeaderMustCarryTheLeadersId) {
+  HistoryBuilder b;
+  b.push("p1", "q", "p", {"a", "a"});
+  EXPECT_TRUE(check(b.history()).empty());
+  request(b.history(), "p1").responses[1].message_id = "m-fresh";
+  EXPECT_TRUE(has_failure(check(b.history()), kName, "p1", "q/p"));
+}
+
+}  // namespace
+}  // namespace qdt::properties

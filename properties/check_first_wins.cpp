@@ -1,0 +1,79 @@
+// first-wins (SPEC 5, 2.5): per request and per segment, one frame per key;
+// followers carry the leader's final id.
+//
+// - a segment never holds two frames of one key (layer 2, and layer 1 when a
+//   request's items meet in one segment);
+// - one request puts one frame per (queue, partition, key) into storage: the
+//   same frame may be pushed again after a duplicate round, but never a second
+//   frame with another message id;
+// - in each response, a follower answers duplicate with exactly the id its
+//   leader answered, or error when the leader errored.
+#include <map>
+#include <string>
+#include <tuple>
+#include <variant>
+
+#include "model/model.h"
+#include "properties/checks.h"
+#include "properties/failure_sink.h"
+#include "properties/step_index.h"
+
+namespace qdt::properties {
+
+std::vector<Failure> check_first_wins(const history::History& history) {
+  FailureSink sink("first-wins");
+  const StepIndex steps(history);
+  // (request, queue, partition, txn) -> (message id, event) of its first frame.
+  std::map<std::tuple<uint64_t, std::string, std::string, std::string>, std::pair<std::string, size_t>> frame_of;
+  for (size_t e = 0; e < history.events.size(); ++e) {
+    const auto* push = std::get_if<history::PushEvent>(&history.events[e]);
+    if (push == nullptr) continue;
+    const std::string label = partition_label(push->queue, push->partition);
+    std::map<std::string, size_t> in_segment;  // txn -> first frame index
+    for (size_t j = 0; j < push->frames.size(); ++j) {
+      const history::FrameRecord& f = push->frames[j];
+      if (auto [it, first] = in_segment.try_emplace(f.transaction_id, j); !first) {
+        sink.add(steps.step_of(*push, j), label,
+                 "event " + std::to_string(e) + ": frames " + std::to_string(it->second) + " (id " +
+                     push->frames[it->second].message_id + ", request " +
+                     std::to_string(push->frames[it->second].origin_request) + ") and " + std::to_string(j) + " (id " +
+                     f.message_id + ", request " + std::to_string(f.origin_request) + ") share txn " +
+                     f.transaction_id + " in one segment");
+      }
+      auto [it, first] = frame_of.try_emplace({f.origin_request, push->queue, push->partition, f.transaction_id},
+                                              f.message_id, e);
+      if (!first && it->second.first != f.message_id) {
+        sink.add(steps.step_of(f.origin_request), label,
+                 "request " + std::to_string(f.origin_request) + " pushed two frames of txn " + f.transaction_id +
+                     ": id " + it->second.first + " (event " + std::to_string(it->second.second) + ") and id " +
+                     f.message_id + " (event " + std::to_string(e) + ")");
+      }
+    }
+  }
+
+  for (const history::RequestRecord& r : history.requests) {
+    if (r.rejected || r.responses.size() != r.items.size()) continue;  // model-agreement reports the shape
+    std::vector<model::ItemKey> keys;
+    keys.reserve(r.items.size());
+    for (const history::ItemRecord& item : r.items) keys.push_back({item.queue, item.partition, item.transaction_id});
+    const std::vector<size_t> leaders = model::request_leaders(keys);
+    for (size_t i = 0; i < r.items.size(); ++i) {
+      const size_t l = leaders[i];
+      if (l == i) continue;
+      const history::ResponseItem& leader = r.responses[l];
+      const history::ResponseItem& follower = r.responses[i];
+      const bool ok = leader.status == "error"
+                          ? follower.status == "error"
+                          : follower.status == "duplicate" && follower.message_id == leader.message_id;
+      if (ok) continue;
+      sink.add(r.step, partition_label(r.items[i].queue, r.items[i].partition),
+               "item " + std::to_string(i) + " follows item " + std::to_string(l) + " (txn " +
+                   r.items[i].transaction_id + "): the leader answered " + leader.status + " " + leader.message_id +
+                   ", the follower answered " + follower.status + " " + follower.message_id + "; expected " +
+                   (leader.status == "error" ? std::string("error") : "duplicate " + leader.message_id));
+    }
+  }
+  return sink.take();
+}
+
+}  // namespace qdt::properties

@@ -1,0 +1,76 @@
+#include <gtest/gtest.h>
+
+#include "properties/checkers.h"
+#include "properties/history_builder_test.h"
+
+namespace qdt::properties {
+namespace {
+
+using namespace testing;
+
+const std::string kName = "first-wins";
+
+std::vector<Failure> check(const history::History& h) { return check_property(kName, h); }
+
+TEST(FirstWins, FollowersEchoTheLeadersFinalId) {
+  HistoryBuilder b;
+  b.push("p1", "q", "p", {"a", "b", "a", "a"});  // leader queued
+  b.push("p2", "q", "p", {"c", "a", "a"});       // leader a duplicate: the original's id
+  b.fail_pushes(1).push("p3", "q", "p", {"d", "d"});  // leader errored
+  history::History& h = b.history();
+  EXPECT_EQ(request(h, "p1").responses[3].status, "duplicate");
+  EXPECT_EQ(request(h, "p1").responses[3].message_id, request(h, "p1").responses[0].message_id);
+  EXPECT_EQ(request(h, "p2").responses[2].message_id, request(h, "p1").responses[0].message_id);
+  EXPECT_EQ(request(h, "p3").responses[1].status, "error");
+  // p2 pushed "c" again after the duplicate round removed "a": one frame, twice.
+  EXPECT_EQ(nth<history::PushEvent>(h, 2).frames.size(), 1u);
+  EXPECT_TRUE(check_history(h).empty()) << show(check_history(h));
+}
+
+TEST(FirstWins, FollowerEchoingItsOwnFreshIdFails) {
+  HistoryBuilder b;
+  b.push("p1", "q", "p", {"a", "b", "a"});
+  request(b.history(), "p1").responses[2].message_id = "m-fresh";
+  const auto failures = check(b.history());
+  EXPECT_TRUE(has_failure(failures, kName, "p1", "q/p")) << show(failures);
+}
+
+TEST(FirstWins, LastOccurrenceLeadingFails) {
+  HistoryBuilder b;
+  b.push("p1", "q", "p", {"a", "a"});
+  auto& responses = request(b.history(), "p1").responses;
+  std::swap(responses[0].status, responses[1].status);  // the last item queued, the first follows it
+  EXPECT_TRUE(has_failure(check(b.history()), kName, "p1", "q/p"));
+}
+
+TEST(FirstWins, FollowerOfAnErroredLeaderMustError) {
+  HistoryBuilder b;
+  b.fail_pushes(1).push("p1", "q", "p", {"a", "a"});
+  request(b.history(), "p1").responses[1].status = "duplicate";
+  EXPECT_TRUE(has_failure(check(b.history()), kName, "p1", "q/p"));
+}
+
+TEST(FirstWins, TwoFramesOfOneKeyInOneSegmentFail) {
+  HistoryBuilder b;
+  b.push("p1", "q", "p", {"a", "b"});
+  history::PushEvent& ev = nth<history::PushEvent>(b.history());
+  ev.frames[1].transaction_id = "a";
+  EXPECT_TRUE(has_failure(check(b.history()), kName, "p1", "q/p"));
+}
+
+TEST(FirstWins, TwoFramesOfOneRequestAndKeyAcrossSegmentsFail) {
+  HistoryBuilder b;
+  b.push("p1", "q", "p", {"a"}).push("p2", "q", "p", {"a"});
+  // As if request p1 had produced p2's frame as well.
+  nth<history::PushEvent>(b.history(), 1).frames[0].origin_request = request(b.history(), "p1").request;
+  EXPECT_TRUE(has_failure(check(b.history()), kName, "p1", "q/p"));
+}
+
+TEST(FirstWins, FramesOfTwoRequestsMayShareAKeyAcrossSegments) {
+  HistoryBuilder b;
+  b.push("p1", {{"q", "p", "a"}, {"q", "p2", "a"}}).push("p2", "q", "p", {"a"});
+  EXPECT_TRUE(check(b.history()).empty());
+}
+
+}  // namespace
+}  // namespace qdt::properties

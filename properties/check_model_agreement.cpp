@@ -1,0 +1,270 @@
+// model-agreement (SPEC 5): every verdict and id equals the model's, the model
+// being fed the same commit order and storage times.
+//
+// Storage level: each event is replayed through model::Model and storage's
+// answer compared with the model's. When they disagree the model follows
+// storage (a queued push is written, a duplicate is not), so one divergence
+// is reported once instead of poisoning every later comparison.
+// Response level: every item of every answered request must say what its
+// frame's final verdict implies (properties/verdicts.h).
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <variant>
+
+#include "model/model.h"
+#include "properties/checks.h"
+#include "properties/failure_sink.h"
+#include "properties/step_index.h"
+#include "properties/verdicts.h"
+
+namespace qdt::properties {
+namespace {
+
+using Duplicates = std::vector<std::pair<uint32_t, int64_t>>;
+
+std::string describe(const Duplicates& d) {
+  std::string out = "[";
+  for (size_t i = 0; i < d.size(); ++i) {
+    out += (i ? ", " : "") + std::to_string(d[i].first) + "->" + std::to_string(d[i].second);
+  }
+  return out + "]";
+}
+
+std::string describe(bool queued, int64_t base, const Duplicates& d) {
+  return queued ? "queued at base " + std::to_string(base) : "duplicate " + describe(d);
+}
+
+class Replay {
+ public:
+  Replay(const history::History& h, FailureSink& sink) : h_(h), sink_(sink), steps_(h) {}
+
+  void run() {
+    for (size_t e = 0; e < h_.events.size(); ++e) {
+      const history::Event& event = h_.events[e];
+      if (const auto* push = std::get_if<history::PushEvent>(&event)) {
+        on_push(*push, e);
+      } else if (const auto* fetch = std::get_if<history::FetchEvent>(&event)) {
+        on_fetch(*fetch, e);
+      } else if (const auto* configure = std::get_if<history::ConfigureEvent>(&event)) {
+        if (configure->window_seconds < 0) {
+          sink_.add("", "", "configure event " + std::to_string(e) + " set a negative window on " + configure->queue);
+          continue;
+        }
+        model_.configure(configure->queue, model::QueueOptions{configure->window_seconds, configure->retention_seconds,
+                                                               configure->completed_retention_seconds});
+      } else if (const auto* del = std::get_if<history::DeleteSegmentEvent>(&event)) {
+        if (del->base_offset <= del->end_offset) {
+          model_.partition(del->queue, del->partition).delete_segment(del->base_offset, del->end_offset);
+        }
+      } else if (const auto* purge = std::get_if<history::PurgeEvent>(&event)) {
+        on_purge(*purge, e);
+      } else if (const auto* ack = std::get_if<history::AckEvent>(&event)) {
+        on_ack(*ack, e);
+      } else if (const auto* read = std::get_if<history::ReadEvent>(&event)) {
+        on_read(*read, e);
+      }
+    }
+    check_responses();
+  }
+
+ private:
+  void on_push(const history::PushEvent& push, size_t e) {
+    if (push.failed || push.frames.empty()) return;  // committed nothing
+    const std::string label = partition_label(push.queue, push.partition);
+    const std::string& step = steps_.step_of(push, 0);
+    const int64_t window = model_.options(push.queue).window_seconds;
+    if (push.window_seconds != window) {
+      sink_.add(step, label,
+                "event " + std::to_string(e) + ": storage probed with window " + std::to_string(push.window_seconds) +
+                    " s, the queue's window is " + std::to_string(window) + " s");
+    }
+    std::vector<model::Frame> frames;
+    frames.reserve(push.frames.size());
+    for (const history::FrameRecord& f : push.frames) frames.push_back({f.message_id, f.transaction_id});
+    model::Partition& partition = model_.partition(push.queue, push.partition);
+    const model::PushAnswer want = partition.probe(frames, push.now_ms, window);
+    Duplicates got = push.duplicates;
+    std::sort(got.begin(), got.end());
+    if (want.queued != push.queued || (want.queued && want.base_offset != push.base_offset)) {
+      sink_.add(step, label,
+                "event " + std::to_string(e) + " (now " + std::to_string(push.now_ms) + " ms): model answers " +
+                    describe(want.queued, want.base_offset, want.duplicates) + ", storage answered " +
+                    describe(push.queued, push.base_offset, got));
+    } else if (!want.queued && want.duplicates != got) {
+      for (const auto& [index, offset] : want.duplicates) {
+        auto it = std::find_if(got.begin(), got.end(), [&](const auto& d) { return d.first == index; });
+        if (it != got.end() && it->second == offset) continue;
+        sink_.add(steps_.step_of(push, index), label,
+                  "event " + std::to_string(e) + ": frame " + std::to_string(index) + " (txn " +
+                      push.frames[index].transaction_id + ") is a duplicate of offset " + std::to_string(offset) +
+                      " for the model; storage answered " + describe(got));
+      }
+      for (const auto& [index, offset] : got) {
+        if (std::none_of(want.duplicates.begin(), want.duplicates.end(),
+                         [&](const auto& d) { return d.first == index; })) {
+          sink_.add(steps_.step_of(push, index), label,
+                    "event " + std::to_string(e) + ": storage lists frame " + std::to_string(index) +
+                        " as a duplicate of offset " + std::to_string(offset) + ", the model finds no original");
+        }
+      }
+    }
+    // The model follows storage from here on: written exactly when storage wrote.
+    if (push.queued) partition.push(frames, push.now_ms, 0);
+    if (!push.queued) {
+      for (const auto& [index, offset] : push.duplicates) {
+        pending_step_[{push.broker, push.queue, push.partition, offset}] = steps_.step_of(push, index);
+      }
+    }
+  }
+
+  void on_fetch(const history::FetchEvent& fetch, size_t e) {
+    const model::Partition* partition = model_.find(fetch.queue, fetch.partition);
+    const std::string want = partition ? partition->resolve_id(fetch.offset) : model::kZeroId;
+    std::string step;
+    if (auto it = pending_step_.find({fetch.broker, fetch.queue, fetch.partition, fetch.offset});
+        it != pending_step_.end()) {
+      step = it->second;
+    }
+    const std::string label = partition_label(fetch.queue, fetch.partition);
+    if (fetch.message_id != want) {
+      sink_.add(step, label,
+                "fetch event " + std::to_string(e) + " of offset " + std::to_string(fetch.offset) + ": model id " +
+                    want + ", storage returned " + fetch.message_id);
+    } else if (fetch.found && want != model::kZeroId &&
+               fetch.transaction_id != partition->messages()[static_cast<size_t>(fetch.offset)].transaction_id) {
+      sink_.add(step, label,
+                "fetch event " + std::to_string(e) + " of offset " + std::to_string(fetch.offset) +
+                    " returned txn " + fetch.transaction_id + ", the model holds " +
+                    partition->messages()[static_cast<size_t>(fetch.offset)].transaction_id);
+    }
+  }
+
+  void on_purge(const history::PurgeEvent& purge, size_t e) {
+    const std::string label = partition_label(purge.queue, purge.partition);
+    const int64_t floor = model_.sidecar_floor_seconds(purge.queue);
+    if (purge.floor_seconds != floor) {
+      sink_.add("", label,
+                "purge event " + std::to_string(e) + " used floor " + std::to_string(purge.floor_seconds) +
+                    " s, the model's floor is " + std::to_string(floor) + " s");
+    }
+    const int64_t cutoff_ms = purge.now_ms - floor * 1000;
+    model::Partition& partition = model_.partition(purge.queue, purge.partition);
+    for (const history::SidecarRowRecord& row : purge.rows) {
+      const std::string span = "[" + std::to_string(row.base_offset) + ", " + std::to_string(row.end_offset) + "]";
+      if (row.base_offset > row.end_offset || row.base_offset < 0 || row.end_offset > partition.last_offset()) {
+        sink_.add("", label, "purge event " + std::to_string(e) + " removed row " + span + ", which the model never stored");
+        continue;
+      }
+      const model::Message& first = partition.messages()[static_cast<size_t>(row.base_offset)];
+      if (first.created_at_ms >= cutoff_ms) {
+        sink_.add("", label,
+                  "purge event " + std::to_string(e) + " at " + std::to_string(purge.now_ms) + " ms removed row " +
+                      span + " created at " + std::to_string(first.created_at_ms) +
+                      " ms; the model purges only rows older than " + std::to_string(cutoff_ms) + " ms");
+      }
+      partition.purge_rows(row.base_offset, row.end_offset);
+    }
+  }
+
+  void on_ack(const history::AckEvent& ack, size_t e) {
+    const model::Partition* partition = model_.find(ack.queue, ack.partition);
+    const model::AckAnswer want = partition ? partition->ack(ack.transaction_id) : model::AckAnswer{};
+    if (want.acked == ack.acked && (!want.acked || (want.offset == ack.offset && want.message_id == ack.message_id))) {
+      return;
+    }
+    auto show = [](bool acked, int64_t offset, const std::string& id) {
+      return acked ? "acked offset " + std::to_string(offset) + " id " + id : std::string("unresolvable");
+    };
+    sink_.add(ack.step, partition_label(ack.queue, ack.partition),
+              "ack event " + std::to_string(e) + " of txn " + ack.transaction_id + ": model answers " +
+                  show(want.acked, want.offset, want.message_id) + ", storage answered " +
+                  show(ack.acked, ack.offset, ack.message_id));
+  }
+
+  void on_read(const history::ReadEvent& read, size_t e) {
+    const model::Partition* partition = model_.find(read.queue, read.partition);
+    const std::vector<model::Message> want = partition ? partition->read(read.from, read.limit)
+                                                       : std::vector<model::Message>{};
+    const std::string label = partition_label(read.queue, read.partition);
+    if (want.size() != read.messages.size()) {
+      sink_.add(read.step, label,
+                "read event " + std::to_string(e) + " from " + std::to_string(read.from) + ": model returns " +
+                    std::to_string(want.size()) + " messages, storage returned " +
+                    std::to_string(read.messages.size()));
+      return;
+    }
+    for (size_t i = 0; i < want.size(); ++i) {
+      const history::ReadMessage& got = read.messages[i];
+      if (got.offset != want[i].offset || got.message_id != want[i].message_id ||
+          got.transaction_id != want[i].transaction_id) {
+        sink_.add(read.step, label,
+                  "read event " + std::to_string(e) + " message " + std::to_string(i) + ": model returns offset " +
+                      std::to_string(want[i].offset) + " id " + want[i].message_id + " txn " +
+                      want[i].transaction_id + ", storage returned offset " + std::to_string(got.offset) + " id " +
+                      got.message_id + " txn " + got.transaction_id);
+        return;
+      }
+    }
+  }
+
+  void check_responses() {
+    const Verdicts verdicts(h_);
+    for (const history::RequestRecord& r : h_.requests) {
+      if (r.rejected) continue;
+      if (r.responses.size() != r.items.size()) {
+        sink_.add(r.step, "",
+                  "request " + std::to_string(r.request) + " has " + std::to_string(r.items.size()) + " items but " +
+                      std::to_string(r.responses.size()) + " response entries");
+        continue;
+      }
+      std::vector<model::ItemKey> keys;
+      keys.reserve(r.items.size());
+      for (const history::ItemRecord& item : r.items) keys.push_back({item.queue, item.partition, item.transaction_id});
+      const std::vector<size_t> leaders = model::request_leaders(keys);
+      for (size_t i = 0; i < r.items.size(); ++i) {
+        const history::ItemRecord& item = r.items[i];
+        const history::ResponseItem& got = r.responses[i];
+        const std::string label = partition_label(item.queue, item.partition);
+        if (got.transaction_id != item.transaction_id) {
+          sink_.add(r.step, label,
+                    "item " + std::to_string(i) + " sent txn " + item.transaction_id + ", its response names " +
+                        got.transaction_id);
+          continue;
+        }
+        const Expected want = verdicts.expected(r, i, leaders[i]);
+        if (want.accepts(got)) continue;
+        sink_.add(r.step, label,
+                  "item " + std::to_string(i) + " (txn " + item.transaction_id + ") answered " + got.status + " " +
+                      got.message_id + "; expected " + join(want.statuses) + " with id in " +
+                      join(want.message_ids) + " because " + want.because);
+      }
+    }
+  }
+
+  static std::string join(const std::set<std::string>& values) {
+    std::string out = "{";
+    for (const std::string& v : values) out += (out.size() > 1 ? ", " : "") + v;
+    return out + "}";
+  }
+
+  const history::History& h_;
+  FailureSink& sink_;
+  StepIndex steps_;
+  model::Model model_;
+  // The step whose duplicate a later fetch of (broker, queue, partition, offset) resolves.
+  std::map<std::tuple<uint32_t, std::string, std::string, int64_t>, std::string> pending_step_;
+};
+
+}  // namespace
+
+std::vector<Failure> check_model_agreement(const history::History& history) {
+  FailureSink sink("model-agreement");
+  Replay(history, sink).run();
+  return sink.take();
+}
+
+}  // namespace qdt::properties

@@ -1,0 +1,115 @@
+#include <gtest/gtest.h>
+
+#include "properties/checkers.h"
+#include "properties/history_builder_test.h"
+
+namespace qdt::properties {
+namespace {
+
+using namespace testing;
+
+const std::string kName = "model-agreement";
+
+std::vector<Failure> check(const history::History& h) { return check_property(kName, h); }
+
+// p1 queues a, p2 repeats it (duplicate of offset 0) alongside a follower.
+HistoryBuilder duplicate_history() {
+  HistoryBuilder b;
+  b.push("p1", "q", "p", {"a", "b"});
+  b.advance_seconds(5).push("p2", "q", "p", {"a", "c", "a"});
+  b.ack("a1", "q", "p", "b").read("r1", "q", "p");
+  return b;
+}
+
+TEST(ModelAgreement, CleanHistoryAgrees) {
+  HistoryBuilder b = duplicate_history();
+  b.delete_segment("q", "p", 0).push("p3", "q", "p", {"b"});  // zero id
+  b.fail_pushes(1).push("p4", "q", "p", {"x", "x"});           // error and its follower
+  b.configure("q", 60).advance_seconds(1000).purge("q", "p").ack("a2", "q", "p", "a");
+  EXPECT_TRUE(check(b.history()).empty()) << show(check(b.history()));
+  EXPECT_EQ(request(b.history(), "p3").responses[0].message_id, history::kZeroUuid);
+}
+
+TEST(ModelAgreement, ResponseIdThatDiffersFromTheModelFails) {
+  HistoryBuilder b = duplicate_history();
+  request(b.history(), "p2").responses[0].message_id = "m-fresh";
+  const auto failures = check(b.history());
+  EXPECT_TRUE(has_failure(failures, kName, "p2", "q/p")) << show(failures);
+}
+
+TEST(ModelAgreement, FollowerThatAnswersQueuedFails) {
+  HistoryBuilder b = duplicate_history();
+  request(b.history(), "p2").responses[2].status = "queued";
+  EXPECT_TRUE(has_failure(check(b.history()), kName, "p2", "q/p"));
+}
+
+TEST(ModelAgreement, StorageQueuingAnInWindowRepeatFails) {
+  HistoryBuilder b;
+  b.push("p1", "q", "p", {"a"});
+  b.advance_seconds(1).push_unprobed("p2", "q", "p", {"a"});
+  const auto failures = check(b.history());
+  EXPECT_TRUE(has_failure(failures, kName, "p2", "q/p")) << show(failures);
+  // Reported once: the model follows storage afterwards.
+  b.push("p3", "q", "p", {"z"});
+  EXPECT_EQ(check(b.history()).size(), 1u) << show(check(b.history()));
+}
+
+TEST(ModelAgreement, DuplicateOfTheWrongOffsetFails) {
+  HistoryBuilder b;
+  b.configure("q", 0).push("p1", "q", "p", {"a"}).push("p2", "q", "p", {"a"});
+  b.configure("q", 3600).push("p3", "q", "p", {"a"});
+  nth_duplicate_push(b.history()).duplicates[0].second = 1;
+  EXPECT_TRUE(has_failure(check(b.history()), kName, "p3", "q/p"));
+}
+
+TEST(ModelAgreement, StaleWindowInThePushFails) {
+  HistoryBuilder b;
+  b.configure("q", 60).push("p1", "q", "p", {"a"});
+  nth<history::PushEvent>(b.history()).window_seconds = 3600;
+  EXPECT_TRUE(has_failure(check(b.history()), kName, "p1", "q/p"));
+}
+
+TEST(ModelAgreement, FetchOfAWrongIdFailsOnTheDuplicatesStep) {
+  HistoryBuilder b = duplicate_history();
+  nth<history::FetchEvent>(b.history()).message_id = "m-other";
+  EXPECT_TRUE(has_failure(check(b.history()), kName, "p2", "q/p"));
+}
+
+TEST(ModelAgreement, AckAndReadThatDisagreeFail) {
+  HistoryBuilder b = duplicate_history();
+  nth<history::AckEvent>(b.history()).offset = 0;
+  nth<history::ReadEvent>(b.history()).messages.pop_back();
+  const auto failures = check(b.history());
+  EXPECT_TRUE(has_failure(failures, kName, "a1", "q/p")) << show(failures);
+  EXPECT_TRUE(has_failure(failures, kName, "r1", "q/p")) << show(failures);
+}
+
+TEST(ModelAgreement, PurgeOfARowYoungerThanTheFloorFails) {
+  HistoryBuilder b;
+  b.push("p1", "q", "p", {"a"}).advance_seconds(3601).purge("q", "p");
+  ASSERT_EQ(nth<history::PurgeEvent>(b.history()).rows.size(), 1u);
+  nth<history::PurgeEvent>(b.history()).now_ms -= 2000;  // the row is now 1 s inside the floor
+  EXPECT_TRUE(has_failure(check(b.history()), kName, "", "q/p"));
+  nth<history::PurgeEvent>(b.history()).now_ms += 2000;
+  nth<history::PurgeEvent>(b.history()).floor_seconds = 900;
+  EXPECT_TRUE(has_failure(check(b.history()), kName, "", "q/p"));
+}
+
+TEST(ModelAgreement, ErroredFrameAnsweredQueuedFails) {
+  HistoryBuilder b;
+  b.fail_pushes(1).push("p1", "q", "p", {"a"});
+  request(b.history(), "p1").responses[0] = {"queued", "m1", "a", "q"};
+  EXPECT_TRUE(has_failure(check(b.history()), kName, "p1", "q/p"));
+}
+
+TEST(ModelAgreement, ResponseOfTheWrongShapeFails) {
+  HistoryBuilder b = duplicate_history();
+  request(b.history(), "p1").responses.pop_back();
+  request(b.history(), "p2").responses[1].transaction_id = "other";
+  const auto failures = check(b.history());
+  EXPECT_TRUE(has_failure(failures, kName, "p1", "")) << show(failures);
+  EXPECT_TRUE(has_failure(failures, kName, "p2", "q/p")) << show(failures);
+}
+
+}  // namespace
+}  // namespace qdt::properties

@@ -1,0 +1,40 @@
+// nothing-written-on-duplicate (SPEC 5, 2.4 step 4): a duplicate verdict
+// leaves last_offset, segments and sidecar unchanged, and so does a failed
+// transaction. The recorder inspects storage right around the transaction:
+// last_offset and sqlite3_total_changes must not move.
+#include <string>
+#include <variant>
+
+#include "properties/checks.h"
+#include "properties/failure_sink.h"
+#include "properties/step_index.h"
+
+namespace qdt::properties {
+
+std::vector<Failure> check_nothing_written_on_duplicate(const history::History& history) {
+  FailureSink sink("nothing-written-on-duplicate");
+  const StepIndex steps(history);
+  for (size_t e = 0; e < history.events.size(); ++e) {
+    const auto* push = std::get_if<history::PushEvent>(&history.events[e]);
+    if (push == nullptr || (push->queued && !push->failed)) continue;
+    const std::string verdict = push->failed ? "failed" : "answered duplicate";
+    // The step of the first duplicate frame, else of the segment's first frame.
+    const std::string& step =
+        steps.step_of(*push, push->failed || push->duplicates.empty() ? 0 : push->duplicates.front().first);
+    const std::string label = partition_label(push->queue, push->partition);
+    if (push->last_offset_after != push->last_offset_before) {
+      sink.add(step, label,
+               "event " + std::to_string(e) + " " + verdict + " but moved last_offset from " +
+                   std::to_string(push->last_offset_before) + " to " + std::to_string(push->last_offset_after));
+    }
+    if (push->changes_after != push->changes_before) {
+      sink.add(step, label,
+               "event " + std::to_string(e) + " " + verdict + " but changed " +
+                   std::to_string(push->changes_after - push->changes_before) + " rows (total changes " +
+                   std::to_string(push->changes_before) + " -> " + std::to_string(push->changes_after) + ")");
+    }
+  }
+  return sink.take();
+}
+
+}  // namespace qdt::properties

@@ -1,0 +1,48 @@
+#include <gtest/gtest.h>
+
+#include "properties/checkers.h"
+#include "properties/history_builder_test.h"
+
+namespace qdt::properties {
+namespace {
+
+using namespace testing;
+
+const std::string kName = "nothing-written-on-duplicate";
+
+std::vector<Failure> check(const history::History& h) { return check_property(kName, h); }
+
+HistoryBuilder with_duplicate_and_failure() {
+  HistoryBuilder b;
+  b.push("p1", "q", "p", {"a"}).push("p2", "q", "p", {"a"});
+  b.fail_pushes(1).push("p3", "q", "p", {"b"});
+  return b;
+}
+
+TEST(NothingWrittenOnDuplicate, DuplicateAndFailedPushesWriteNothing) {
+  HistoryBuilder b = with_duplicate_and_failure();
+  EXPECT_TRUE(nth<history::PushEvent>(b.history(), 2).failed);
+  EXPECT_TRUE(check_history(b.history()).empty()) << show(check_history(b.history()));
+}
+
+TEST(NothingWrittenOnDuplicate, DuplicateThatBumpedLastOffsetFails) {
+  HistoryBuilder b = with_duplicate_and_failure();
+  nth_duplicate_push(b.history()).last_offset_after += 1;
+  const auto failures = check(b.history());
+  EXPECT_TRUE(has_failure(failures, kName, "p2", "q/p")) << show(failures);
+}
+
+TEST(NothingWrittenOnDuplicate, DuplicateThatWroteARowFails) {
+  HistoryBuilder b = with_duplicate_and_failure();
+  nth_duplicate_push(b.history()).changes_after += 1;  // e.g. a sidecar row
+  EXPECT_TRUE(has_failure(check(b.history()), kName, "p2", "q/p"));
+}
+
+TEST(NothingWrittenOnDuplicate, FailedTransactionThatWroteFails) {
+  HistoryBuilder b = with_duplicate_and_failure();
+  nth<history::PushEvent>(b.history(), 2).changes_after += 2;
+  EXPECT_TRUE(has_failure(check(b.history()), kName, "p3", "q/p"));
+}
+
+}  // namespace
+}  // namespace qdt::properties

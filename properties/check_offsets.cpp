@@ -1,0 +1,77 @@
+// offsets (SPEC 5, 2.4): per partition, offsets are contiguous from 0 with no
+// overlap, and created_at never decreases along offsets.
+//
+// Each queued push must start at one past the last offset of the pushes
+// queued before it, and end where storage's last_offset says; every committed
+// push (queued or not) must see a last_offset equal to what the queued pushes
+// before it account for.
+#include <map>
+#include <string>
+#include <utility>
+#include <variant>
+
+#include "properties/checks.h"
+#include "properties/failure_sink.h"
+#include "properties/step_index.h"
+
+namespace qdt::properties {
+namespace {
+
+struct Lane {
+  int64_t next_offset = 0;  // one past the last offset queued so far
+  int64_t created_at_ms = 0;
+  size_t created_at_event = 0;
+  bool any = false;
+};
+
+}  // namespace
+
+std::vector<Failure> check_offsets(const history::History& history) {
+  FailureSink sink("offsets");
+  const StepIndex steps(history);
+  std::map<std::pair<std::string, std::string>, Lane> lanes;
+  for (size_t e = 0; e < history.events.size(); ++e) {
+    const auto* push = std::get_if<history::PushEvent>(&history.events[e]);
+    if (push == nullptr || push->failed) continue;
+    Lane& lane = lanes[{push->queue, push->partition}];
+    const std::string label = partition_label(push->queue, push->partition);
+    const std::string& step = steps.step_of(*push, 0);
+    const std::string at = "event " + std::to_string(e) + ": ";
+    if (push->last_offset_before != lane.next_offset - 1) {
+      sink.add(step, label,
+               at + "storage's last_offset was " + std::to_string(push->last_offset_before) +
+                   " before the push, the queued pushes so far end at " + std::to_string(lane.next_offset - 1));
+    }
+    if (!push->queued) continue;
+    const auto k = static_cast<int64_t>(push->frames.size());
+    const int64_t end = push->base_offset + k - 1;
+    if (push->base_offset != lane.next_offset) {
+      sink.add(step, label,
+               at + "queued at base " + std::to_string(push->base_offset) + ", expected " +
+                   std::to_string(lane.next_offset) +
+                   (push->base_offset > lane.next_offset ? " (offsets skipped)" : " (overlaps stored offsets)"));
+    }
+    if (push->last_offset_after != end) {
+      sink.add(step, label,
+               at + "queued " + std::to_string(k) + " frames at base " + std::to_string(push->base_offset) +
+                   ", so last_offset must be " + std::to_string(end) + ", storage says " +
+                   std::to_string(push->last_offset_after));
+    }
+    if (lane.any && push->now_ms < lane.created_at_ms) {
+      sink.add(step, label,
+               at + "created_at " + std::to_string(push->now_ms) + " ms at offset " +
+                   std::to_string(push->base_offset) + " is older than " + std::to_string(lane.created_at_ms) +
+                   " ms of the segment queued by event " + std::to_string(lane.created_at_event));
+    }
+    // Resynchronise on storage's numbering so one gap is reported once.
+    lane.next_offset = std::max(lane.next_offset, end + 1);
+    if (!lane.any || push->now_ms >= lane.created_at_ms) {
+      lane.created_at_ms = push->now_ms;
+      lane.created_at_event = e;
+    }
+    lane.any = true;
+  }
+  return sink.take();
+}
+
+}  // namespace qdt::properties

@@ -1,0 +1,217 @@
+#include "properties/checkers.h"
+
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include <algorithm>
+#include <stdexcept>
+#include <tuple>
+
+#include "properties/failure_sink.h"
+#include "properties/history_builder_test.h"
+
+namespace qdt::properties {
+namespace {
+
+using testing::HistoryBuilder;
+using testing::Item;
+using testing::show;
+
+TEST(Checkers, NamesTheTenPropertiesInOrder) {
+  const std::vector<std::string> want = {"model-agreement", "no-double-write", "no-false-duplicate",
+                                         "duplicate-id",    "partition-scope", "first-wins",
+                                         "nothing-written-on-duplicate",       "offsets",
+                                         "dedup-off",       "ack-resolution"};
+  EXPECT_EQ(property_names(), want);
+}
+
+TEST(Checkers, UnknownPropertyThrows) {
+  EXPECT_THROW(check_property("window-expiry-typo", history::History{}), std::invalid_argument);
+}
+
+TEST(Checkers, EmptyHistoryPasses) { EXPECT_TRUE(check_history(history::History{}).empty()); }
+
+// Every kind of event, every verdict, through a correct broker and storage.
+history::History clean_history() {
+  HistoryBuilder b;
+  b.push("p1", "q", "p", {"a", "b"});
+  b.advance_seconds(10).push("p2", {{"q", "p", "a"}, {"q", "p", "c"}, {"q", "p", "a"}, {"q", "p2", "a"}});
+  b.delete_segment("q", "p", 0).push("p3", "q", "p", {"b"});
+  b.fail_pushes(1).push("p4", "q", "p", {"d", "d"});
+  b.ack("a1", "q", "p", "a").ack("a2", "q", "p", "zzz").read("r1", "q", "p");
+  b.configure("r", 0).push("p5", "r", "p", {"a"}).push("p6", "r", "p", {"a"});
+  b.advance_seconds(3601).purge("q", "p").ack("a3", "q", "p", "a").push("p7", "q", "p", {"a", "c"});
+  b.read("r2", "q", "p", 1, 2);
+  return b.history();
+}
+
+TEST(Checkers, CleanHistoryHasNoFailures) {
+  const history::History h = clean_history();
+  const std::vector<Failure> failures = check_history(h);
+  EXPECT_TRUE(failures.empty()) << show(failures);
+  for (const std::string& name : property_names()) EXPECT_TRUE(check_property(name, h).empty()) << name;
+}
+
+TEST(Checkers, FailuresAreCappedWithASummary) {
+  HistoryBuilder b;
+  for (int i = 0; i < 80; ++i) b.push("s" + std::to_string(i), "q", "p", {"k" + std::to_string(i)});
+  history::History h = b.history();
+  for (history::Event& e : h.events) std::get<history::PushEvent>(e).changes_after += 1;
+  for (history::Event& e : h.events) std::get<history::PushEvent>(e).queued = false;
+  const std::vector<Failure> failures = check_property("nothing-written-on-duplicate", h);
+  ASSERT_EQ(failures.size(), 51u);
+  EXPECT_EQ(failures.back().step, "");
+  EXPECT_NE(failures.back().detail.find("more failures"), std::string::npos);
+}
+
+// A small random workload biased towards collisions (few keys, partitions and
+// window edges) through the correct builder: no checker may cry wolf.
+using RandomItem = std::tuple<int, int, int>;
+struct RandomOp {
+  int kind = 0;
+  int a = 0;
+  int b = 0;
+  std::vector<RandomItem> items;
+};
+
+}  // namespace
+}  // namespace qdt::properties
+
+namespace rc {
+template <>
+struct Arbitrary<qdt::properties::RandomOp> {
+  static Gen<qdt::properties::RandomOp> arbitrary() {
+    return gen::build<qdt::properties::RandomOp>(
+        gen::set(&qdt::properties::RandomOp::kind, gen::inRange(0, 12)),
+        gen::set(&qdt::properties::RandomOp::a, gen::inRange(0, 5)),
+        gen::set(&qdt::properties::RandomOp::b, gen::inRange(0, 5)),
+        gen::set(&qdt::properties::RandomOp::items,
+                 gen::resize(5, gen::container<std::vector<qdt::properties::RandomItem>>(
+                                    gen::tuple(gen::inRange(0, 2), gen::inRange(0, 2), gen::inRange(0, 3))))));
+  }
+};
+}  // namespace rc
+
+namespace qdt::properties {
+namespace {
+
+history::History run_random(const std::vector<RandomOp>& ops) {
+  static const int64_t kAdvanceSeconds[] = {1, 59, 61, 899, 3601};
+  static const int64_t kWindows[] = {0, 1, 60, 3600, 7200};
+  HistoryBuilder b;
+  int step = 0;
+  auto q = [](int i) { return "q" + std::to_string(i % 2); };
+  auto p = [](int i) { return "p" + std::to_string(i % 2); };
+  for (const RandomOp& op : ops) {
+    const std::string id = "s" + std::to_string(step++);
+    switch (op.kind) {
+      case 5:
+        b.advance_seconds(kAdvanceSeconds[op.a]);
+        break;
+      case 6:
+        b.configure(q(op.a), kWindows[op.b], op.a == 4 ? 5000 : 0);
+        break;
+      case 7:
+        b.purge(q(op.a), p(op.b));
+        break;
+      case 8:
+        b.delete_segment(q(op.a), p(op.b), op.a);
+        break;
+      case 9:
+        b.ack(id, q(op.a), p(op.b), "t" + std::to_string(op.a % 3));
+        break;
+      case 10:
+        b.read(id, q(op.a), p(op.b), op.a, op.b);
+        break;
+      case 11:
+        b.fail_pushes(1);
+        break;
+      default: {
+        std::vector<Item> items;
+        for (const auto& [qi, pi, ti] : op.items) items.push_back({q(qi), p(pi), "t" + std::to_string(ti)});
+        if (!items.empty()) b.push(id, items, static_cast<uint32_t>(op.a % 2));
+        b.advance_ms(op.b);
+      }
+    }
+  }
+  return b.history();
+}
+
+RC_GTEST_PROP(CheckersProperty, CorrectHistoriesPassEveryChecker, (const std::vector<RandomOp>& ops)) {
+  const history::History h = run_random(ops);
+  bool duplicate = false, zero_id = false, purged = false, window_off = false;
+  for (const history::Event& e : h.events) {
+    if (const auto* p = std::get_if<history::PushEvent>(&e)) {
+      duplicate |= !p->failed && !p->queued;
+      window_off |= !p->failed && p->window_seconds == 0;
+    }
+    if (const auto* f = std::get_if<history::FetchEvent>(&e)) zero_id |= !f->found;
+    if (const auto* p = std::get_if<history::PurgeEvent>(&e)) purged |= !p->rows.empty();
+  }
+  RC_CLASSIFY(duplicate, "duplicate");
+  RC_CLASSIFY(zero_id, "zero id");
+  RC_CLASSIFY(purged, "purged rows");
+  RC_CLASSIFY(window_off, "window 0");
+  const std::vector<Failure> failures = check_history(h);
+  RC_ASSERT(failures.empty());
+}
+
+}  // namespace
+}  // namespace qdt::properties
+
+namespace qdt::properties {
+namespace {
+
+bool has_property(const std::vector<Failure>& failures, const std::string& property) {
+  return std::any_of(failures.begin(), failures.end(), [&](const Failure& f) { return f.property == property; });
+}
+
+// The other side of the boundary: one targeted break in a random correct
+// history is always caught, and named after the right property.
+RC_GTEST_PROP(CheckersProperty, AnyDuplicateAnsweringAFreshIdIsCaught, (const std::vector<RandomOp>& ops)) {
+  history::History h = run_random(ops);
+  std::vector<std::pair<size_t, size_t>> duplicates;  // (request, item)
+  for (size_t r = 0; r < h.requests.size(); ++r) {
+    for (size_t i = 0; i < h.requests[r].responses.size(); ++i) {
+      if (h.requests[r].responses[i].status == "duplicate") duplicates.emplace_back(r, i);
+    }
+  }
+  RC_PRE(!duplicates.empty());
+  const auto [r, i] = duplicates[*rc::gen::inRange<size_t>(0, duplicates.size())];
+  h.requests[r].responses[i].message_id = "m-fresh";
+  const std::vector<Failure> failures = check_history(h);
+  RC_ASSERT(has_property(failures, "model-agreement"));
+  RC_ASSERT(has_property(failures, "duplicate-id"));
+  RC_ASSERT(testing::has_failure(failures, "model-agreement", h.requests[r].step,
+                                 partition_label(h.requests[r].items[i].queue, h.requests[r].items[i].partition)));
+}
+
+RC_GTEST_PROP(CheckersProperty, AnyShiftedQueuedBaseIsCaught, (const std::vector<RandomOp>& ops)) {
+  history::History h = run_random(ops);
+  std::vector<history::PushEvent*> queued;
+  for (history::Event& e : h.events) {
+    if (auto* p = std::get_if<history::PushEvent>(&e); p && !p->failed && p->queued) queued.push_back(p);
+  }
+  RC_PRE(!queued.empty());
+  history::PushEvent& ev = *queued[*rc::gen::inRange<size_t>(0, queued.size())];
+  const int64_t shift = *rc::gen::element<int64_t>(-1, 1, 2);
+  ev.base_offset += shift;
+  ev.last_offset_after += shift;
+  RC_ASSERT(testing::has_failure(check_property("offsets", h), "offsets",
+                                 ev.frames.empty() ? "" : h.requests[ev.frames[0].origin_request - 1].step,
+                                 partition_label(ev.queue, ev.partition)));
+}
+
+RC_GTEST_PROP(CheckersProperty, AnySkippedProbeIsCaught, (const std::vector<RandomOp>& ops)) {
+  history::History h = run_random(ops);
+  std::vector<history::PushEvent*> probed;
+  for (history::Event& e : h.events) {
+    if (auto* p = std::get_if<history::PushEvent>(&e); p && !p->failed && p->probe_ran) probed.push_back(p);
+  }
+  RC_PRE(!probed.empty());
+  probed[*rc::gen::inRange<size_t>(0, probed.size())]->probe_ran = false;
+  RC_ASSERT(has_property(check_history(h), "dedup-off"));
+}
+
+}  // namespace
+}  // namespace qdt::properties

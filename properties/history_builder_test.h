@@ -1,0 +1,107 @@
+#pragma once
+// Test-only: builds histories the way a correct broker and storage would
+// record them (SPEC 2.4-2.10), so that a test starts from a clean history and
+// breaks exactly one thing in it. Ids are short ("m1", "m2", ...); the
+// checkers never parse them.
+#include <cstdint>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "model/model.h"
+#include "properties/checkers.h"
+#include "properties/history.h"
+
+namespace qdt::properties::testing {
+
+struct Item {
+  std::string queue;
+  std::string partition;
+  std::string transaction_id;
+};
+
+class HistoryBuilder {
+ public:
+  HistoryBuilder& advance_ms(int64_t ms);
+  HistoryBuilder& advance_seconds(int64_t seconds) { return advance_ms(seconds * 1000); }
+  HistoryBuilder& configure(const std::string& queue, int64_t window_seconds, int64_t completed_retention_seconds = 0);
+
+  // One request through a correct broker: layer-1 first-wins, one segment per
+  // partition (in order of first appearance), duplicate rounds until every
+  // frame has a verdict, a covering-segment fetch per duplicate. Request ids
+  // count from 1 in push order.
+  HistoryBuilder& push(const std::string& step, const std::vector<Item>& items, uint32_t broker = 0);
+  // All items in one partition.
+  HistoryBuilder& push(const std::string& step, const std::string& queue, const std::string& partition,
+                const std::vector<std::string>& transaction_ids, uint32_t broker = 0);
+  // A broken storage: queues the segment without looking for duplicates.
+  HistoryBuilder& push_unprobed(const std::string& step, const std::string& queue, const std::string& partition,
+                         const std::vector<std::string>& transaction_ids);
+  // The next `count` storage pushes fail whole.
+  HistoryBuilder& fail_pushes(int count);
+  // Fault: removes the segment covering `offset`, leaving its sidecar row.
+  HistoryBuilder& delete_segment(const std::string& queue, const std::string& partition, int64_t offset);
+  // One purge step removing every sidecar row older than the floor.
+  HistoryBuilder& purge(const std::string& queue, const std::string& partition);
+  HistoryBuilder& ack(const std::string& step, const std::string& queue, const std::string& partition,
+                      const std::string& transaction_id);
+  HistoryBuilder& read(const std::string& step, const std::string& queue, const std::string& partition,
+                       int64_t from = 0, int64_t limit = 0);
+
+  int64_t now_ms() const { return now_ms_; }
+  const model::Model& model() const { return model_; }
+  history::History& history() { return history_; }
+
+ private:
+  struct Segment {
+    int64_t base_offset = 0;
+    int64_t end_offset = 0;
+    int64_t created_at_ms = 0;
+    bool present = true;
+    bool sidecar_present = true;
+  };
+  struct Pending {
+    history::FrameRecord frame;
+    std::string status;
+    std::string message_id;
+  };
+  using PartitionKey = std::pair<std::string, std::string>;
+  void push_partition(const PartitionKey& key, std::vector<Pending*>& group, uint32_t broker);
+  std::string next_id() { return "m" + std::to_string(++ids_); }
+  int64_t txns_start(const PartitionKey& key) const;
+
+  history::History history_;
+  model::Model model_;
+  std::map<PartitionKey, std::vector<Segment>> segments_;
+  int64_t now_ms_ = 1'000'000;
+  uint64_t requests_ = 0;
+  uint64_t ids_ = 0;
+  int64_t changes_ = 0;
+  int fail_pending_ = 0;
+};
+
+// The n-th (0-based) event of type E in the history.
+template <class E>
+E& nth(history::History& h, size_t n = 0) {
+  for (history::Event& e : h.events) {
+    if (auto* x = std::get_if<E>(&e)) {
+      if (n-- == 0) return *x;
+    }
+  }
+  throw std::out_of_range("no such event");
+}
+
+// The n-th (0-based) push event that answered duplicate.
+history::PushEvent& nth_duplicate_push(history::History& h, size_t n = 0);
+history::RequestRecord& request(history::History& h, const std::string& step);
+
+// True when some failure has this property, step and partition.
+bool has_failure(const std::vector<Failure>& failures, const std::string& property, const std::string& step,
+                 const std::string& partition);
+// Printable, for assertion messages.
+std::string show(const std::vector<Failure>& failures);
+
+}  // namespace qdt::properties::testing

@@ -1,0 +1,86 @@
+#include "properties/storage_replay.h"
+
+#include <cassert>
+#include <variant>
+
+namespace qdt::properties {
+namespace {
+const std::set<int64_t> kNoOffsets;
+}  // namespace
+
+const StoredMessage* PartitionReplay::at(int64_t offset) const {
+  auto it = messages_.find(offset);
+  return it == messages_.end() ? nullptr : &it->second;
+}
+
+const std::set<int64_t>& PartitionReplay::live_offsets(const std::string& transaction_id) const {
+  auto it = live_.find(transaction_id);
+  return it == live_.end() ? kNoOffsets : it->second;
+}
+
+int64_t StorageReplay::window_seconds(const std::string& queue) const {
+  auto it = windows_.find(queue);
+  return it == windows_.end() ? 3600 : it->second;
+}
+
+const PartitionReplay* StorageReplay::find(const std::string& queue, const std::string& partition) const {
+  auto it = partitions_.find({queue, partition});
+  return it == partitions_.end() ? nullptr : &it->second;
+}
+
+const StorageReplay::Location* StorageReplay::locate(const std::string& message_id) const {
+  auto it = locations_.find(message_id);
+  return it == locations_.end() ? nullptr : &it->second;
+}
+
+PartitionReplay& StorageReplay::partition(const std::string& queue, const std::string& partition) {
+  return partitions_[{queue, partition}];
+}
+
+void StorageReplay::apply(const history::Event& event, size_t event_index) {
+  if (const auto* push = std::get_if<history::PushEvent>(&event)) {
+    if (push->failed || !push->queued) return;
+    PartitionReplay& p = partition(push->queue, push->partition);
+    for (size_t i = 0; i < push->frames.size(); ++i) {
+      const history::FrameRecord& f = push->frames[i];
+      StoredMessage m;
+      m.offset = push->base_offset + static_cast<int64_t>(i);
+      m.message_id = f.message_id;
+      m.transaction_id = f.transaction_id;
+      m.origin_request = f.origin_request;
+      m.created_at_ms = push->now_ms;
+      m.event_index = event_index;
+      const int64_t offset = m.offset;
+      if (!p.messages_.emplace(offset, std::move(m)).second) continue;  // overlap: first write kept
+      p.live_[f.transaction_id].insert(offset);
+      locations_.try_emplace(f.message_id, Location{push->queue, push->partition, offset});
+    }
+  } else if (const auto* configure = std::get_if<history::ConfigureEvent>(&event)) {
+    windows_[configure->queue] = configure->window_seconds;
+  } else if (const auto* del = std::get_if<history::DeleteSegmentEvent>(&event)) {
+    PartitionReplay& p = partition(del->queue, del->partition);
+    for (auto it = p.messages_.lower_bound(del->base_offset); it != p.messages_.end() && it->first <= del->end_offset;
+         ++it) {
+      it->second.segment_present = false;
+    }
+  } else if (const auto* purge = std::get_if<history::PurgeEvent>(&event)) {
+    PartitionReplay& p = partition(purge->queue, purge->partition);
+    for (const history::SidecarRowRecord& row : purge->rows) {
+      assert(row.base_offset <= row.end_offset);
+      for (auto it = p.messages_.lower_bound(row.base_offset); it != p.messages_.end() && it->first <= row.end_offset;
+           ++it) {
+        StoredMessage& m = it->second;
+        if (!m.sidecar_present) continue;
+        m.sidecar_present = false;
+        m.sidecar_purged_by = event_index;
+        auto live = p.live_.find(m.transaction_id);
+        assert(live != p.live_.end());
+        live->second.erase(m.offset);
+        if (live->second.empty()) p.live_.erase(live);
+      }
+    }
+    p.txns_start_ = purge->txns_start_after;
+  }
+}
+
+}  // namespace qdt::properties

@@ -1,0 +1,67 @@
+#pragma once
+// What each push item must answer, derived from the verdicts storage gave the
+// frames of its request (SPEC 2.4-2.6) and the covering-segment fetches that
+// resolved duplicate ids.
+//
+// A frame is identified by (origin_request, queue, partition, transactionId,
+// message_id). Its final verdict comes from the last push event that decided
+// it: queued (every frame of a queued segment), duplicate (listed in the
+// answer) or error (the transaction failed). A frame that survived a duplicate
+// round and was never pushed again has no verdict.
+//
+// A duplicate's id is what a fetch of (broker, queue, partition, offset)
+// recorded after the push. Concurrent requests on one broker may fetch the
+// same offset in either order, so every id fetched after the push is accepted;
+// the fetches themselves are checked against storage elsewhere.
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "properties/history.h"
+
+namespace qdt::properties {
+
+struct Expected {
+  std::set<std::string> statuses;     // acceptable statuses; empty: nothing is acceptable
+  std::set<std::string> message_ids;  // acceptable ids when queued or duplicate
+  std::string because;                // how the expectation was derived, for failure details
+  bool accepts(const history::ResponseItem& response) const;
+};
+
+class Verdicts {
+ public:
+  explicit Verdicts(const history::History& history);
+  // The answer of item `index` of `request`; `leader` is its group's leader
+  // (model::request_leaders), equal to `index` when it leads.
+  Expected expected(const history::RequestRecord& request, size_t index, size_t leader) const;
+
+ private:
+  enum class Kind { undecided, queued, duplicate, error };
+  struct Outcome {
+    std::string message_id;
+    Kind kind = Kind::undecided;
+    size_t event_index = 0;
+    int64_t offset = -1;  // queued: where it landed; duplicate: the original
+    uint32_t broker = 0;
+  };
+  using FrameKey = std::tuple<uint64_t, std::string, std::string, std::string>;
+  using FetchKey = std::tuple<uint32_t, std::string, std::string, int64_t>;
+  using ItemKey = std::tuple<std::string, std::string, std::string>;
+  struct Fetches {
+    std::vector<size_t> event_indices;              // ascending
+    std::vector<std::vector<std::string>> suffix;   // distinct ids fetched at or after each position
+  };
+  Expected own_answer(const history::RequestRecord& request, const history::ItemRecord& item) const;
+  std::vector<std::string> fetched_after(const Outcome& o, const std::string& queue,
+                                         const std::string& partition) const;
+
+  std::map<FrameKey, std::vector<Outcome>> frames_;
+  std::map<FetchKey, Fetches> fetches_;
+  std::map<ItemKey, std::set<std::string>> final_ids_;  // every final id of every frame of a key
+};
+
+}  // namespace qdt::properties
