@@ -47,6 +47,8 @@ const valijson::Schema& compiled_schema() {
   return *schema;
 }
 
+}  // namespace
+
 // Structural validation against the shipped schema. Reports the deepest
 // errors first (they name the field at fault rather than "oneOf failed").
 std::vector<LoadError> schema_errors(const json& doc, const std::string& file) {
@@ -72,6 +74,8 @@ std::vector<LoadError> schema_errors(const json& doc, const std::string& file) {
   if (out.empty()) out.push_back({file, "/", "does not match the scenario schema"});
   return out;
 }
+
+namespace {
 
 // Checked access: every read verifies type and range and records an error
 // with its path instead of throwing, so no input can crash the loader.
@@ -513,8 +517,10 @@ LoadResult load_scenario_text(const std::string& text, const std::string& file) 
     result.errors.push_back({file, "/", std::string("not valid JSON: ") + e.what()});
     return result;
   }
-  result.errors = schema_errors(doc, file);
-  if (!result.errors.empty()) return result;
+  // Both validators always run: the schema (what editors check) and the
+  // semantic rules in code. The code's messages name the field and the rule
+  // more precisely than a failed oneOf, so they are reported first.
+  const std::vector<LoadError> structural = schema_errors(doc, file);
 
   Scenario s;
   s.file = file;
@@ -551,6 +557,7 @@ LoadResult load_scenario_text(const std::string& text, const std::string& file) 
   else loader.steps(doc["steps"], "/steps", s.steps, false);
   if (auto it = doc.find("expect"); it != doc.end()) loader.expect(*it, s);
   loader.check_brokers(s);
+  if (result.errors.empty()) result.errors = structural;
   if (result.errors.empty()) result.scenario = std::move(s);
   return result;
 }

@@ -79,4 +79,7 @@ LoadResult load_scenario_file(const std::string& file);
 // The JSON Schema of the format, as shipped in scenarios/schema/.
 const std::string& scenario_schema_text();
 
+// Structural validation of a parsed document against that schema alone.
+std::vector<LoadError> schema_errors(const nlohmann::json& doc, const std::string& file);
+
 }  // namespace qdt::sim

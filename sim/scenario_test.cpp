@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 
 namespace qdt::sim {
 namespace {
@@ -100,6 +101,33 @@ TEST(ScenarioLoader, ShippedInvalidFilesAreRejected) {
     ++checked;
   }
   EXPECT_GE(checked, 5);
+}
+
+// The shipped schema and the loader's own rules agree on the shipped files.
+TEST(ScenarioSchema, AcceptsShippedScenariosAndRejectsInvalidOnes) {
+  const std::filesystem::path root(QDT_SOURCE_DIR);
+  int valid = 0, invalid = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(root / "scenarios")) {
+    if (entry.path().extension() != ".json" || entry.path().parent_path().filename() == "schema") continue;
+    std::ifstream in(entry.path());
+    const auto doc = nlohmann::json::parse(in);
+    EXPECT_TRUE(schema_errors(doc, "f").empty()) << entry.path();
+    ++valid;
+  }
+  for (const auto& entry : std::filesystem::directory_iterator(root / "sim" / "testdata" / "invalid")) {
+    std::ifstream in(entry.path());
+    const auto doc = nlohmann::json::parse(in, nullptr, false);
+    if (doc.is_discarded()) continue;  // not JSON at all
+    if (entry.path().filename() == "missing-step-reference.json" ||
+        entry.path().filename() == "expect-for-missing-step.json") {
+      continue;  // cross-references are the loader's rules, not the schema's
+    }
+    EXPECT_FALSE(schema_errors(doc, "f").empty()) << entry.path();
+    ++invalid;
+  }
+  EXPECT_GE(valid, 20);
+  EXPECT_GE(invalid, 5);
+  EXPECT_FALSE(schema_errors(nlohmann::json::parse(R"({"steps": [{"op": "push"}]})"), "f").empty());
 }
 
 TEST(ScenarioLoader, ShippedScenariosAllLoad) {
