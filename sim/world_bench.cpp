@@ -1,0 +1,62 @@
+// The whole simulated push path (producer -> network -> broker -> storage and
+// back, under the seeded scheduler), in items per wall second, plus the
+// checkers' cost over the resulting history. Run: build/sim/world_bench
+#include <benchmark/benchmark.h>
+
+#include <boost/fiber/fiber.hpp>
+
+#include "properties/checkers.h"
+#include "sim/world.h"
+
+namespace qdt::sim {
+namespace {
+
+constexpr int kProducers = 8;
+constexpr int kPartitions = 8;
+
+// kProducers fibers each send `requests` one-item requests with fresh keys,
+// round-robin over partitions; `window` seconds of dedup on the queue.
+history::History run_world(int64_t window, int requests, uint64_t seed) {
+  WorldConfig config;
+  config.seed = seed;
+  World world(config, false);
+  world.run([&] {
+    world.admin().configure("q", {{"dedupWindowSeconds", window}});
+    std::vector<boost::fibers::fiber> fibers;
+    for (int p = 0; p < kProducers; ++p) {
+      fibers.push_back(world.spawn([&, p] {
+        for (int r = 0; r < requests; ++r) {
+          const nlohmann::json items = nlohmann::json::array(
+              {{{"queue", "q"}, {"partition", "p" + std::to_string(r % kPartitions)},
+                {"transactionId", "k" + std::to_string(p) + "-" + std::to_string(r)}, {"data", {{"n", r}}}}});
+          world.push("bench", 0, "producer" + std::to_string(p), items);
+        }
+      }));
+    }
+    for (auto& f : fibers) f.join();
+  });
+  return std::move(world.history());
+}
+
+void BM_SimulatedPush(benchmark::State& state) {
+  const int64_t window = state.range(0);
+  const int requests = static_cast<int>(state.range(1));
+  uint64_t seed = 1;
+  for (auto _ : state) benchmark::DoNotOptimize(run_world(window, requests, seed++));
+  state.SetItemsProcessed(state.iterations() * kProducers * requests);
+}
+
+void BM_CheckHistory(benchmark::State& state) {
+  const history::History h = run_world(state.range(0), static_cast<int>(state.range(1)), 1);
+  for (auto _ : state) benchmark::DoNotOptimize(properties::check_history(h));
+  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(h.requests.size()));
+}
+
+// {window seconds, requests per producer}
+BENCHMARK(BM_SimulatedPush)->Args({0, 1000})->Args({3600, 1000})->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_CheckHistory)->Args({3600, 1000})->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace qdt::sim
+
+BENCHMARK_MAIN();
