@@ -136,11 +136,18 @@ struct ResponseItem {
   std::string queue;
 };
 
+// One delivery of a request to a broker (or its loss on the way). A retry is
+// a new attempt with the same push_id and the same items; a duplicated
+// delivery is a second record of the same attempt with its own `request`.
 struct RequestRecord {
-  uint64_t request = 0;  // unique per run, matches FrameRecord::origin_request
+  uint64_t request = 0;  // unique per delivery, matches FrameRecord::origin_request
   std::string step;
   uint32_t broker = 0;
   std::string producer;
+  uint64_t push_id = 0;   // the producer's logical push: every attempt and delivery of one step's push
+  uint32_t attempt = 0;   // 0 for the first attempt, then 1, 2, ... for retries
+  bool delivered = true;  // false: lost on the way; the broker never saw it (no items, no responses)
+  bool response_received = true;  // false: the response was lost or came after the producer stopped waiting
   std::vector<ItemRecord> items;  // as the broker saw them (valid requests only)
   bool rejected = false;          // rejected whole by validation (SPEC 2.1)
   std::string error;

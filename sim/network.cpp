@@ -2,13 +2,71 @@
 
 namespace qdt::sim {
 
-impl::PushResponse Network::call(impl::Broker& broker, const nlohmann::json& request, uint64_t request_id) {
+void Network::send(impl::Broker& broker, std::shared_ptr<const nlohmann::json> request, const AttemptMeta& meta,
+                   std::shared_ptr<Attempt> attempt) {
+  // Draw the duplication now, in the sender's turn, so the draw order is fixed.
+  const int copies = rng_.chance_ppm(config_.duplicate_ppm) ? 2 : 1;
+  if (copies == 2) stats_.duplicated++;
+  for (int c = 0; c < copies; ++c) {
+    spawn_([this, &broker, request, meta, attempt] { deliver(broker, *request, meta, *attempt); });
+  }
+}
+
+void Network::deliver(impl::Broker& broker, const nlohmann::json& request, const AttemptMeta& meta,
+                      Attempt& attempt) {
+  const uint64_t request_id = ++next_request_;
+  stats_.deliveries++;
   clock_.sleep_for(latency_ms());
-  trace_.begin(clock_.now_ms(), "deliver").field("req", static_cast<int64_t>(request_id)).field("b", broker.id()).end();
+  history::RequestRecord record;
+  record.request = request_id;
+  record.step = meta.step;
+  record.broker = broker.id();
+  record.producer = meta.producer;
+  record.push_id = meta.push_id;
+  record.attempt = meta.attempt;
+  record.response_received = false;
+  if (rng_.chance_ppm(config_.loss_request_ppm)) {
+    stats_.requests_lost++;
+    record.delivered = false;
+    history_.requests.push_back(std::move(record));
+    trace_.begin(clock_.now_ms(), "lost-request").field("req", static_cast<int64_t>(request_id)).end();
+    return;
+  }
+  trace_.begin(clock_.now_ms(), "deliver")
+      .field("req", static_cast<int64_t>(request_id))
+      .field("push", static_cast<int64_t>(meta.push_id))
+      .field("attempt", meta.attempt)
+      .field("b", broker.id())
+      .end();
   impl::PushResponse response = broker.push(request, request_id);
-  trace_.begin(clock_.now_ms(), "respond").field("req", static_cast<int64_t>(request_id)).end();
+  record.rejected = response.rejected;
+  record.error = response.error;
+  Trace& t = trace_.begin(clock_.now_ms(), "respond").field("req", static_cast<int64_t>(request_id));
+  if (response.rejected) t.field("rejected", response.error);
+  for (const impl::ItemResponse& r : response.items) {
+    record.items.push_back({r.queue, r.partition, r.transaction_id});
+    record.responses.push_back({r.status, r.message_id, r.transaction_id, r.queue});
+    t.field(r.status, r.message_id);
+  }
+  t.end();
+  const size_t index = history_.requests.size();
+  history_.requests.push_back(std::move(record));
+
   clock_.sleep_for(latency_ms());
-  return response;
+  if (rng_.chance_ppm(config_.loss_response_ppm)) {
+    stats_.responses_lost++;
+    trace_.begin(clock_.now_ms(), "lost-response").field("req", static_cast<int64_t>(request_id)).end();
+    return;
+  }
+  if (!attempt.wakeup.waiting) {
+    stats_.late_responses++;
+    trace_.begin(clock_.now_ms(), "late-response").field("req", static_cast<int64_t>(request_id)).end();
+    return;
+  }
+  history_.requests[index].response_received = true;
+  attempt.response = std::move(response);
+  trace_.begin(clock_.now_ms(), "recv").field("req", static_cast<int64_t>(request_id)).end();
+  clock_.wake(attempt.wakeup);
 }
 
 }  // namespace qdt::sim

@@ -16,7 +16,26 @@ using json = nlohmann::json;
 struct StepOutcomes {
   std::map<std::string, json> responses;       // step id -> response JSON
   std::map<std::string, impl::PushResponse> pushes;
+  std::map<std::string, uint32_t> attempts;    // push step id -> attempts made
 };
+
+// The outcome of a push none of whose attempts got a response: every item
+// answers `timeout` (SPEC 2.12), with the zero id.
+impl::PushResponse timed_out(const json& items) {
+  impl::PushResponse r;
+  if (!items.is_array()) return r;
+  for (const json& item : items) {
+    impl::ItemResponse ir;
+    ir.status = "timeout";
+    ir.message_id = impl::kZeroUuidText;
+    if (item.is_object()) {
+      if (item.contains("transactionId") && item["transactionId"].is_string()) ir.transaction_id = item["transactionId"];
+      if (item.contains("queue") && item["queue"].is_string()) ir.queue = item["queue"];
+    }
+    r.items.push_back(std::move(ir));
+  }
+  return r;
+}
 
 class Runner {
  public:
@@ -30,9 +49,27 @@ class Runner {
   void run(const Step& step) {
     switch (step.op) {
       case Op::push: {
-        impl::PushResponse response = world_.push(step.id, step.broker, step.producer, step.items);
+        World::PushOutcome outcome = world_.push(step.id, step.broker, step.producer, step.items, step.retry);
+        out_.attempts[step.id] = outcome.attempts;
+        impl::PushResponse response = outcome.response ? std::move(*outcome.response) : timed_out(step.items);
         out_.responses[step.id] = response.to_json();
         out_.pushes[step.id] = std::move(response);
+        break;
+      }
+      case Op::skew:
+        world_.set_skew(step.broker, step.skew_ms);
+        break;
+      case Op::network: {
+        NetworkConfig next = world_.config().network;
+        step.network.apply(next);
+        world_.set_network(next);
+        world_.trace()
+            .begin(world_.clock().now_ms(), "network")
+            .field("latency", std::to_string(next.latency_ms_min) + ".." + std::to_string(next.latency_ms_max))
+            .field("loss_request_ppm", next.loss_request_ppm)
+            .field("loss_response_ppm", next.loss_response_ppm)
+            .field("duplicate_ppm", next.duplicate_ppm)
+            .end();
         break;
       }
       case Op::parallel: {
@@ -42,6 +79,9 @@ class Runner {
         for (auto& f : fibers) f.join();
         break;
       }
+      case Op::sequence:
+        for (const Step& child : step.children) run(child);
+        break;
       case Op::advance:
         world_.sleep_ms(step.advance_ms);
         break;
@@ -195,8 +235,13 @@ void check_expectations(const Scenario& s, const StepOutcomes& out, const histor
   }
 }
 
-json metrics_of(World& world) {
+json metrics_of(World& world, const StepOutcomes& out) {
   const history::History& h = world.history();
+  int64_t timeouts = 0, retries = 0;
+  for (const auto& [id, n] : out.attempts) retries += n - 1;
+  for (const auto& [id, push] : out.pushes) {
+    for (const auto& item : push.items) timeouts += item.status == "timeout" ? 1 : 0;
+  }
   int64_t items = 0, queued = 0, duplicates = 0, zero = 0, errors = 0, rejected = 0;
   for (const auto& r : h.requests) {
     rejected += r.rejected ? 1 : 0;
@@ -231,8 +276,12 @@ json metrics_of(World& world) {
           {"duplicates", duplicates},
           {"zero_id_duplicates", zero},
           {"errors", errors},
-          {"timeouts", 0},
-          {"retries", 0},
+          {"timeouts", timeouts},
+          {"retries", retries},
+          {"requests_lost", world.network_stats().requests_lost},
+          {"responses_lost", world.network_stats().responses_lost},
+          {"duplicated_deliveries", world.network_stats().duplicated},
+          {"late_responses", world.network_stats().late_responses},
           {"storage_pushes", pushes},
           {"storage_push_failures", failed},
           {"probes_run", probes_run},
@@ -278,7 +327,7 @@ RunOutcome run_scenario(const Scenario& scenario, const RunOptions& options) {
                     {"trace_hash", world.trace().hash_hex()},
                     {"steps", std::move(steps)},
                     {"failures", std::move(failures)},
-                    {"metrics", metrics_of(world)}};
+                    {"metrics", metrics_of(world, runner.outcomes())}};
   outcome.trace_text = world.trace().text();
   outcome.history = std::move(world.history());
   return outcome;

@@ -173,15 +173,16 @@ class Reader {
 
 std::optional<Op> op_of(const std::string& name) {
   static const std::map<std::string, Op> ops = {
-      {"push", Op::push},           {"parallel", Op::parallel},         {"advance", Op::advance},
+      {"push", Op::push},           {"parallel", Op::parallel},  {"sequence", Op::sequence},         {"advance", Op::advance},
       {"configure", Op::configure}, {"retention", Op::retention},       {"delete_segment", Op::delete_segment},
-      {"storage_fail", Op::storage_fail}, {"ack", Op::ack},             {"read", Op::read}};
+      {"storage_fail", Op::storage_fail}, {"ack", Op::ack},             {"read", Op::read},
+      {"skew", Op::skew},           {"network", Op::network}};
   const auto it = ops.find(name);
   return it == ops.end() ? std::nullopt : std::optional<Op>(it->second);
 }
 
 bool not_yet_supported(const std::string& op) {
-  return op == "evict_cache" || op == "cache" || op == "crash_broker" || op == "skew" || op == "network";
+  return op == "evict_cache" || op == "cache" || op == "crash_broker";
 }
 
 class Loader {
@@ -197,7 +198,10 @@ class Loader {
       if (auto v = r_.boolean(*it, "/world/cache", "enabled")) s.world.cache.enabled = *v;
       if (auto v = r_.integer(*it, "/world/cache", "budget_bytes", 0, int64_t{1} << 50)) s.world.cache.budget_bytes = *v;
     }
-    if (auto it = w.find("network"); it != w.end()) network(*it, "/world/network", s.world.network);
+    if (auto it = w.find("network"); it != w.end()) {
+      r_.only(*it, "/world/network", {"latency_ms", "loss_request", "loss_response", "duplicate"});
+      network(*it, "/world/network", s.world.network);
+    }
     if (auto it = w.find("storage"); it != w.end()) {
       const std::string p = "/world/storage";
       r_.only(*it, p, {"path", "purge_batch", "latency_ms"});
@@ -208,14 +212,18 @@ class Loader {
   }
 
   void network(const json& n, const std::string& p, NetworkConfig& config) {
+    NetworkChange change;
+    network_change(n, p, change);
+    change.apply(config);
+  }
+
+  void network_change(const json& n, const std::string& p, NetworkChange& change) {
     if (!n.is_object()) return r_.fail(p, "expected an object");
-    r_.only(n, p, {"latency_ms", "loss_request", "loss_response", "duplicate"});
-    r_.latency(n, p, config.latency_ms_min, config.latency_ms_max);
-    for (const char* fault : {"loss_request", "loss_response", "duplicate"}) {
-      if (auto v = r_.probability_ppm(n, p, fault); v && *v > 0) {
-        r_.fail(p + "/" + fault, "network faults are not supported yet by this build (only 0)");
-      }
-    }
+    int64_t lo = 0, hi = 0;
+    if (n.contains("latency_ms") && r_.latency(n, p, lo, hi)) change.latency_ms = std::make_pair(lo, hi);
+    change.loss_request_ppm = r_.probability_ppm(n, p, "loss_request");
+    change.loss_response_ppm = r_.probability_ppm(n, p, "loss_response");
+    change.duplicate_ppm = r_.probability_ppm(n, p, "duplicate");
   }
 
   void steps(const json& list, const std::string& p, std::vector<Step>& out, bool inside_parallel) {
@@ -268,16 +276,31 @@ class Loader {
           if (v->empty() || v->size() > kMaxProducerNameBytes) r_.fail(p + "/producer", "must be 1-64 bytes");
           s.producer = *v;
         }
-        if (j.contains("retry")) r_.fail(p + "/retry", "retry policies are not supported yet by this build");
+        if (auto it = j.find("retry"); it != j.end()) {
+          const std::string rp = p + "/retry";
+          if (!it->is_object()) {
+            r_.fail(rp, "expected {timeout_ms, attempts, backoff_ms}");
+          } else {
+            r_.only(*it, rp, {"timeout_ms", "attempts", "backoff_ms"});
+            if (auto v = r_.integer(*it, rp, "timeout_ms", 1, 3'600'000)) s.retry.timeout_ms = *v;
+            if (auto v = r_.integer(*it, rp, "attempts", 1, 100)) s.retry.attempts = static_cast<uint32_t>(*v);
+            if (auto v = r_.integer(*it, rp, "backoff_ms", 0, 3'600'000)) s.retry.backoff_ms = *v;
+          }
+        }
         if (s.producer.empty()) s.producer = s.id;  // one producer per push step unless named
         brokers_used_.emplace_back(p + "/broker", s.broker);
         break;
       }
       case Op::parallel:
         r_.only(j, p, {"op", "id", "steps"});
-        if (inside_parallel) r_.fail(p + "/op", "parallel may not be nested inside parallel");
+        if (inside_parallel) r_.fail(p + "/op", "parallel may not be nested inside parallel or sequence");
         if (!j.contains("steps")) r_.fail(p + "/steps", "required");
         else steps(j["steps"], p + "/steps", s.children, true);
+        break;
+      case Op::sequence:
+        r_.only(j, p, {"op", "id", "steps"});
+        if (!j.contains("steps")) r_.fail(p + "/steps", "required");
+        else steps(j["steps"], p + "/steps", s.children, true);  // no parallel inside a sequence
         break;
       case Op::advance: {
         r_.only(j, p, {"op", "id", "seconds", "ms"});
@@ -329,6 +352,25 @@ class Loader {
         r_.only(j, p, {"op", "id", "count"});
         if (auto v = r_.integer(j, p, "count", 1, 1'000'000)) s.count = *v;
         else if (!j.contains("count")) r_.fail(p + "/count", "required");
+        break;
+      case Op::skew:
+        r_.only(j, p, {"op", "id", "broker", "ms"});
+        if (auto v = r_.integer(j, p, "broker", 0, kMaxBrokers - 1)) {
+          s.broker = static_cast<uint32_t>(*v);
+          brokers_used_.emplace_back(p + "/broker", s.broker);
+        } else if (!j.contains("broker")) {
+          r_.fail(p + "/broker", "required");
+        }
+        if (auto v = r_.integer(j, p, "ms", -86'400'000, 86'400'000)) s.skew_ms = *v;
+        else if (!j.contains("ms")) r_.fail(p + "/ms", "required");
+        break;
+      case Op::network:
+        r_.only(j, p, {"op", "id", "latency_ms", "loss_request", "loss_response", "duplicate"});
+        network_change(j, p, s.network);
+        if (!s.network.latency_ms && !s.network.loss_request_ppm && !s.network.loss_response_ppm &&
+            !s.network.duplicate_ppm) {
+          r_.fail(p, "a network step changes at least one of latency_ms, loss_request, loss_response, duplicate");
+        }
         break;
       case Op::ack:
         r_.only(j, p, {"op", "id", "queue", "partition", "transactionId", "consumerGroup"});
@@ -435,8 +477,8 @@ class Loader {
       r_.only(item, ip, {"status", "message_id"});
       ItemExpect ie;
       if (auto st = r_.string(item, ip, "status", true)) {
-        if (*st != "queued" && *st != "duplicate" && *st != "error") {
-          r_.fail(ip + "/status", "expected \"queued\", \"duplicate\" or \"error\"");
+        if (*st != "queued" && *st != "duplicate" && *st != "error" && *st != "timeout") {
+          r_.fail(ip + "/status", "expected \"queued\", \"duplicate\", \"error\" or \"timeout\"");
         }
         ie.status = *st;
       }
@@ -507,6 +549,16 @@ class Loader {
 };
 
 }  // namespace
+
+void NetworkChange::apply(NetworkConfig& config) const {
+  if (latency_ms) {
+    config.latency_ms_min = latency_ms->first;
+    config.latency_ms_max = latency_ms->second;
+  }
+  if (loss_request_ppm) config.loss_request_ppm = *loss_request_ppm;
+  if (loss_response_ppm) config.loss_response_ppm = *loss_response_ppm;
+  if (duplicate_ppm) config.duplicate_ppm = *duplicate_ppm;
+}
 
 LoadResult load_scenario_text(const std::string& text, const std::string& file) {
   LoadResult result;

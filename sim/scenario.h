@@ -13,7 +13,16 @@
 
 namespace qdt::sim {
 
-enum class Op { push, parallel, advance, configure, retention, delete_segment, storage_fail, ack, read };
+enum class Op { push, parallel, sequence, advance, configure, retention, delete_segment, storage_fail, ack, read, skew, network };
+
+// The fields a `network` step changes; the others keep their current value.
+struct NetworkChange {
+  std::optional<std::pair<int64_t, int64_t>> latency_ms;
+  std::optional<uint32_t> loss_request_ppm;
+  std::optional<uint32_t> loss_response_ppm;
+  std::optional<uint32_t> duplicate_ppm;
+  void apply(NetworkConfig& config) const;
+};
 
 struct Step {
   Op op = Op::push;
@@ -22,7 +31,7 @@ struct Step {
   nlohmann::json items;  // push: handed to the broker as written
   uint32_t broker = 0;
   std::string producer;  // push: defaults to a producer per step
-  std::vector<Step> children;  // parallel
+  std::vector<Step> children;  // parallel, sequence
   int64_t advance_ms = 0;
   std::optional<std::string> queue;  // configure, delete_segment, ack, read; optional for retention
   std::string partition = "Default";
@@ -33,6 +42,9 @@ struct Step {
   std::string transaction_id;  // ack
   std::string consumer_group = "default";
   int64_t count = 0;  // storage_fail
+  RetryPolicy retry;  // push
+  int64_t skew_ms = 0;  // skew (with `broker`)
+  NetworkChange network;  // network
 };
 
 struct ItemExpect {

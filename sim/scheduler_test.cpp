@@ -91,3 +91,53 @@ TEST(VirtualClock, TimeJumpsToTheEarliestTimer) {
 
 }  // namespace
 }  // namespace qdt::sim
+
+namespace qdt::sim {
+namespace {
+
+// A wait ended early by another fiber cancels its timer: the clock does not
+// later jump to the dead deadline, and the waiter learns it was woken.
+TEST(VirtualClock, WakeEndsAWaitAndCancelsItsTimer) {
+  SeededScheduler& scheduler = SeededScheduler::install();
+  Rng rng(3);
+  scheduler.set_rng(&rng);
+  VirtualClock clock;
+  VirtualClock::Wakeup early, late;
+  bool early_woken = true, late_woken = true;
+  int64_t early_at = -1, late_at = -1;
+  int finished = 0;
+  std::vector<boost::fibers::fiber> fibers;
+  fibers.emplace_back([&] {
+    early_woken = clock.wait_for(1000, early);
+    early_at = clock.now_ms();
+    ++finished;
+  });
+  fibers.emplace_back([&] {
+    late_woken = clock.wait_for(40, late);
+    late_at = clock.now_ms();
+    ++finished;
+  });
+  fibers.emplace_back([&] {
+    clock.sleep_for(25);
+    clock.wake(early);
+    clock.wake(early);  // a second wake is a no-op
+    ++finished;
+  });
+  while (finished < 3) {
+    boost::this_fiber::yield();
+    if (finished < 3) {
+      ASSERT_TRUE(clock.fire_next());
+    }
+  }
+  for (auto& f : fibers) f.join();
+  scheduler.set_rng(nullptr);
+  EXPECT_TRUE(early_woken);
+  EXPECT_EQ(early_at, 25);
+  EXPECT_FALSE(late_woken);  // timed out
+  EXPECT_EQ(late_at, 40);
+  EXPECT_FALSE(clock.fire_next());  // the cancelled 1000 ms timer is gone
+  EXPECT_EQ(clock.now_ms(), 40);
+}
+
+}  // namespace
+}  // namespace qdt::sim

@@ -5,6 +5,7 @@
 // sleeps in real time. Ties fire in registration order.
 #include <boost/fiber/context.hpp>
 #include <cstdint>
+#include <unordered_set>
 #include <vector>
 
 namespace qdt::sim {
@@ -20,22 +21,37 @@ class VirtualClock {
   // A 0 ms sleep still lets every other ready fiber and due timer go first.
   void sleep_for(int64_t ms);
 
-  // Event loop only: advances to the earliest timer and readies its fiber.
-  // false when no timer is pending.
+  // A wait that another fiber can end early (a response arriving before the
+  // producer's timeout). Lives on the waiting fiber's stack for the wait.
+  struct Wakeup {
+    boost::fibers::context* ctx = nullptr;
+    bool waiting = false;
+    bool woken = false;
+    uint64_t timer = 0;
+  };
+  // Suspends the calling fiber until wake(w) or until `ms` pass; true when woken.
+  bool wait_for(int64_t ms, Wakeup& w);
+  // Ends `w`'s wait now (no-op when it is not waiting); its timer is cancelled.
+  void wake(Wakeup& w);
+
+  // Event loop only: advances to the earliest live timer and readies its
+  // fiber. false when no timer is pending.
   bool fire_next();
 
-  size_t pending() const { return heap_.size(); }
+  size_t pending() const { return heap_.size() - cancelled_.size(); }
 
  private:
   struct Timer {
     int64_t at_ms;
     uint64_t seq;
     boost::fibers::context* ctx;
+    Wakeup* wakeup;  // null for a plain sleep; valid while not cancelled
   };
   static bool later(const Timer& a, const Timer& b) {
     return a.at_ms != b.at_ms ? a.at_ms > b.at_ms : a.seq > b.seq;
   }
   std::vector<Timer> heap_;
+  std::unordered_set<uint64_t> cancelled_;  // seqs of timers whose wait ended early
   uint64_t seq_ = 0;
   int64_t now_ms_ = 0;
 };

@@ -47,7 +47,8 @@ World::World(const WorldConfig& config, bool keep_trace_text)
       producer_rng_(root_.fork()),
       storage_(config.storage.path, config.storage.purge_batch),
       trace_(keep_trace_text),
-      network_(config_.network, network_rng_, clock_, trace_) {
+      network_(config_.network, network_rng_, clock_, trace_, history_,
+               [this](std::function<void()> fn) { spawn_detached(std::move(fn)); }) {
   assert(config.brokers >= 1 && config.brokers <= kMaxBrokers);
   side_ = std::make_unique<StorageSide>(
       StorageSide{storage_, clock_, history_, trace_, storage_rng_, config_.storage, 0});
@@ -86,6 +87,22 @@ boost::fibers::fiber World::spawn(std::function<void()> fn) {
                               guarded(std::move(fn)));
 }
 
+void World::spawn_detached(std::function<void()> fn) {
+  ++live_detached_;
+  boost::fibers::fiber f(std::allocator_arg, boost::fibers::protected_fixedsize_stack(kFiberStackBytes),
+                         [this, body = guarded(std::move(fn))] {
+                           body();
+                           --live_detached_;
+                         });
+  f.detach();
+}
+
+void World::set_skew(uint32_t broker, int64_t skew_ms) {
+  assert(broker < seams_.size());
+  seams_[broker]->clock.skew_ms = skew_ms;
+  trace_.begin(clock_.now_ms(), "skew").field("b", broker).field("ms", skew_ms).end();
+}
+
 void World::run(const std::function<void()>& script) {
   SeededScheduler& scheduler = SeededScheduler::install();
   assert(scheduler.ready_workers() == 0);
@@ -99,9 +116,11 @@ void World::run(const std::function<void()>& script) {
                                   done = true;
                                 });
   bool deadlock = false;
-  while (!done) {
+  // The script is done when its director returns and every in-flight
+  // delivery has settled.
+  while (!done || live_detached_ > 0) {
     boost::this_fiber::yield();  // returns when every simulated fiber waits
-    if (done) break;
+    if (done && live_detached_ == 0) break;
     if (!clock_.fire_next()) {
       deadlock = true;
       break;
@@ -128,38 +147,40 @@ Producer& World::producer(const std::string& name) {
   return it->second;
 }
 
-impl::PushResponse World::push(const std::string& step, uint32_t broker, const std::string& producer_name,
-                               const nlohmann::json& items) {
+World::PushOutcome World::push(const std::string& step, uint32_t broker, const std::string& producer_name,
+                               const nlohmann::json& items, const RetryPolicy& policy) {
   assert(broker < brokers_.size());
+  assert(policy.attempts >= 1 && policy.timeout_ms >= 1);
   Producer& p = producer(producer_name);
-  const nlohmann::json request = p.prepare(items);
-  const uint64_t request_id = ++next_request_;
-  trace_.begin(clock_.now_ms(), "send")
-      .field("req", static_cast<int64_t>(request_id))
-      .field("step", step)
-      .field("producer", producer_name)
-      .field("b", broker)
-      .field("body", request.dump())
-      .end();
-  impl::PushResponse response = network_.call(*brokers_[broker], request, request_id);
-
-  history::RequestRecord record;
-  record.request = request_id;
-  record.step = step;
-  record.broker = broker;
-  record.producer = producer_name;
-  record.rejected = response.rejected;
-  record.error = response.error;
-  Trace& t = trace_.begin(clock_.now_ms(), "recv").field("req", static_cast<int64_t>(request_id));
-  if (response.rejected) t.field("rejected", response.error);
-  for (const impl::ItemResponse& r : response.items) {
-    record.items.push_back({r.queue, r.partition, r.transaction_id});
-    record.responses.push_back({r.status, r.message_id, r.transaction_id, r.queue});
-    t.field(r.status, r.message_id);
+  // Keys are set once: every retry resends the same items with the same transactionIds.
+  auto request = std::make_shared<const nlohmann::json>(p.prepare(items));
+  const uint64_t push_id = ++next_push_;
+  PushOutcome outcome;
+  for (uint32_t attempt = 0; attempt < policy.attempts; ++attempt) {
+    if (attempt > 0) clock_.sleep_for(policy.backoff_ms);
+    trace_.begin(clock_.now_ms(), "send")
+        .field("push", static_cast<int64_t>(push_id))
+        .field("attempt", attempt)
+        .field("step", step)
+        .field("producer", producer_name)
+        .field("b", broker);
+    if (attempt == 0) trace_.field("body", request->dump());
+    trace_.end();
+    auto state = std::make_shared<Attempt>();
+    network_.send(*brokers_[broker], request, AttemptMeta{step, producer_name, push_id, attempt}, state);
+    outcome.attempts = attempt + 1;
+    if (!clock_.wait_for(policy.timeout_ms, state->wakeup)) {
+      trace_.begin(clock_.now_ms(), "timeout").field("push", static_cast<int64_t>(push_id)).field("attempt", attempt).end();
+      continue;
+    }
+    assert(state->response.has_value());
+    outcome.response = std::move(state->response);
+    // The SDK retries a timeout or a storage error; a verdict is final.
+    bool failed = false;
+    for (const auto& item : outcome.response->items) failed = failed || item.status == "error";
+    if (!failed) break;
   }
-  t.end();
-  history_.requests.push_back(std::move(record));
-  return response;
+  return outcome;
 }
 
 }  // namespace qdt::sim

@@ -12,6 +12,7 @@
 #include <exception>
 #include <functional>
 #include <map>
+#include <optional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -44,10 +45,22 @@ class World {
 
   // From inside run(): a new fiber, scheduled by the seeded scheduler.
   boost::fibers::fiber spawn(std::function<void()> fn);
+  // A fiber nobody joins (a network delivery); run() drains them before it returns.
+  void spawn_detached(std::function<void()> fn);
 
-  // One push request from `producer` to `broker`, waiting for the response.
-  impl::PushResponse push(const std::string& step, uint32_t broker, const std::string& producer,
-                          const nlohmann::json& items);
+  // One producer push: the request, its retries under `policy`, and the
+  // outcome. `response` is the last response the producer received (nullopt:
+  // every attempt timed out).
+  struct PushOutcome {
+    std::optional<impl::PushResponse> response;
+    uint32_t attempts = 0;
+  };
+  PushOutcome push(const std::string& step, uint32_t broker, const std::string& producer,
+                   const nlohmann::json& items, const RetryPolicy& policy = {});
+
+  // Faults that change the world from now on.
+  void set_network(const NetworkConfig& network) { config_.network = network; }
+  void set_skew(uint32_t broker, int64_t skew_ms);
 
   StorageLink& admin() { return *admin_; }
   void sleep_ms(int64_t ms) { clock_.sleep_for(ms); }
@@ -61,6 +74,7 @@ class World {
   const impl::Broker& broker(uint32_t i) const { return *brokers_.at(i); }
   uint32_t broker_count() const { return static_cast<uint32_t>(brokers_.size()); }
   uint64_t scheduler_picks() const { return scheduler_picks_; }
+  const NetworkStats& network_stats() const { return network_.stats(); }
 
  private:
   struct BrokerSeams;
@@ -83,7 +97,8 @@ class World {
   std::vector<std::unique_ptr<impl::Broker>> brokers_;
   Network network_;
   std::map<std::string, Producer> producers_;
-  uint64_t next_request_ = 0;
+  uint64_t next_push_ = 0;
+  uint64_t live_detached_ = 0;
   uint64_t scheduler_picks_ = 0;
   std::exception_ptr fiber_error_;
 };

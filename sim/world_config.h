@@ -32,6 +32,15 @@ struct CacheConfig {
   int64_t budget_bytes = int64_t{512} << 20;
 };
 
+// A producer's retry policy (SPEC 2.12): wait `timeout_ms` for a response,
+// try at most `attempts` times, sleep `backoff_ms` between attempts. Without
+// one in the scenario a producer waits 10 s once.
+struct RetryPolicy {
+  int64_t timeout_ms = 10'000;
+  uint32_t attempts = 1;
+  int64_t backoff_ms = 0;
+};
+
 struct WorldConfig {
   uint64_t seed = 1;
   uint32_t brokers = 1;
