@@ -28,6 +28,8 @@ constexpr Entry kRegistry[] = {
     {"offsets", check_offsets},
     {"dedup-off", check_dedup_off},
     {"ack-resolution", check_ack_resolution},
+    {"retry-convergence", check_retry_convergence},
+    {"window-expiry", check_window_expiry},
 };
 
 }  // namespace

@@ -17,11 +17,12 @@ using testing::HistoryBuilder;
 using testing::Item;
 using testing::show;
 
-TEST(Checkers, NamesTheTenPropertiesInOrder) {
+TEST(Checkers, NamesTheTwelvePropertiesInOrder) {
   const std::vector<std::string> want = {"model-agreement", "no-double-write", "no-false-duplicate",
                                          "duplicate-id",    "partition-scope", "first-wins",
                                          "nothing-written-on-duplicate",       "offsets",
-                                         "dedup-off",       "ack-resolution"};
+                                         "dedup-off",       "ack-resolution",  "retry-convergence",
+                                         "window-expiry"};
   EXPECT_EQ(property_names(), want);
 }
 
@@ -82,7 +83,7 @@ template <>
 struct Arbitrary<qdt::properties::RandomOp> {
   static Gen<qdt::properties::RandomOp> arbitrary() {
     return gen::build<qdt::properties::RandomOp>(
-        gen::set(&qdt::properties::RandomOp::kind, gen::inRange(0, 12)),
+        gen::set(&qdt::properties::RandomOp::kind, gen::inRange(0, 14)),
         gen::set(&qdt::properties::RandomOp::a, gen::inRange(0, 5)),
         gen::set(&qdt::properties::RandomOp::b, gen::inRange(0, 5)),
         gen::set(&qdt::properties::RandomOp::items,
@@ -100,6 +101,7 @@ history::History run_random(const std::vector<RandomOp>& ops) {
   static const int64_t kWindows[] = {0, 1, 60, 3600, 7200};
   HistoryBuilder b;
   int step = 0;
+  std::string last_push;  // the step a retry or a redelivery repeats
   auto q = [](int i) { return "q" + std::to_string(i % 2); };
   auto p = [](int i) { return "p" + std::to_string(i % 2); };
   for (const RandomOp& op : ops) {
@@ -126,10 +128,20 @@ history::History run_random(const std::vector<RandomOp>& ops) {
       case 11:
         b.fail_pushes(1);
         break;
+      case 12:
+      case 13:
+        if (last_push.empty()) break;
+        if (op.a % 2 == 1) b.lose_response();
+        if (op.kind == 12) b.retry(last_push, static_cast<uint32_t>(op.b % 2));
+        if (op.kind == 13) b.redeliver(last_push, static_cast<uint32_t>(op.b % 2));
+        break;
       default: {
         std::vector<Item> items;
         for (const auto& [qi, pi, ti] : op.items) items.push_back({q(qi), p(pi), "t" + std::to_string(ti)});
-        if (!items.empty()) b.push(id, items, static_cast<uint32_t>(op.a % 2));
+        if (!items.empty()) {
+          b.push(id, items, static_cast<uint32_t>(op.a % 2));
+          last_push = id;
+        }
         b.advance_ms(op.b);
       }
     }
@@ -152,6 +164,7 @@ RC_GTEST_PROP(CheckersProperty, CorrectHistoriesPassEveryChecker, (const std::ve
   RC_CLASSIFY(zero_id, "zero id");
   RC_CLASSIFY(purged, "purged rows");
   RC_CLASSIFY(window_off, "window 0");
+  RC_CLASSIFY(std::any_of(h.requests.begin(), h.requests.end(), [](const auto& r) { return r.attempt > 0; }), "retry");
   const std::vector<Failure> failures = check_history(h);
   RC_ASSERT(failures.empty());
 }

@@ -19,5 +19,7 @@ std::vector<Failure> check_nothing_written_on_duplicate(const history::History& 
 std::vector<Failure> check_offsets(const history::History& history);
 std::vector<Failure> check_dedup_off(const history::History& history);
 std::vector<Failure> check_ack_resolution(const history::History& history);
+std::vector<Failure> check_retry_convergence(const history::History& history);
+std::vector<Failure> check_window_expiry(const history::History& history);
 
 }  // namespace qdt::properties

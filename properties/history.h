@@ -7,8 +7,9 @@
 // - `events` is in storage-commit order (storage transactions are atomic in the
 //   simulated world, so this order is the serialization order);
 // - every PushEvent frame names the request (`origin_request`) it came from;
-// - a request's RequestRecord is appended when its response (or rejection)
-//   reaches the producer.
+// - a RequestRecord is appended per delivery, when the broker answered it (or
+//   when it was lost on the way, or lost in a broker crash); whether the
+//   answer then reached the producer is `response_received`.
 #include <cstdint>
 #include <string>
 #include <utility>

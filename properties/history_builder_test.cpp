@@ -98,6 +98,53 @@ void HistoryBuilder::push_partition(const PartitionKey& key, std::vector<Pending
 }
 
 HistoryBuilder& HistoryBuilder::push(const std::string& step, const std::vector<Item>& items, uint32_t broker) {
+  const uint64_t push_id = ++pushes_;
+  push_items_[push_id] = items;
+  return push_attempt(step, items, broker, push_id, 0);
+}
+
+const history::RequestRecord& HistoryBuilder::latest(const std::string& step) const {
+  for (auto it = history_.requests.rbegin(); it != history_.requests.rend(); ++it) {
+    if (it->step == step) return *it;
+  }
+  throw std::out_of_range("no request for step " + step);
+}
+
+HistoryBuilder& HistoryBuilder::retry(const std::string& step, uint32_t broker) {
+  const history::RequestRecord& last = latest(step);
+  const uint64_t push_id = last.push_id;
+  const uint32_t attempt = last.attempt + 1;
+  return push_attempt(step, push_items_.at(push_id), broker, push_id, attempt);
+}
+
+HistoryBuilder& HistoryBuilder::redeliver(const std::string& step, uint32_t broker) {
+  const history::RequestRecord& last = latest(step);
+  const uint64_t push_id = last.push_id;
+  const uint32_t attempt = last.attempt;
+  return push_attempt(step, push_items_.at(push_id), broker, push_id, attempt);
+}
+
+HistoryBuilder& HistoryBuilder::push_lost(const std::string& step, const std::vector<Item>& items) {
+  history::RequestRecord record;
+  record.request = ++requests_;
+  record.step = step;
+  record.producer = "producer";
+  record.push_id = ++pushes_;
+  record.delivered = false;
+  record.response_received = false;
+  push_items_[record.push_id] = items;
+  history_.requests.push_back(std::move(record));
+  return *this;
+}
+
+HistoryBuilder& HistoryBuilder::lose_response() {
+  assert(!history_.requests.empty());
+  history_.requests.back().response_received = false;
+  return *this;
+}
+
+HistoryBuilder& HistoryBuilder::push_attempt(const std::string& step, const std::vector<Item>& items, uint32_t broker,
+                                             uint64_t push_id, uint32_t attempt) {
   const uint64_t request = ++requests_;
   std::vector<Pending> frames;
   frames.reserve(items.size());
@@ -124,6 +171,8 @@ HistoryBuilder& HistoryBuilder::push(const std::string& step, const std::vector<
   record.step = step;
   record.broker = broker;
   record.producer = "producer";
+  record.push_id = push_id;
+  record.attempt = attempt;
   for (size_t i = 0; i < items.size(); ++i) {
     const Pending& f = frames[frame_of_item[i]];
     const bool leads = std::find(frame_of_item.begin(), frame_of_item.end(), frame_of_item[i]) ==
@@ -157,12 +206,17 @@ HistoryBuilder& HistoryBuilder::push_unprobed(const std::string& step, const std
   ev.last_offset_before = p.last_offset();
   ev.changes_before = changes_;
   std::vector<model::Frame> frames;
-  history::RequestRecord record{request, step, 0, "producer", {}, false, "", {}};
+  history::RequestRecord record;
+  record.request = request;
+  record.step = step;
+  record.producer = "producer";
+  record.push_id = ++pushes_;
   for (const std::string& t : transaction_ids) {
     ev.frames.push_back({next_id(), t, request});
     frames.push_back({ev.frames.back().message_id, t});
     record.items.push_back({queue, partition, t});
     record.responses.push_back({"queued", ev.frames.back().message_id, t, queue});
+    push_items_[record.push_id].push_back({queue, partition, t});
   }
   const model::PushAnswer answer = p.push(frames, now_ms_, 0);  // no probe: always written
   changes_ += 3;

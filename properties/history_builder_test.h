@@ -34,6 +34,16 @@ class HistoryBuilder {
   // frame has a verdict, a covering-segment fetch per duplicate. Request ids
   // count from 1 in push order.
   HistoryBuilder& push(const std::string& step, const std::vector<Item>& items, uint32_t broker = 0);
+  // Producer retries (SPEC 2.12), each a new request of the push of `step`'s
+  // latest record: retry() is the next attempt, redeliver() a second delivery
+  // of the same attempt (the network duplicated it). Both go through the
+  // correct broker with fresh message ids.
+  HistoryBuilder& retry(const std::string& step, uint32_t broker = 0);
+  HistoryBuilder& redeliver(const std::string& step, uint32_t broker = 0);
+  // Attempt 0 of a new push, lost on the way: the broker never sees it.
+  HistoryBuilder& push_lost(const std::string& step, const std::vector<Item>& items);
+  // The latest record's response never reached the producer (lost, or late).
+  HistoryBuilder& lose_response();
   // All items in one partition.
   HistoryBuilder& push(const std::string& step, const std::string& queue, const std::string& partition,
                 const std::vector<std::string>& transaction_ids, uint32_t broker = 0);
@@ -70,6 +80,9 @@ class HistoryBuilder {
   };
   using PartitionKey = std::pair<std::string, std::string>;
   void push_partition(const PartitionKey& key, std::vector<Pending*>& group, uint32_t broker);
+  HistoryBuilder& push_attempt(const std::string& step, const std::vector<Item>& items, uint32_t broker,
+                               uint64_t push_id, uint32_t attempt);
+  const history::RequestRecord& latest(const std::string& step) const;
   std::string next_id() { return "m" + std::to_string(++ids_); }
   int64_t txns_start(const PartitionKey& key) const;
 
@@ -78,6 +91,8 @@ class HistoryBuilder {
   std::map<PartitionKey, std::vector<Segment>> segments_;
   int64_t now_ms_ = 1'000'000;
   uint64_t requests_ = 0;
+  uint64_t pushes_ = 0;
+  std::map<uint64_t, std::vector<Item>> push_items_;  // push id -> the items every attempt sends
   uint64_t ids_ = 0;
   int64_t changes_ = 0;
   int fail_pending_ = 0;

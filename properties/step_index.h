@@ -13,7 +13,7 @@ class StepIndex {
  public:
   // Keeps pointers into `history`, which must outlive the index.
   explicit StepIndex(const history::History& history);
-  // nullptr when the request's response never reached its producer.
+  // nullptr when no RequestRecord has that id.
   const history::RequestRecord* find(uint64_t request) const;
   // "" when unknown.
   const std::string& step_of(uint64_t request) const;

@@ -1,5 +1,7 @@
 #include "sim/network.h"
 
+#include "sim/storage_link.h"
+
 namespace qdt::sim {
 
 void Network::send(impl::Broker& broker, std::shared_ptr<const nlohmann::json> request, const AttemptMeta& meta,
@@ -38,7 +40,15 @@ void Network::deliver(impl::Broker& broker, const nlohmann::json& request, const
       .field("attempt", meta.attempt)
       .field("b", broker.id())
       .end();
-  impl::PushResponse response = broker.push(request, request_id);
+  impl::PushResponse response;
+  try {
+    response = broker.push(request, request_id);
+  } catch (const BrokerCrashed&) {
+    // The broker died with this request in flight: it answers nothing.
+    stats_.crashed++;
+    history_.requests.push_back(std::move(record));
+    return;
+  }
   record.rejected = response.rejected;
   record.error = response.error;
   Trace& t = trace_.begin(clock_.now_ms(), "respond").field("req", static_cast<int64_t>(request_id));

@@ -42,6 +42,7 @@ struct NetworkStats {
   uint64_t responses_lost = 0;
   uint64_t duplicated = 0;
   uint64_t late_responses = 0;
+  uint64_t crashed = 0;  // deliveries lost in a broker crash
 };
 
 class Network {

@@ -56,6 +56,9 @@ class Runner {
         out_.pushes[step.id] = std::move(response);
         break;
       }
+      case Op::crash_broker:
+        world_.crash_broker(step.broker);
+        break;
       case Op::skew:
         world_.set_skew(step.broker, step.skew_ms);
         break;
@@ -282,6 +285,7 @@ json metrics_of(World& world, const StepOutcomes& out) {
           {"responses_lost", world.network_stats().responses_lost},
           {"duplicated_deliveries", world.network_stats().duplicated},
           {"late_responses", world.network_stats().late_responses},
+          {"deliveries_lost_in_crash", world.network_stats().crashed},
           {"storage_pushes", pushes},
           {"storage_push_failures", failed},
           {"probes_run", probes_run},

@@ -176,13 +176,13 @@ std::optional<Op> op_of(const std::string& name) {
       {"push", Op::push},           {"parallel", Op::parallel},  {"sequence", Op::sequence},         {"advance", Op::advance},
       {"configure", Op::configure}, {"retention", Op::retention},       {"delete_segment", Op::delete_segment},
       {"storage_fail", Op::storage_fail}, {"ack", Op::ack},             {"read", Op::read},
-      {"skew", Op::skew},           {"network", Op::network}};
+      {"skew", Op::skew},           {"network", Op::network},           {"crash_broker", Op::crash_broker}};
   const auto it = ops.find(name);
   return it == ops.end() ? std::nullopt : std::optional<Op>(it->second);
 }
 
 bool not_yet_supported(const std::string& op) {
-  return op == "evict_cache" || op == "cache" || op == "crash_broker";
+  return op == "evict_cache" || op == "cache";
 }
 
 class Loader {
@@ -363,6 +363,15 @@ class Loader {
         }
         if (auto v = r_.integer(j, p, "ms", -86'400'000, 86'400'000)) s.skew_ms = *v;
         else if (!j.contains("ms")) r_.fail(p + "/ms", "required");
+        break;
+      case Op::crash_broker:
+        r_.only(j, p, {"op", "id", "broker"});
+        if (auto v = r_.integer(j, p, "broker", 0, kMaxBrokers - 1)) {
+          s.broker = static_cast<uint32_t>(*v);
+          brokers_used_.emplace_back(p + "/broker", s.broker);
+        } else if (!j.contains("broker")) {
+          r_.fail(p + "/broker", "required");
+        }
         break;
       case Op::network:
         r_.only(j, p, {"op", "id", "latency_ms", "loss_request", "loss_response", "duplicate"});

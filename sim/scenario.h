@@ -13,7 +13,7 @@
 
 namespace qdt::sim {
 
-enum class Op { push, parallel, sequence, advance, configure, retention, delete_segment, storage_fail, ack, read, skew, network };
+enum class Op { push, parallel, sequence, advance, configure, retention, delete_segment, storage_fail, ack, read, skew, network, crash_broker };
 
 // The fields a `network` step changes; the others keep their current value.
 struct NetworkChange {

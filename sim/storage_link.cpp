@@ -9,8 +9,16 @@ void StorageLink::one_way() {
   side_.clock.sleep_for(side_.rng.between(side_.config.latency_ms_min, side_.config.latency_ms_max));
 }
 
+void StorageLink::survive(uint64_t start, const char* when) {
+  if (epoch() == start) return;
+  side_.trace.begin(side_.clock.now_ms(), "crash-lost").field("b", broker_).field("when", when).end();
+  throw BrokerCrashed(std::string("broker crashed ") + when);
+}
+
 impl::PushResult StorageLink::push(const impl::SegmentPush& segment) {
+  const uint64_t start = epoch();
   one_way();
+  survive(start, "before-commit");
   history::PushEvent ev;
   ev.broker = broker_;
   ev.queue = segment.queue;
@@ -59,13 +67,16 @@ impl::PushResult StorageLink::push(const impl::SegmentPush& segment) {
   ev.changes_after = side_.storage.total_changes();
   side_.history.events.emplace_back(std::move(ev));
   one_way();
+  survive(start, "after-commit");
   if (failure) throw *failure;
   return result;
 }
 
 std::optional<impl::CoveringSegment> StorageLink::covering_segment(const std::string& queue,
                                                                    const std::string& partition, int64_t offset) {
+  const uint64_t start = epoch();
   one_way();
+  survive(start, "before-fetch");
   auto segment = side_.storage.covering_segment(queue, partition, offset);
   history::FetchEvent ev;
   ev.broker = broker_;
@@ -89,6 +100,7 @@ std::optional<impl::CoveringSegment> StorageLink::covering_segment(const std::st
       .end();
   side_.history.events.emplace_back(std::move(ev));
   one_way();
+  survive(start, "after-fetch");
   return segment;
 }
 

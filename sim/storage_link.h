@@ -7,6 +7,7 @@
 // impl/.
 #include <cstdint>
 #include <optional>
+#include <stdexcept>
 #include <string>
 
 #include "impl/ports.h"
@@ -32,11 +33,22 @@ struct StorageSide {
   int64_t now_ms() const { return kEpochUnixMs + clock.now_ms(); }
 };
 
+// Thrown into a broker's in-flight work when the broker crashed while its
+// storage round trip was out: the work is lost, before or after the commit.
+// It is not a StorageError: the broker does not answer `error`, it answers
+// nothing at all.
+class BrokerCrashed : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 class StorageLink : public impl::StoragePort, public impl::RetentionPort {
  public:
   // `broker` names the caller in the history (a broker index, or kAdmin for script steps).
   static constexpr uint32_t kAdmin = 0xffffffffu;
-  StorageLink(StorageSide& side, uint32_t broker) : side_(side), broker_(broker) {}
+  // `epoch` counts the broker's crashes (null for the admin link).
+  StorageLink(StorageSide& side, uint32_t broker, const uint64_t* epoch = nullptr)
+      : side_(side), broker_(broker), epoch_(epoch) {}
 
   // impl::StoragePort
   impl::PushResult push(const impl::SegmentPush& segment) override;
@@ -59,8 +71,12 @@ class StorageLink : public impl::StoragePort, public impl::RetentionPort {
 
  private:
   void one_way();
+  uint64_t epoch() const { return epoch_ ? *epoch_ : 0; }
+  // Throws BrokerCrashed when the broker crashed since `start`.
+  void survive(uint64_t start, const char* when);
   StorageSide& side_;
   uint32_t broker_;
+  const uint64_t* epoch_;
 };
 
 }  // namespace qdt::sim

@@ -35,6 +35,7 @@ class SimRandom : public impl::RandomSource {
 struct World::BrokerSeams {
   SimBrokerClock clock;
   SimRandom random;
+  std::unique_ptr<uint64_t> epoch;  // crashes so far; the link watches it
   StorageLink link;
 };
 
@@ -54,8 +55,10 @@ World::World(const WorldConfig& config, bool keep_trace_text)
       StorageSide{storage_, clock_, history_, trace_, storage_rng_, config_.storage, 0});
   admin_ = std::make_unique<StorageLink>(*side_, StorageLink::kAdmin);
   for (uint32_t b = 0; b < config.brokers; ++b) {
-    seams_.push_back(std::unique_ptr<BrokerSeams>(
-        new BrokerSeams{SimBrokerClock(clock_), SimRandom(root_.fork()), StorageLink(*side_, b)}));
+    auto epoch = std::make_unique<uint64_t>(0);
+    const uint64_t* watched = epoch.get();
+    seams_.push_back(std::unique_ptr<BrokerSeams>(new BrokerSeams{
+        SimBrokerClock(clock_), SimRandom(root_.fork()), std::move(epoch), StorageLink(*side_, b, watched)}));
     brokers_.push_back(std::make_unique<impl::Broker>(b, seams_.back()->clock, seams_.back()->random,
                                                       seams_.back()->link));
   }
@@ -101,6 +104,12 @@ void World::set_skew(uint32_t broker, int64_t skew_ms) {
   assert(broker < seams_.size());
   seams_[broker]->clock.skew_ms = skew_ms;
   trace_.begin(clock_.now_ms(), "skew").field("b", broker).field("ms", skew_ms).end();
+}
+
+void World::crash_broker(uint32_t broker) {
+  assert(broker < seams_.size());
+  ++*seams_[broker]->epoch;
+  trace_.begin(clock_.now_ms(), "crash").field("b", broker).end();
 }
 
 void World::run(const std::function<void()>& script) {

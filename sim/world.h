@@ -61,6 +61,9 @@ class World {
   // Faults that change the world from now on.
   void set_network(const NetworkConfig& network) { config_.network = network; }
   void set_skew(uint32_t broker, int64_t skew_ms);
+  // The broker loses everything in flight and restarts at once: work whose
+  // storage round trip is out is dropped before or after its commit.
+  void crash_broker(uint32_t broker);
 
   StorageLink& admin() { return *admin_; }
   void sleep_ms(int64_t ms) { clock_.sleep_for(ms); }
