@@ -61,6 +61,12 @@ PushResponse Broker::push(const nlohmann::json& request, uint64_t request_id) {
                                      std::string_view(item.transaction_id));
     if (keyed) {
       if (auto it = leader_frame.find(key); it != leader_frame.end()) {
+        if (variant_ == Variant::last_wins) {
+          // The later occurrence takes over the frame: its payload, its lead.
+          PendingFrame& f = frames[it->second];
+          f.frame.payload = item.data->dump();
+          f.leader_item = i;
+        }
         frame_of_item[i] = it->second;
         continue;
       }
@@ -158,7 +164,9 @@ void Broker::push_partition(std::vector<PendingFrame>& group) {
       settled[frame_index] = true;
       PendingFrame& f = group[remaining[frame_index]];
       f.status = "duplicate";
-      f.message_id = resolve_original_id(queue, partition, offset);
+      f.message_id = variant_ == Variant::fresh_id_on_duplicate
+                         ? to_string(make_uuid_v7(clock_.now_ms(), random_.next_u64(), random_.next_u64()))
+                         : resolve_original_id(queue, partition, offset);
     }
     std::vector<size_t> survivors;
     for (size_t k = 0; k < remaining.size(); ++k) {

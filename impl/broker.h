@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "impl/ports.h"
+#include "impl/variant.h"
 
 namespace qdt::impl {
 
@@ -50,6 +51,8 @@ class Broker {
   PushResponse push(const nlohmann::json& request, uint64_t request_id);
 
   uint32_t id() const { return id_; }
+  // Design variants that change the broker (SPEC 7); Variant::none by default.
+  void set_variant(Variant variant) { variant_ = variant; }
   const BrokerStats& stats() const { return stats_; }
 
  private:
@@ -62,6 +65,7 @@ class Broker {
   RandomSource& random_;
   StoragePort& storage_;
   BrokerStats stats_;
+  Variant variant_ = Variant::none;
 };
 
 }  // namespace qdt::impl

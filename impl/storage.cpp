@@ -278,7 +278,7 @@ PushResult Storage::push(const SegmentPush& segment, int64_t now_ms) {
   result.last_offset_before = row.last_offset;
   const std::string hashes = pack_hashes(segment.frames);
 
-  if (result.window_seconds > 0) {
+  if (result.window_seconds > 0 && variant_ != Variant::skip_probe) {
     const int64_t from = std::max(segment.p_verified, row.txns_start - 1);
     if (row.last_offset > from) {
       result.probe_ran = true;

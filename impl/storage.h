@@ -22,6 +22,7 @@
 #include "impl/frames.h"
 #include "impl/queue_options.h"
 #include "impl/sqlite.h"
+#include "impl/variant.h"
 
 namespace qdt::impl {
 
@@ -123,6 +124,9 @@ class Storage {
   PartitionState partition_state(const std::string& queue, const std::string& partition);
   int64_t stored_messages(const std::string& queue, const std::string& partition);
   int64_t total_changes() const;
+
+  // Design variants that change storage (SPEC 7); Variant::none by default.
+  void set_variant(Variant variant) { variant_ = variant; }
   int64_t sidecar_rows();
   int64_t segment_count();
 
@@ -140,6 +144,7 @@ class Storage {
 
   Database db_;
   int64_t purge_batch_;
+  Variant variant_ = Variant::none;
   std::unique_ptr<Statements> st_;
 };
 

@@ -305,6 +305,7 @@ RunOutcome run_scenario(const Scenario& scenario, const RunOptions& options) {
   WorldConfig config = scenario.world;
   config.seed = scenario.seed;
   if (options.cache_enabled) config.cache.enabled = *options.cache_enabled;
+  config.variant = options.variant;
   World world(config, options.keep_trace_text);
   Runner runner(scenario, world);
   world.run([&] { runner.script(); });
@@ -327,6 +328,7 @@ RunOutcome run_scenario(const Scenario& scenario, const RunOptions& options) {
   outcome.result = {{"scenario", scenario.name},
                     {"file", scenario.file},
                     {"seed", scenario.seed},
+                    {"variant", impl::variant_name(options.variant)},
                     {"passed", outcome.passed},
                     {"trace_hash", world.trace().hash_hex()},
                     {"steps", std::move(steps)},

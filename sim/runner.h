@@ -7,6 +7,7 @@
 #include <string>
 
 #include "properties/history.h"
+#include "impl/variant.h"
 #include "sim/scenario.h"
 
 namespace qdt::sim {
@@ -14,6 +15,7 @@ namespace qdt::sim {
 struct RunOptions {
   std::optional<bool> cache_enabled;  // --cache on|off overrides the world
   bool keep_trace_text = false;       // --trace FILE
+  impl::Variant variant = impl::Variant::none;  // --variant NAME (SPEC 7)
 };
 
 struct RunOutcome {

@@ -599,7 +599,12 @@ LoadResult load_scenario_text(const std::string& text, const std::string& file) 
     if (s.name.size() > 5 && s.name.substr(s.name.size() - 5) == ".json") s.name.resize(s.name.size() - 5);
   }
   if (auto v = r.string(doc, "", "description", false)) s.description = *v;
-  if (auto v = r.integer(doc, "", "seed", 0, INT64_MAX)) s.seed = static_cast<uint64_t>(*v);
+  // Seeds span the whole unsigned 64-bit range (campaigns draw them so).
+  if (auto it = doc.find("seed"); it != doc.end() && it->is_number_unsigned()) {
+    s.seed = it->get<uint64_t>();
+  } else if (auto v = r.integer(doc, "", "seed", 0, INT64_MAX)) {
+    s.seed = static_cast<uint64_t>(*v);
+  }
   if (auto it = doc.find("world"); it != doc.end()) loader.world(*it, s);
   s.world.seed = s.seed;
   if (auto it = doc.find("queues"); it != doc.end()) {

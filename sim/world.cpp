@@ -54,6 +54,7 @@ World::World(const WorldConfig& config, bool keep_trace_text)
   side_ = std::make_unique<StorageSide>(
       StorageSide{storage_, clock_, history_, trace_, storage_rng_, config_.storage, 0});
   admin_ = std::make_unique<StorageLink>(*side_, StorageLink::kAdmin);
+  storage_.set_variant(config.variant);
   for (uint32_t b = 0; b < config.brokers; ++b) {
     auto epoch = std::make_unique<uint64_t>(0);
     const uint64_t* watched = epoch.get();
@@ -61,6 +62,7 @@ World::World(const WorldConfig& config, bool keep_trace_text)
         SimBrokerClock(clock_), SimRandom(root_.fork()), std::move(epoch), StorageLink(*side_, b, watched)}));
     brokers_.push_back(std::make_unique<impl::Broker>(b, seams_.back()->clock, seams_.back()->random,
                                                       seams_.back()->link));
+    brokers_.back()->set_variant(config.variant);
   }
   trace_.begin(0, "world")
       .field("seed", static_cast<int64_t>(config.seed))
@@ -70,6 +72,7 @@ World::World(const WorldConfig& config, bool keep_trace_text)
       .field("storage_latency", std::to_string(config.storage.latency_ms_min) + ".." +
                                     std::to_string(config.storage.latency_ms_max))
       .field("purge_batch", config.storage.purge_batch)
+      .field("variant", impl::variant_name(config.variant))
       .end();
 }
 

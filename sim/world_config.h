@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <string>
 
+#include "impl/variant.h"
+
 namespace qdt::sim {
 
 // Virtual time 0 is this Unix millisecond (2026-01-01T00:00:00Z), so message
@@ -47,6 +49,7 @@ struct WorldConfig {
   CacheConfig cache;
   NetworkConfig network;
   StorageConfig storage;
+  impl::Variant variant = impl::Variant::none;  // SPEC 7; never from a scenario file
 };
 
 }  // namespace qdt::sim
