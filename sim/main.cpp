@@ -2,6 +2,12 @@
 // or expectation failed, 2 bad input or usage. The only wall-clock reading in
 // qdt is here, to report wall time outside the trace.
 #include <CLI/CLI.hpp>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include <cassert>
+#include <cstdio>
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
@@ -146,7 +152,10 @@ struct CheckArgs {
   int max_shrinks = 3;
 };
 
-int check(const CheckArgs& a, qdt::impl::Variant variant) {
+// One worker's share of a campaign: seeds of this shard whose
+// (seed / shard_count) % workers == worker. Returns its summary, raw counters
+// included, for the caller to merge.
+nlohmann::json run_check(const CheckArgs& a, qdt::impl::Variant variant, uint64_t worker, uint64_t workers) {
   uint64_t shard_index = 0, shard_count = 1;
   if (!a.shard.empty()) {
     const auto slash = a.shard.find('/');
@@ -156,10 +165,7 @@ int check(const CheckArgs& a, qdt::impl::Variant variant) {
     } catch (...) {
       shard_count = 0;
     }
-    if (slash == std::string::npos || shard_count == 0 || shard_index >= shard_count) {
-      std::cerr << "error: --shard: expected I/N with 0 <= I < N, got " << a.shard << "\n";
-      return kExitBadInput;
-    }
+    assert(slash != std::string::npos && shard_count > 0 && shard_index < shard_count);
   }
   std::vector<std::string> profiles;
   if (a.profile == "all") profiles = qdt::sim::profile_names();
@@ -171,13 +177,15 @@ int check(const CheckArgs& a, qdt::impl::Variant variant) {
   uint64_t done = 0, failed = 0, pushes = 0, virtual_ms = 0, shrinks = 0;
   bool out_of_time = false;
   nlohmann::json failures = nlohmann::json::array();
+  std::vector<std::string> seed_hashes;
   double last_progress = 0;
   for (const std::string& profile : profiles) {
     for (uint64_t i = 0; i < a.seeds && !out_of_time; ++i) {
       const uint64_t seed = a.first_seed + i;
-      if (seed % shard_count != shard_index) continue;
+      if (seed % shard_count != shard_index || (seed / shard_count) % workers != worker) continue;
       qdt::sim::SeedOutcome o = qdt::sim::check_seed(seed, profile, variant);
       ++done;
+      seed_hashes.push_back(profile + " " + std::to_string(seed) + " " + o.result.value("trace_hash", std::string("-")));
       pushes += o.result["metrics"].value("storage_pushes", 0);
       virtual_ms += o.result["metrics"].value("virtual_duration_ms", 0);
       if (!o.passed) {
@@ -197,7 +205,7 @@ int check(const CheckArgs& a, qdt::impl::Variant variant) {
           const std::string path = (fs::path(a.out_dir) / (doc["name"].get<std::string>() + ".json")).string();
           if (!write_file(path, doc.dump(2) + "\n")) {
             std::cerr << "error: cannot write " << path << "\n";
-            return kExitBadInput;
+            f["file_error"] = path;
           }
           const std::string command = "qdt replay " + path +
                                       (variant == qdt::impl::Variant::none ? "" : " --variant " + qdt::impl::variant_name(variant));
@@ -213,23 +221,124 @@ int check(const CheckArgs& a, qdt::impl::Variant variant) {
         }
         failures.push_back(std::move(f));
       }
-      if (!a.quiet && (elapsed_s() - last_progress > 1.0 || done == total)) {
+      if (!a.quiet && worker == 0 && (elapsed_s() - last_progress > 1.0 || done * workers * shard_count >= total)) {
         last_progress = elapsed_s();
-        const double rate = done / std::max(elapsed_s(), 1e-9);
-        std::cerr << "[" << done << "/" << total / shard_count << "] failures " << failed << ", " << static_cast<int64_t>(rate)
-                  << " seeds/s, ~" << static_cast<int64_t>((total / shard_count - done) / std::max(rate, 1e-9)) << " s left\n";
+        // Worker 0 speaks for all: its share times the workers approximates the whole.
+        const double rate = done * workers / std::max(elapsed_s(), 1e-9);
+        std::cerr << "[" << done * workers << "/" << total / shard_count << "] failures " << failed << ", " << static_cast<int64_t>(rate)
+                  << " seeds/s, ~" << static_cast<int64_t>((static_cast<double>(total / shard_count) - done * workers) / std::max(rate, 1e-9))
+                  << " s left\n";
       }
       if (a.time_budget_s > 0 && elapsed_s() > a.time_budget_s) out_of_time = true;
     }
   }
-  const double wall = std::max(elapsed_s(), 1e-9);
+  return {{"seeds_run", done},
+          {"failed", failed},
+          {"pushes", pushes},
+          {"virtual_ms", virtual_ms},
+          {"out_of_time", out_of_time},
+          {"failures", failures},
+          {"seed_hashes", seed_hashes}};
+}
+
+// Runs a campaign in `jobs` processes (fork), merges their summaries and
+// prints them. The campaign digest (xxh3-128 of every seed's trace hash, in
+// seed order) is the same whatever the number of jobs or shards' split.
+int check(const CheckArgs& a, qdt::impl::Variant variant, uint64_t jobs) {
+  if (!a.shard.empty()) {
+    const auto slash = a.shard.find('/');
+    uint64_t i = 0, n = 0;
+    try {
+      i = std::stoull(a.shard.substr(0, slash));
+      n = std::stoull(a.shard.substr(slash + 1));
+    } catch (...) {
+      n = 0;
+    }
+    if (slash == std::string::npos || n == 0 || i >= n) {
+      std::cerr << "error: --shard: expected I/N with 0 <= I < N, got " << a.shard << "\n";
+      return kExitBadInput;
+    }
+  }
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<nlohmann::json> parts;
+  if (jobs <= 1) {
+    parts.push_back(run_check(a, variant, 0, 1));
+  } else {
+    std::cout.flush();
+    std::vector<std::pair<pid_t, int>> children;
+    for (uint64_t j = 0; j < jobs; ++j) {
+      int fds[2];
+      if (pipe(fds) != 0) {
+        std::cerr << "error: pipe failed\n";
+        return kExitBadInput;
+      }
+      const pid_t pid = fork();
+      if (pid == 0) {
+        close(fds[0]);
+        const std::string text = run_check(a, variant, j, jobs).dump();
+        size_t off = 0;
+        while (off < text.size()) {
+          const ssize_t n = write(fds[1], text.data() + off, text.size() - off);
+          if (n <= 0) _exit(kExitBadInput);
+          off += static_cast<size_t>(n);
+        }
+        std::cout.flush();
+        _exit(0);
+      }
+      close(fds[1]);
+      children.emplace_back(pid, fds[0]);
+    }
+    for (const auto& [pid, fd] : children) {
+      std::string text;
+      char buf[65536];
+      for (ssize_t n; (n = read(fd, buf, sizeof buf)) > 0;) text.append(buf, static_cast<size_t>(n));
+      close(fd);
+      int status = 0;
+      waitpid(pid, &status, 0);
+      const auto part = nlohmann::json::parse(text, nullptr, false);
+      if (part.is_discarded() || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        std::cerr << "error: a campaign worker failed\n";
+        return kExitBadInput;
+      }
+      parts.push_back(part);
+    }
+  }
+  uint64_t done = 0, failed = 0, pushes = 0, virtual_ms = 0;
+  bool out_of_time = false;
+  nlohmann::json failures = nlohmann::json::array();
+  std::vector<std::string> hashes;
+  for (const auto& p : parts) {
+    done += p["seeds_run"].get<uint64_t>();
+    failed += p["failed"].get<uint64_t>();
+    pushes += p["pushes"].get<uint64_t>();
+    virtual_ms += p["virtual_ms"].get<uint64_t>();
+    out_of_time = out_of_time || p["out_of_time"].get<bool>();
+    for (const auto& f : p["failures"]) failures.push_back(f);
+    for (const auto& h : p["seed_hashes"]) hashes.push_back(h);
+  }
+  std::sort(hashes.begin(), hashes.end());
+  std::sort(failures.begin(), failures.end(), [](const nlohmann::json& x, const nlohmann::json& y) {
+    return std::make_pair(x["profile"].get<std::string>(), x["seed"].get<uint64_t>()) <
+           std::make_pair(y["profile"].get<std::string>(), y["seed"].get<uint64_t>());
+  });
+  std::string joined;
+  for (const auto& h : hashes) joined += h + "\n";
+  const XXH128_hash_t digest = XXH3_128bits(joined.data(), joined.size());
+  char digest_hex[33];
+  std::snprintf(digest_hex, sizeof digest_hex, "%016llx%016llx", static_cast<unsigned long long>(digest.high64),
+                static_cast<unsigned long long>(digest.low64));
+
+  const double wall = std::max(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 1e-9);
   nlohmann::json summary = {{"profile", a.profile},
                             {"variant", qdt::impl::variant_name(variant)},
                             {"first_seed", a.first_seed},
                             {"seeds_run", done},
+                            {"passed", done - failed},
                             {"failed", failed},
                             {"shard", a.shard.empty() ? "0/1" : a.shard},
+                            {"jobs", jobs},
                             {"out_of_time", out_of_time},
+                            {"campaign_digest", digest_hex},
                             {"wall_s", wall},
                             {"seeds_per_s", done / wall},
                             {"simulated_pushes_per_s", pushes / wall},
@@ -238,11 +347,12 @@ int check(const CheckArgs& a, qdt::impl::Variant variant) {
   if (a.as_json) {
     std::cout << summary.dump(2) << "\n";
   } else {
-    std::cout << done << " seeds (" << a.profile << ", variant " << qdt::impl::variant_name(variant) << "): "
-              << done - failed << " passed, " << failed << " failed; " << static_cast<int64_t>(done / wall)
-              << " seeds/s, " << static_cast<int64_t>(pushes / wall) << " simulated pushes/s, "
-              << static_cast<int64_t>(virtual_ms / 1000.0 / wall) << " virtual s per wall s"
-              << (out_of_time ? " (stopped by --time-budget)" : "") << "\n";
+    std::cout << done << " seeds (" << a.profile << ", variant " << qdt::impl::variant_name(variant) << ", " << jobs
+              << " jobs): " << done - failed << " passed, " << failed << " failed; "
+              << static_cast<int64_t>(done / wall) << " seeds/s, " << static_cast<int64_t>(pushes / wall)
+              << " simulated pushes/s, " << static_cast<int64_t>(virtual_ms / 1000.0 / wall)
+              << " virtual s per wall s; digest " << digest_hex << (out_of_time ? " (stopped by --time-budget)" : "")
+              << "\n";
   }
   return failed == 0 ? kExitOk : kExitFailed;
 }
@@ -289,7 +399,9 @@ int main(int argc, char** argv) {
         return names;
       }()));
   check_cmd->add_option("--out", check_args.out_dir, "Where shrunk failures are written");
-  check_cmd->add_option("--shard", check_args.shard, "Run only seeds with seed % N == I (I/N)");
+  check_cmd->add_option("--shard", check_args.shard, "Run only seeds with seed % N == I (I/N); results are JSON that merge");
+  uint64_t jobs = 1;
+  check_cmd->add_option("--jobs", jobs, "Worker processes")->check(CLI::Range(uint64_t{1}, uint64_t{64}));
   check_cmd->add_option("--time-budget", check_args.time_budget_s, "Stop after this many wall seconds")->check(CLI::NonNegativeNumber);
   check_cmd->add_option("--max-shrinks", check_args.max_shrinks, "Shrink at most this many failures")->check(CLI::NonNegativeNumber);
   check_cmd->add_flag("--json", check_args.as_json, "Print the campaign summary as JSON");
@@ -315,6 +427,6 @@ int main(int argc, char** argv) {
   }
   const qdt::impl::Variant variant = *qdt::impl::parse_variant(variant_name);
   if (replay_cmd->parsed()) return replay(paths, as_json, trace_file, cache, report_file, quiet, variant);
-  if (check_cmd->parsed()) return check(check_args, variant);
+  if (check_cmd->parsed()) return check(check_args, variant, jobs);
   return kExitBadInput;
 }
