@@ -1,6 +1,8 @@
 #include "impl/broker.h"
 
 #include <cassert>
+#include <deque>
+#include <exception>
 #include <map>
 #include <tuple>
 
@@ -18,8 +20,24 @@ struct Broker::PendingFrame {
   std::string error;
 };
 
-Broker::Broker(uint32_t id, BrokerClock& clock, RandomSource& random, StoragePort& storage)
-    : id_(id), clock_(clock), random_(random), storage_(storage) {}
+// One request's frames for one partition, waiting in the partition's lane.
+struct Broker::Batch {
+  std::vector<PendingFrame>* frames;
+  FiberEvent wake;
+  bool finished = false;
+  bool flusher = false;  // handed the lane: flush on behalf of everyone waiting
+  std::exception_ptr error;
+};
+
+struct Broker::Lane {
+  bool flushing = false;
+  std::deque<Batch*> pending;
+};
+
+Broker::Broker(uint32_t id, BrokerClock& clock, RandomSource& random, StoragePort& storage, WaitPort* wait)
+    : id_(id), clock_(clock), random_(random), storage_(storage), wait_(wait) {}
+
+Broker::~Broker() = default;
 
 nlohmann::json PushResponse::to_json() const {
   if (rejected) return nlohmann::json{{"error", error}};
@@ -101,7 +119,7 @@ PushResponse Broker::push(const nlohmann::json& request, uint64_t request_id) {
     const auto& indices = by_partition[key];
     group.reserve(indices.size());
     for (size_t f : indices) group.push_back(std::move(frames[f]));
-    push_partition(group);
+    submit(key, group);
     for (size_t g = 0; g < indices.size(); ++g) frames[indices[g]] = std::move(group[g]);
   }
 
@@ -119,6 +137,73 @@ PushResponse Broker::push(const nlohmann::json& request, uint64_t request_id) {
     r.status = (f.leader_item == i || f.status == "error") ? f.status : "duplicate";
   }
   return response;
+}
+
+void Broker::submit(const std::pair<std::string, std::string>& partition, std::vector<PendingFrame>& frames) {
+  if (!fusion_ || wait_ == nullptr) {
+    push_partition(frames);
+    return;
+  }
+  auto& slot = lanes_[partition];
+  if (!slot) slot = std::make_unique<Lane>();
+  Lane& lane = *slot;
+  Batch mine{&frames, {}, false, false, nullptr};
+  lane.pending.push_back(&mine);
+  if (lane.flushing) {
+    // Another request's flush is in flight: ride in the next segment.
+    while (!mine.finished && !mine.flusher) wait_->wait(mine.wake);
+  }
+  if (!mine.finished) {
+    lane.flushing = true;
+    while (!mine.finished) {
+      std::vector<Batch*> round(lane.pending.begin(), lane.pending.end());
+      lane.pending.clear();
+      assert(!round.empty());
+      flush_round(round);
+    }
+    // Hand the lane to the oldest waiter, or leave it idle.
+    if (!lane.pending.empty()) {
+      lane.pending.front()->flusher = true;
+      wait_->notify(lane.pending.front()->wake);
+    } else {
+      lane.flushing = false;
+    }
+  }
+  if (mine.error) std::rethrow_exception(mine.error);
+}
+
+void Broker::flush_round(const std::vector<Batch*>& round) {
+  // Layer 2: across the fused requests, the first frame of each hash leads.
+  std::vector<PendingFrame> fused;
+  std::vector<std::pair<PendingFrame*, size_t>> members;  // every frame -> its fused leader
+  std::map<Hash128, size_t> by_hash;
+  for (Batch* batch : round) {
+    for (PendingFrame& f : *batch->frames) {
+      auto [it, inserted] = by_hash.try_emplace(f.frame.hash, fused.size());
+      if (inserted) fused.push_back(f);
+      members.emplace_back(&f, it->second);
+    }
+  }
+  if (round.size() > 1) stats_.fused_segments++;
+  try {
+    push_partition(fused);
+  } catch (...) {
+    // In-flight work lost (a crash): every fused request shares the fate.
+    for (Batch* batch : round) batch->error = std::current_exception();
+  }
+  if (!round.front()->error) {
+    for (auto& [frame, leader] : members) {
+      const PendingFrame& l = fused[leader];
+      const bool leads = l.frame.message_id == frame->frame.message_id;
+      frame->status = (leads || l.status == "error") ? l.status : "duplicate";
+      frame->message_id = l.message_id;
+      frame->error = l.error;
+    }
+  }
+  for (Batch* batch : round) {
+    batch->finished = true;
+    wait_->notify(batch->wake);
+  }
 }
 
 void Broker::push_partition(std::vector<PendingFrame>& group) {

@@ -8,6 +8,8 @@
 // push() may suspend the calling fiber at each storage round trip; several
 // fibers may be inside push() of the same broker at once.
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -41,11 +43,18 @@ struct BrokerStats {
   uint64_t segments_pushed = 0;
   uint64_t duplicate_rounds = 0;  // storage answers that were `duplicate`
   uint64_t storage_errors = 0;
+  uint64_t fused_segments = 0;  // flushes that carried frames of more than one request
 };
 
 class Broker {
  public:
-  Broker(uint32_t id, BrokerClock& clock, RandomSource& random, StoragePort& storage);
+  // With a WaitPort, concurrent requests for one partition fuse (SPEC 2.5
+  // layer 2): at most one flush per partition is in flight, and frames that
+  // arrive meanwhile go into that partition's next segment.
+  Broker(uint32_t id, BrokerClock& clock, RandomSource& random, StoragePort& storage, WaitPort* wait = nullptr);
+  ~Broker();
+  Broker(const Broker&) = delete;
+  Broker& operator=(const Broker&) = delete;
 
   // `request_id` tags every frame of the request (FrameRecord::origin_request).
   PushResponse push(const nlohmann::json& request, uint64_t request_id);
@@ -53,10 +62,16 @@ class Broker {
   uint32_t id() const { return id_; }
   // Design variants that change the broker (SPEC 7); Variant::none by default.
   void set_variant(Variant variant) { variant_ = variant; }
+  // The switch that turns fusion off (one segment per request per partition).
+  void set_fusion(bool enabled) { fusion_ = enabled; }
   const BrokerStats& stats() const { return stats_; }
 
  private:
   struct PendingFrame;
+  struct Batch;
+  struct Lane;
+  void submit(const std::pair<std::string, std::string>& partition, std::vector<PendingFrame>& frames);
+  void flush_round(const std::vector<Batch*>& round);
   void push_partition(std::vector<PendingFrame>& frames);
   std::string resolve_original_id(const std::string& queue, const std::string& partition, int64_t offset);
 
@@ -66,6 +81,9 @@ class Broker {
   StoragePort& storage_;
   BrokerStats stats_;
   Variant variant_ = Variant::none;
+  WaitPort* wait_;
+  bool fusion_ = true;
+  std::map<std::pair<std::string, std::string>, std::unique_ptr<Lane>> lanes_;
 };
 
 }  // namespace qdt::impl

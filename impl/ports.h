@@ -24,6 +24,23 @@ class RandomSource {
   virtual uint64_t next_u64() = 0;
 };
 
+// A one-shot-at-a-time event between concurrent requests inside a broker
+// (segment fusion). Plain data; the WaitPort gives it meaning.
+struct FiberEvent {
+  bool set = false;
+  void* waiter = nullptr;  // owned by the WaitPort implementation
+};
+
+// How a request waits for another inside the broker. The simulator suspends
+// the calling fiber; without one, requests never overlap and nothing waits.
+class WaitPort {
+ public:
+  virtual ~WaitPort() = default;
+  // Returns once `event` is set (then clears it).
+  virtual void wait(FiberEvent& event) = 0;
+  virtual void notify(FiberEvent& event) = 0;
+};
+
 // A round trip to storage. May suspend the calling fiber (virtual latency);
 // throws StorageError when the transaction failed whole.
 class StoragePort {

@@ -238,6 +238,12 @@ void check_expectations(const Scenario& s, const StepOutcomes& out, const histor
   }
 }
 
+int64_t fused_segments(const World& world) {
+  int64_t n = 0;
+  for (uint32_t b = 0; b < world.broker_count(); ++b) n += static_cast<int64_t>(world.broker(b).stats().fused_segments);
+  return n;
+}
+
 json metrics_of(World& world, const StepOutcomes& out) {
   const history::History& h = world.history();
   int64_t timeouts = 0, retries = 0;
@@ -286,6 +292,7 @@ json metrics_of(World& world, const StepOutcomes& out) {
           {"duplicated_deliveries", world.network_stats().duplicated},
           {"late_responses", world.network_stats().late_responses},
           {"deliveries_lost_in_crash", world.network_stats().crashed},
+          {"fused_segments", fused_segments(world)},
           {"storage_pushes", pushes},
           {"storage_push_failures", failed},
           {"probes_run", probes_run},

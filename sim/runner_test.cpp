@@ -94,5 +94,32 @@ TEST(Runner, StorageFailureAnswersErrorThenRecovers) {
   EXPECT_TRUE(out.passed) << out.result["failures"].dump(2);
 }
 
+// Requests that arrive while a flush is in flight fuse into the next segment;
+// with the switch off, every request makes its own segment. Verdicts agree.
+TEST(Runner, FusionFusesConcurrentRequestsAndChangesNoVerdict) {
+  auto text = [](bool fusion) {
+    std::string children;
+    for (int i = 0; i < 6; ++i) {
+      if (i) children += ",";
+      children += R"({"op": "push", "items": [{"queue": "q", "transactionId": "k)" + std::to_string(i % 3) +
+                  R"(", "data": {}}]})";
+    }
+    return std::string(R"({"seed": 4, "world": {"fusion": )") + (fusion ? "true" : "false") +
+           R"(, "network": {"latency_ms": [0, 0]}, "storage": {"latency_ms": [5, 5]}},
+               "steps": [{"op": "parallel", "steps": [)" + children + R"(]}],
+               "expect": {"stored": {"q/Default": 3}}})";
+  };
+  const RunOutcome fused = run_scenario(load(text(true)), {});
+  const RunOutcome plain = run_scenario(load(text(false)), {});
+  EXPECT_TRUE(fused.passed) << fused.result["failures"].dump(2);
+  EXPECT_TRUE(plain.passed) << plain.result["failures"].dump(2);
+  EXPECT_GE(fused.result["metrics"]["fused_segments"].get<int>(), 1);
+  EXPECT_EQ(plain.result["metrics"]["fused_segments"].get<int>(), 0);
+  EXPECT_LT(fused.result["metrics"]["segments"].get<int>() + 0, 4);
+  EXPECT_EQ(plain.result["metrics"]["segments"].get<int>(), 3);
+  EXPECT_EQ(fused.result["metrics"]["queued"], 3);
+  EXPECT_EQ(fused.result["metrics"]["duplicates"], 3);
+}
+
 }  // namespace
 }  // namespace qdt::sim

@@ -191,7 +191,8 @@ class Loader {
 
   void world(const json& w, Scenario& s) {
     if (!w.is_object()) return r_.fail("/world", "expected an object");
-    r_.only(w, "/world", {"brokers", "cache", "network", "storage"});
+    r_.only(w, "/world", {"brokers", "fusion", "cache", "network", "storage"});
+    if (auto v = r_.boolean(w, "/world", "fusion")) s.world.fusion = *v;
     if (auto v = r_.integer(w, "/world", "brokers", 1, kMaxBrokers)) s.world.brokers = static_cast<uint32_t>(*v);
     if (auto it = w.find("cache"); it != w.end()) {
       r_.only(*it, "/world/cache", {"enabled", "budget_bytes"});

@@ -30,6 +30,28 @@ class SimRandom : public impl::RandomSource {
   Rng rng_;
 };
 
+// Suspends a fiber on a broker-internal event; the event loop never waits here.
+class FiberWaitPort : public impl::WaitPort {
+ public:
+  void wait(impl::FiberEvent& event) override {
+    while (!event.set) {
+      boost::fibers::context* self = boost::fibers::context::active();
+      assert(!self->is_context(boost::fibers::type::main_context));
+      event.waiter = self;
+      self->suspend();
+    }
+    event.set = false;
+    event.waiter = nullptr;
+  }
+  void notify(impl::FiberEvent& event) override {
+    event.set = true;
+    if (auto* waiter = static_cast<boost::fibers::context*>(event.waiter)) {
+      event.waiter = nullptr;
+      boost::fibers::context::active()->schedule(waiter);
+    }
+  }
+};
+
 }  // namespace
 
 struct World::BrokerSeams {
@@ -37,6 +59,7 @@ struct World::BrokerSeams {
   SimRandom random;
   std::unique_ptr<uint64_t> epoch;  // crashes so far; the link watches it
   StorageLink link;
+  FiberWaitPort waits;
 };
 
 World::World(const WorldConfig& config, bool keep_trace_text)
@@ -59,14 +82,16 @@ World::World(const WorldConfig& config, bool keep_trace_text)
     auto epoch = std::make_unique<uint64_t>(0);
     const uint64_t* watched = epoch.get();
     seams_.push_back(std::unique_ptr<BrokerSeams>(new BrokerSeams{
-        SimBrokerClock(clock_), SimRandom(root_.fork()), std::move(epoch), StorageLink(*side_, b, watched)}));
+        SimBrokerClock(clock_), SimRandom(root_.fork()), std::move(epoch), StorageLink(*side_, b, watched), {}}));
     brokers_.push_back(std::make_unique<impl::Broker>(b, seams_.back()->clock, seams_.back()->random,
-                                                      seams_.back()->link));
+                                                      seams_.back()->link, &seams_.back()->waits));
     brokers_.back()->set_variant(config.variant);
+    brokers_.back()->set_fusion(config.fusion);
   }
   trace_.begin(0, "world")
       .field("seed", static_cast<int64_t>(config.seed))
       .field("brokers", config.brokers)
+      .field("fusion", config.fusion ? 1 : 0)
       .field("latency", std::to_string(config.network.latency_ms_min) + ".." +
                             std::to_string(config.network.latency_ms_max))
       .field("storage_latency", std::to_string(config.storage.latency_ms_min) + ".." +

@@ -46,6 +46,7 @@ struct RetryPolicy {
 struct WorldConfig {
   uint64_t seed = 1;
   uint32_t brokers = 1;
+  bool fusion = true;  // SPEC 2.5 layer 2: concurrent requests fuse per partition
   CacheConfig cache;
   NetworkConfig network;
   StorageConfig storage;
