@@ -375,12 +375,10 @@ int main(int argc, char** argv) {
   replay_cmd->add_flag("--quiet", quiet, "No progress on stderr");
 
   std::string variant_name = "none";
+  std::vector<std::string> variant_choices = qdt::impl::variant_names();
+  variant_choices.push_back("none");
   replay_cmd->add_option("--variant", variant_name, "Run a design variant of the implementation (SPEC 7)")
-      ->check(CLI::IsMember([] {
-        auto names = qdt::impl::variant_names();
-        names.push_back("none");
-        return names;
-      }()));
+      ->check(CLI::IsMember(variant_choices));
 
   auto* check_cmd = app.add_subcommand("check", "Random campaign: generated scenarios judged by every property; failures shrunk to files");
   CheckArgs check_args;
@@ -393,13 +391,9 @@ int main(int argc, char** argv) {
         return names;
       }()));
   check_cmd->add_option("--variant", variant_name, "Run against a design variant (SPEC 7)")
-      ->check(CLI::IsMember([] {
-        auto names = qdt::impl::variant_names();
-        names.push_back("none");
-        return names;
-      }()));
+      ->check(CLI::IsMember(variant_choices));
   check_cmd->add_option("--out", check_args.out_dir, "Where shrunk failures are written");
-  check_cmd->add_option("--shard", check_args.shard, "Run only seeds with seed % N == I (I/N); results are JSON that merge");
+  check_cmd->add_option("--shard", check_args.shard, "Run only seeds with seed % N == I (I/N), to split a campaign across machines");
   uint64_t jobs = 1;
   check_cmd->add_option("--jobs", jobs, "Worker processes")->check(CLI::Range(uint64_t{1}, uint64_t{64}));
   check_cmd->add_option("--time-budget", check_args.time_budget_s, "Stop after this many wall seconds")->check(CLI::NonNegativeNumber);

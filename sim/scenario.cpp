@@ -356,23 +356,13 @@ class Loader {
         break;
       case Op::skew:
         r_.only(j, p, {"op", "id", "broker", "ms"});
-        if (auto v = r_.integer(j, p, "broker", 0, kMaxBrokers - 1)) {
-          s.broker = static_cast<uint32_t>(*v);
-          brokers_used_.emplace_back(p + "/broker", s.broker);
-        } else if (!j.contains("broker")) {
-          r_.fail(p + "/broker", "required");
-        }
+        required_broker(j, p, s);
         if (auto v = r_.integer(j, p, "ms", -86'400'000, 86'400'000)) s.skew_ms = *v;
         else if (!j.contains("ms")) r_.fail(p + "/ms", "required");
         break;
       case Op::crash_broker:
         r_.only(j, p, {"op", "id", "broker"});
-        if (auto v = r_.integer(j, p, "broker", 0, kMaxBrokers - 1)) {
-          s.broker = static_cast<uint32_t>(*v);
-          brokers_used_.emplace_back(p + "/broker", s.broker);
-        } else if (!j.contains("broker")) {
-          r_.fail(p + "/broker", "required");
-        }
+        required_broker(j, p, s);
         break;
       case Op::network:
         r_.only(j, p, {"op", "id", "latency_ms", "loss_request", "loss_response", "duplicate"});
@@ -398,6 +388,16 @@ class Loader {
         break;
     }
     return true;
+  }
+
+  // A step's required `broker`, checked against world.brokers after loading.
+  void required_broker(const json& j, const std::string& p, Step& s) {
+    if (auto v = r_.integer(j, p, "broker", 0, kMaxBrokers - 1)) {
+      s.broker = static_cast<uint32_t>(*v);
+      brokers_used_.emplace_back(p + "/broker", s.broker);
+    } else if (!j.contains("broker")) {
+      r_.fail(p + "/broker", "required");
+    }
   }
 
   void bad_options(const std::string& error) {
