@@ -28,4 +28,8 @@ done
 "$qdt" replay --cache maybe "$dir" >/dev/null 2>&1; [ $? -eq 2 ] || { echo "FAIL: bad --cache is not exit 2" >&2; exit 1; }
 "$qdt" replay /nonexistent.json >/dev/null 2>&1; [ $? -eq 2 ] || { echo "FAIL: missing file is not exit 2" >&2; exit 1; }
 "$qdt" replay --help >/dev/null || { echo "FAIL: replay --help" >&2; exit 1; }
+"$qdt" check --help >/dev/null || { echo "FAIL: check --help" >&2; exit 1; }
+"$qdt" check --shard 3/2 --seeds 1 >/dev/null 2>&1; [ $? -eq 2 ] || { echo "FAIL: bad --shard is not exit 2" >&2; exit 1; }
+"$qdt" check --profile nope >/dev/null 2>&1; [ $? -eq 2 ] || { echo "FAIL: bad --profile is not exit 2" >&2; exit 1; }
+"$qdt" replay --variant nope "$dir" >/dev/null 2>&1; [ $? -eq 2 ] || { echo "FAIL: bad --variant is not exit 2" >&2; exit 1; }
 echo "$checked invalid files rejected with exit 2"
