@@ -241,6 +241,67 @@ nlohmann::json run_check(const CheckArgs& a, qdt::impl::Variant variant, uint64_
           {"seed_hashes", seed_hashes}};
 }
 
+// Merges worker or shard summaries (their raw counters and per-seed trace
+// hashes) and prints the campaign summary. Exit code as SPEC 4.
+int report_campaign(const std::vector<nlohmann::json>& parts, const CheckArgs& a, const std::string& variant_text,
+                    uint64_t jobs, double wall) {
+  uint64_t done = 0, failed = 0, pushes = 0, virtual_ms = 0;
+  bool out_of_time = false;
+  nlohmann::json failures = nlohmann::json::array();
+  std::vector<std::string> hashes;
+  for (const auto& p : parts) {
+    done += p["seeds_run"].get<uint64_t>();
+    failed += p["failed"].get<uint64_t>();
+    pushes += p["pushes"].get<uint64_t>();
+    virtual_ms += p["virtual_ms"].get<uint64_t>();
+    out_of_time = out_of_time || p["out_of_time"].get<bool>();
+    for (const auto& f : p["failures"]) failures.push_back(f);
+    for (const auto& h : p["seed_hashes"]) hashes.push_back(h);
+  }
+  std::sort(hashes.begin(), hashes.end());
+  std::sort(failures.begin(), failures.end(), [](const nlohmann::json& x, const nlohmann::json& y) {
+    return std::make_pair(x["profile"].get<std::string>(), x["seed"].get<uint64_t>()) <
+           std::make_pair(y["profile"].get<std::string>(), y["seed"].get<uint64_t>());
+  });
+  std::string joined;
+  for (const auto& h : hashes) joined += h + "\n";
+  const XXH128_hash_t digest = XXH3_128bits(joined.data(), joined.size());
+  char digest_hex[33];
+  std::snprintf(digest_hex, sizeof digest_hex, "%016llx%016llx", static_cast<unsigned long long>(digest.high64),
+                static_cast<unsigned long long>(digest.low64));
+
+  nlohmann::json summary = {{"profile", a.profile},
+                            {"variant", variant_text},
+                            {"first_seed", a.first_seed},
+                            {"seeds_run", done},
+                            {"passed", done - failed},
+                            {"failed", failed},
+                            {"shard", a.shard.empty() ? "0/1" : a.shard},
+                            {"jobs", jobs},
+                            {"out_of_time", out_of_time},
+                            {"campaign_digest", digest_hex},
+                            {"wall_s", wall},
+                            {"seeds_per_s", done / wall},
+                            {"simulated_pushes_per_s", pushes / wall},
+                            {"virtual_s_per_wall_s", virtual_ms / 1000.0 / wall},
+                            {"failures", failures},
+                            // Raw parts, so shards' JSON outputs merge (qdt check --merge).
+                            {"pushes", pushes},
+                            {"virtual_ms", virtual_ms},
+                            {"seed_hashes", hashes}};
+  if (a.as_json) {
+    std::cout << summary.dump(2) << "\n";
+  } else {
+    std::cout << done << " seeds (" << a.profile << ", variant " << variant_text << ", " << jobs
+              << " jobs): " << done - failed << " passed, " << failed << " failed; "
+              << static_cast<int64_t>(done / wall) << " seeds/s, " << static_cast<int64_t>(pushes / wall)
+              << " simulated pushes/s, " << static_cast<int64_t>(virtual_ms / 1000.0 / wall)
+              << " virtual s per wall s; digest " << digest_hex << (out_of_time ? " (stopped by --time-budget)" : "")
+              << "\n";
+  }
+  return failed == 0 ? kExitOk : kExitFailed;
+}
+
 // Runs a campaign in `jobs` processes (fork), merges their summaries and
 // prints them. The campaign digest (xxh3-128 of every seed's trace hash, in
 // seed order) is the same whatever the number of jobs or shards' split.
@@ -303,58 +364,35 @@ int check(const CheckArgs& a, qdt::impl::Variant variant, uint64_t jobs) {
       parts.push_back(part);
     }
   }
-  uint64_t done = 0, failed = 0, pushes = 0, virtual_ms = 0;
-  bool out_of_time = false;
-  nlohmann::json failures = nlohmann::json::array();
-  std::vector<std::string> hashes;
-  for (const auto& p : parts) {
-    done += p["seeds_run"].get<uint64_t>();
-    failed += p["failed"].get<uint64_t>();
-    pushes += p["pushes"].get<uint64_t>();
-    virtual_ms += p["virtual_ms"].get<uint64_t>();
-    out_of_time = out_of_time || p["out_of_time"].get<bool>();
-    for (const auto& f : p["failures"]) failures.push_back(f);
-    for (const auto& h : p["seed_hashes"]) hashes.push_back(h);
-  }
-  std::sort(hashes.begin(), hashes.end());
-  std::sort(failures.begin(), failures.end(), [](const nlohmann::json& x, const nlohmann::json& y) {
-    return std::make_pair(x["profile"].get<std::string>(), x["seed"].get<uint64_t>()) <
-           std::make_pair(y["profile"].get<std::string>(), y["seed"].get<uint64_t>());
-  });
-  std::string joined;
-  for (const auto& h : hashes) joined += h + "\n";
-  const XXH128_hash_t digest = XXH3_128bits(joined.data(), joined.size());
-  char digest_hex[33];
-  std::snprintf(digest_hex, sizeof digest_hex, "%016llx%016llx", static_cast<unsigned long long>(digest.high64),
-                static_cast<unsigned long long>(digest.low64));
-
   const double wall = std::max(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 1e-9);
-  nlohmann::json summary = {{"profile", a.profile},
-                            {"variant", qdt::impl::variant_name(variant)},
-                            {"first_seed", a.first_seed},
-                            {"seeds_run", done},
-                            {"passed", done - failed},
-                            {"failed", failed},
-                            {"shard", a.shard.empty() ? "0/1" : a.shard},
-                            {"jobs", jobs},
-                            {"out_of_time", out_of_time},
-                            {"campaign_digest", digest_hex},
-                            {"wall_s", wall},
-                            {"seeds_per_s", done / wall},
-                            {"simulated_pushes_per_s", pushes / wall},
-                            {"virtual_s_per_wall_s", virtual_ms / 1000.0 / wall},
-                            {"failures", failures}};
-  if (a.as_json) {
-    std::cout << summary.dump(2) << "\n";
-  } else {
-    std::cout << done << " seeds (" << a.profile << ", variant " << qdt::impl::variant_name(variant) << ", " << jobs
-              << " jobs): " << done - failed << " passed, " << failed << " failed; "
-              << static_cast<int64_t>(done / wall) << " seeds/s, " << static_cast<int64_t>(pushes / wall)
-              << " simulated pushes/s, " << static_cast<int64_t>(virtual_ms / 1000.0 / wall)
-              << " virtual s per wall s; digest " << digest_hex << (out_of_time ? " (stopped by --time-budget)" : "")
-              << "\n";
+  return report_campaign(parts, a, qdt::impl::variant_name(variant), jobs, wall);
+}
+
+int merge(const std::vector<std::string>& files, const CheckArgs& a) {
+  std::vector<nlohmann::json> parts;
+  std::string variant_text;
+  double wall = 0;
+  for (const std::string& file : files) {
+    std::ifstream in(file);
+    const auto part = nlohmann::json::parse(in, nullptr, false);
+    if (part.is_discarded() || !part.is_object() || !part.contains("seed_hashes") || !part.contains("pushes")) {
+      std::cerr << "error: " << file << ": /: not a qdt check --json summary\n";
+      return kExitBadInput;
+    }
+    const std::string v = part.value("variant", std::string("none"));
+    if (!variant_text.empty() && v != variant_text) {
+      std::cerr << "error: " << file << ": /variant: " << v << " differs from " << variant_text << "\n";
+      return kExitBadInput;
+    }
+    variant_text = v;
+    wall = std::max(wall, part.value("wall_s", 0.0));  // shards ran side by side
+    parts.push_back(part);
   }
-  return failed == 0 ? kExitOk : kExitFailed;
+  CheckArgs merged = a;
+  merged.profile = parts.front().value("profile", a.profile);
+  merged.first_seed = parts.front().value("first_seed", a.first_seed);
+  merged.shard = "merged";
+  return report_campaign(parts, merged, variant_text, parts.size(), std::max(wall, 1e-9));
 }
 
 }  // namespace
@@ -395,6 +433,8 @@ int main(int argc, char** argv) {
   check_cmd->add_option("--out", check_args.out_dir, "Where shrunk failures are written");
   check_cmd->add_option("--shard", check_args.shard, "Run only seeds with seed % N == I (I/N), to split a campaign across machines");
   uint64_t jobs = 1;
+  std::vector<std::string> merge_files;
+  check_cmd->add_option("--merge", merge_files, "Merge the --json summaries of shards instead of running");
   check_cmd->add_option("--jobs", jobs, "Worker processes")->check(CLI::Range(uint64_t{1}, uint64_t{64}));
   check_cmd->add_option("--time-budget", check_args.time_budget_s, "Stop after this many wall seconds")->check(CLI::NonNegativeNumber);
   check_cmd->add_option("--max-shrinks", check_args.max_shrinks, "Shrink at most this many failures")->check(CLI::NonNegativeNumber);
@@ -421,6 +461,7 @@ int main(int argc, char** argv) {
   }
   const qdt::impl::Variant variant = *qdt::impl::parse_variant(variant_name);
   if (replay_cmd->parsed()) return replay(paths, as_json, trace_file, cache, report_file, quiet, variant);
+  if (check_cmd->parsed() && !merge_files.empty()) return merge(merge_files, check_args);
   if (check_cmd->parsed()) return check(check_args, variant, jobs);
   return kExitBadInput;
 }
