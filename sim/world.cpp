@@ -1,14 +1,15 @@
 #include "sim/world.h"
 
 #include <boost/fiber/operations.hpp>
-#include <boost/fiber/protected_fixedsize_stack.hpp>
+#include <boost/fiber/pooled_fixedsize_stack.hpp>
 #include <cassert>
 #include <stdexcept>
 
 namespace qdt::sim {
 namespace {
 
-// SQLite runs on fiber stacks: give them room, with a guard page.
+// SQLite runs on fiber stacks: give them room. Stacks are pooled per world:
+// a delivery fiber per request would otherwise map and unmap a stack each.
 constexpr size_t kFiberStackBytes = 256 * 1024;
 
 class SimBrokerClock : public impl::BrokerClock {
@@ -69,6 +70,7 @@ World::World(const WorldConfig& config, bool keep_trace_text)
       network_rng_(root_.fork()),
       storage_rng_(root_.fork()),
       producer_rng_(root_.fork()),
+      stacks_(kFiberStackBytes),
       storage_(config.storage.path, config.storage.purge_batch),
       trace_(keep_trace_text),
       network_(config_.network, network_rng_, clock_, trace_, history_,
@@ -114,13 +116,13 @@ std::function<void()> World::guarded(std::function<void()> fn) {
 }
 
 boost::fibers::fiber World::spawn(std::function<void()> fn) {
-  return boost::fibers::fiber(std::allocator_arg, boost::fibers::protected_fixedsize_stack(kFiberStackBytes),
+  return boost::fibers::fiber(std::allocator_arg, stacks_,
                               guarded(std::move(fn)));
 }
 
 void World::spawn_detached(std::function<void()> fn) {
   ++live_detached_;
-  boost::fibers::fiber f(std::allocator_arg, boost::fibers::protected_fixedsize_stack(kFiberStackBytes),
+  boost::fibers::fiber f(std::allocator_arg, stacks_,
                          [this, body = guarded(std::move(fn))] {
                            body();
                            --live_detached_;
@@ -147,7 +149,7 @@ void World::run(const std::function<void()>& script) {
   const uint64_t picks_before = scheduler.picks();
   bool done = false;
   auto body = guarded(script);
-  boost::fibers::fiber director(std::allocator_arg, boost::fibers::protected_fixedsize_stack(kFiberStackBytes),
+  boost::fibers::fiber director(std::allocator_arg, stacks_,
                                 [&] {
                                   body();
                                   done = true;

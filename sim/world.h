@@ -8,6 +8,7 @@
 // may spawn more fibers (parallel steps); run() returns when it finishes. The
 // thread's main fiber is the event loop that advances virtual time.
 #include <boost/fiber/fiber.hpp>
+#include <boost/fiber/pooled_fixedsize_stack.hpp>
 #include <cstdint>
 #include <exception>
 #include <functional>
@@ -91,6 +92,7 @@ class World {
   Rng storage_rng_;
   Rng producer_rng_;
   VirtualClock clock_;
+  boost::fibers::pooled_fixedsize_stack stacks_;
   impl::Storage storage_;
   history::History history_;
   Trace trace_;
