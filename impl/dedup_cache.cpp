@@ -223,7 +223,10 @@ int64_t DedupCache::watermark(const std::string& queue, const std::string& parti
     const bool full = !p.hydrated || p.rebuild;
     const bool span = !full && p.known_upto > p.verified_upto;
     if (full || span) {
-      if (!hydrate(key, full, now_ms, window_seconds, source)) return -1;
+      if (!hydrate(key, full, now_ms, window_seconds, source)) {
+        if (partitions_.contains(key)) enforce_budget(key);
+        return -1;
+      }
     }
   }
   if (!enforce_budget(key)) {
