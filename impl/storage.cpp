@@ -137,7 +137,7 @@ std::string pack_hashes(const std::vector<Frame>& frames) {
 struct Storage::Statements {
   ProbeCounter counter;
   Statement find_partition, insert_queue, insert_partition, upsert_options, select_options;
-  Statement probe, allocate, insert_segment, insert_sidecar, covering;
+  Statement probe, probe_queue, allocate, insert_segment, insert_sidecar, covering;
   Statement read_segments, list_partitions, list_queue_partitions;
   Statement expired_segments, delete_segment_row, purge_select, purge_delete, update_txns_start;
   Statement insert_ack, ack_probe, stored_count, sidecar_count, segment_count, partition_state;
@@ -172,6 +172,11 @@ Storage::Storage(const std::string& path, int64_t purge_batch) : db_(path), purg
   st_->probe = Statement(h,
       "SELECT base_offset, qdt_match(hashes, ?4) FROM log_txns "
       "WHERE partition_id = ?1 AND end_offset > ?2 AND created_at_ms >= ?3 ORDER BY end_offset");
+  st_->probe_queue = Statement(h,
+      "SELECT base_offset, qdt_match(hashes, ?4) FROM log_txns "
+      "WHERE partition_id IN (SELECT p.partition_id FROM partitions p WHERE p.queue_id = "
+      "(SELECT queue_id FROM partitions WHERE partition_id = ?1)) "
+      "AND (partition_id != ?1 OR end_offset > ?2) AND created_at_ms >= ?3 ORDER BY end_offset");
   st_->allocate = Statement(h,
       "UPDATE partitions SET last_offset = last_offset + ?2 WHERE partition_id = ?1 RETURNING last_offset");
   st_->insert_segment = Statement(h,
@@ -283,7 +288,8 @@ PushResult Storage::push(const SegmentPush& segment, int64_t now_ms) {
     if (row.last_offset > from) {
       result.probe_ran = true;
       const uint64_t rows_before = st_->counter.rows;
-      Statement& probe = st_->probe.reset();
+      // Variant queue-scope: the probe matches every partition of the queue.
+      Statement& probe = (variant_ == Variant::queue_scope ? st_->probe_queue : st_->probe).reset();
       probe.bind(1, row.partition_id)
           .bind(2, from)
           .bind(3, now_ms - result.window_seconds * 1000)
@@ -454,6 +460,8 @@ PurgeStep Storage::purge_step(const std::string& queue, const std::string& parti
   }
   step.floor_seconds = sidecar_floor_seconds(row->options);
   assert(step.floor_seconds >= kSidecarFloorSeconds);
+  // Variant purge-below-floor: the sidecar is kept only as long as the window.
+  if (variant_ == Variant::purge_below_floor) step.floor_seconds = row->options.dedup_window_seconds;
   Statement& s = st_->purge_select.reset()
                      .bind(1, row->partition_id)
                      .bind(2, now_ms - step.floor_seconds * 1000)

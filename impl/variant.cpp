@@ -9,7 +9,9 @@ struct Named {
 constexpr Named kVariants[] = {{Variant::none, "none"},
                                {Variant::skip_probe, "skip-probe"},
                                {Variant::fresh_id_on_duplicate, "fresh-id-on-duplicate"},
-                               {Variant::last_wins, "last-wins"}};
+                               {Variant::last_wins, "last-wins"},
+                               {Variant::queue_scope, "queue-scope"},
+                               {Variant::purge_below_floor, "purge-below-floor"}};
 }  // namespace
 
 std::optional<Variant> parse_variant(const std::string& name) {

@@ -14,6 +14,8 @@ enum class Variant {
   skip_probe,             // storage never probes: every push is queued
   fresh_id_on_duplicate,  // a duplicate answers a new id instead of the original's
   last_wins,              // in-request, the last occurrence of a key leads and alone is written
+  queue_scope,            // the probe matches across all partitions of the queue
+  purge_below_floor,      // the sidecar purge ignores the 900-second floor (and completed retention)
 };
 
 std::optional<Variant> parse_variant(const std::string& name);
