@@ -39,6 +39,11 @@ Broker::Broker(uint32_t id, BrokerClock& clock, RandomSource& random, StoragePor
 
 Broker::~Broker() = default;
 
+SidecarRead Broker::sidecar_rows(const std::string& queue, const std::string& partition, int64_t after_offset,
+                                 int64_t since_ms) {
+  return storage_.sidecar_rows(queue, partition, after_offset, since_ms);
+}
+
 nlohmann::json PushResponse::to_json() const {
   if (rejected) return nlohmann::json{{"error", error}};
   nlohmann::json out = nlohmann::json::array();
@@ -218,13 +223,32 @@ void Broker::push_partition(std::vector<PendingFrame>& group) {
     SegmentPush segment;
     segment.queue = queue;
     segment.partition = partition;
-    segment.p_verified = -1;  // no cache yet: probe the whole window
     segment.frames.reserve(remaining.size());
-    for (size_t i : remaining) segment.frames.push_back(group[i].frame);
+    std::vector<Hash128> hashes;
+    hashes.reserve(remaining.size());
+    for (size_t i : remaining) {
+      segment.frames.push_back(group[i].frame);
+      hashes.push_back(group[i].frame.hash);
+    }
+    const auto key = std::make_pair(queue, partition);
+    const auto known = known_window_.find(key);
+    segment.window_seconds_assumed = known == known_window_.end() ? -1 : known->second;
+    // The cache only narrows the probe; unknown window or any doubt: -1.
+    segment.p_verified = segment.window_seconds_assumed > 0
+                             ? cache_.watermark(queue, partition, hashes, clock_.now_ms(),
+                                                segment.window_seconds_assumed, *this)
+                             : -1;
+    if (variant_ == Variant::watermark_off_by_one && segment.p_verified >= 0) segment.p_verified += 1;
     PushResult result;
     try {
       stats_.segments_pushed++;
       result = storage_.push(segment);
+      known_window_[key] = result.window_seconds;
+      if (result.queued) {
+        cache_.record_queued(queue, partition, result.base_offset,
+                             result.base_offset + static_cast<int64_t>(hashes.size()) - 1, result.created_at_ms,
+                             hashes, result.window_seconds);
+      }
     } catch (const StorageError& e) {
       stats_.storage_errors++;
       for (size_t i : remaining) {

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "impl/dedup_cache.h"
 #include "impl/ports.h"
 #include "impl/variant.h"
 
@@ -46,7 +47,7 @@ struct BrokerStats {
   uint64_t fused_segments = 0;  // flushes that carried frames of more than one request
 };
 
-class Broker {
+class Broker : private HydrationSource {
  public:
   // With a WaitPort, concurrent requests for one partition fuse (SPEC 2.5
   // layer 2): at most one flush per partition is in flight, and frames that
@@ -64,6 +65,12 @@ class Broker {
   void set_variant(Variant variant) { variant_ = variant; }
   // The switch that turns fusion off (one segment per request per partition).
   void set_fusion(bool enabled) { fusion_ = enabled; }
+
+  // The dedup cache (SPEC 2.11): its only output is the watermark sent with
+  // each segment. A crash empties it.
+  void configure_cache(const CacheConfig& config) { cache_ = DedupCache(config); }
+  DedupCache& cache() { return cache_; }
+  const DedupCache& cache() const { return cache_; }
   const BrokerStats& stats() const { return stats_; }
 
  private:
@@ -75,6 +82,9 @@ class Broker {
   void push_partition(std::vector<PendingFrame>& frames);
   std::string resolve_original_id(const std::string& queue, const std::string& partition, int64_t offset);
 
+  SidecarRead sidecar_rows(const std::string& queue, const std::string& partition, int64_t after_offset,
+                           int64_t since_ms) override;
+
   uint32_t id_;
   BrokerClock& clock_;
   RandomSource& random_;
@@ -84,6 +94,10 @@ class Broker {
   WaitPort* wait_;
   bool fusion_ = true;
   std::map<std::pair<std::string, std::string>, std::unique_ptr<Lane>> lanes_;
+  DedupCache cache_;
+  // The window storage last reported per partition: the cache computes its
+  // watermark with it, and storage ignores the watermark if it has widened.
+  std::map<std::pair<std::string, std::string>, int64_t> known_window_;
 };
 
 }  // namespace qdt::impl

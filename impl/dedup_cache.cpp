@@ -1,5 +1,7 @@
 #include "impl/dedup_cache.h"
 
+#include "impl/sqlite.h"
+
 #include <algorithm>
 #include <cstring>
 #include <limits>
@@ -127,8 +129,15 @@ bool DedupCache::hydrate(const Key& key, bool full, int64_t now_ms, int64_t wind
   bool failed = false;
   try {
     read = source.sidecar_rows(key.first, key.second, after, since);
+  } catch (const StorageError&) {
+    failed = true;  // the read failed: answer -1, stay correct
   } catch (...) {
-    failed = true;
+    // Anything else (the broker crashed with this read in flight) is not the
+    // cache's to absorb: the whole request is lost. Leave the entry sane.
+    if (auto it = partitions_.find(key); it != partitions_.end() && it->second.generation == generation) {
+      it->second.hydrating = false;
+    }
+    throw;
   }
   // The source may have suspended us: the partition may be gone or reset.
   auto it = partitions_.find(key);

@@ -71,7 +71,8 @@ struct SidecarRead {
 
 // What the cache needs from storage to hydrate; supplied by the broker. One
 // call must be one consistent snapshot (rows and last_offset read together).
-// May take virtual time; throws on failure (any exception).
+// May take virtual time; throws StorageError when the read fails (the cache
+// then answers -1); any other exception (a crash) propagates to the caller.
 class HydrationSource {
  public:
   virtual ~HydrationSource() = default;

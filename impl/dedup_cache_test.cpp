@@ -1,4 +1,5 @@
 #include "impl/dedup_cache.h"
+#include "impl/sqlite.h"
 
 #include <gtest/gtest.h>
 
@@ -53,7 +54,7 @@ struct FakeStorage : HydrationSource {
     calls.push_back({q, p, after, since});
     if (fail_next > 0) {
       --fail_next;
-      throw std::runtime_error("hydration failed");
+      throw StorageError("hydration failed");
     }
     SidecarRead read;
     Part& part = parts[{q, p}];

@@ -140,6 +140,7 @@ struct Storage::Statements {
   Statement probe, probe_queue, allocate, insert_segment, insert_sidecar, covering;
   Statement read_segments, list_partitions, list_queue_partitions;
   Statement expired_segments, delete_segment_row, purge_select, purge_delete, update_txns_start;
+  Statement read_sidecar;
   Statement insert_ack, ack_probe, stored_count, sidecar_count, segment_count, partition_state;
 };
 
@@ -209,6 +210,9 @@ Storage::Storage(const std::string& path, int64_t purge_batch) : db_(path), purg
   st_->update_txns_start = Statement(h,
       "UPDATE partitions SET txns_start = coalesce((SELECT min(base_offset) FROM log_txns WHERE partition_id = ?1), "
       "last_offset + 1) WHERE partition_id = ?1 RETURNING txns_start");
+  st_->read_sidecar = Statement(h,
+      "SELECT base_offset, end_offset, created_at_ms, hashes FROM log_txns "
+      "WHERE partition_id = ?1 AND end_offset > ?2 AND created_at_ms >= ?3 ORDER BY end_offset");
   st_->insert_ack = Statement(h,
       "INSERT INTO acks (partition_id, consumer_group, offset, acked_at_ms) VALUES (?1, ?2, ?3, ?4) "
       "ON CONFLICT DO NOTHING");
@@ -284,7 +288,9 @@ PushResult Storage::push(const SegmentPush& segment, int64_t now_ms) {
   const std::string hashes = pack_hashes(segment.frames);
 
   if (result.window_seconds > 0 && variant_ != Variant::skip_probe) {
-    const int64_t from = std::max(segment.p_verified, row.txns_start - 1);
+    const bool watermark_usable =
+        segment.window_seconds_assumed >= 0 && result.window_seconds <= segment.window_seconds_assumed;
+    const int64_t from = std::max(watermark_usable ? segment.p_verified : int64_t{-1}, row.txns_start - 1);
     if (row.last_offset > from) {
       result.probe_ran = true;
       const uint64_t rows_before = st_->counter.rows;
@@ -368,6 +374,30 @@ std::optional<CoveringSegment> Storage::covering_segment(const std::string& queu
   const auto row = find_partition(queue, partition);
   if (!row) return std::nullopt;
   return covering(row->partition_id, offset);
+}
+
+SidecarRead Storage::read_sidecar(const std::string& queue, const std::string& partition, int64_t after_offset,
+                                  int64_t since_ms) {
+  SidecarRead out;
+  Transaction tx(db_);  // rows and last_offset from one snapshot
+  if (const auto row = find_partition(queue, partition)) {
+    out.last_offset = row->last_offset;
+    Statement& s = st_->read_sidecar.reset().bind(1, row->partition_id).bind(2, after_offset).bind(3, since_ms);
+    while (s.step()) {
+      SidecarRow r{s.column_int(0), s.column_int(1), s.column_int(2), {}};
+      const std::string_view blob = s.column_blob(3);
+      assert(blob.size() % 16 == 0);
+      for (size_t i = 0; i < blob.size(); i += 16) {
+        Hash128 h;
+        std::memcpy(h.bytes.data(), blob.data() + i, 16);
+        r.hashes.push_back(h);
+      }
+      out.rows.push_back(std::move(r));
+    }
+    s.reset();
+  }
+  tx.commit();
+  return out;
 }
 
 AckResult Storage::ack(const std::string& queue, const std::string& partition, const std::string& transaction_id,

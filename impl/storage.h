@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "impl/dedup_cache.h"
 #include "impl/frames.h"
 #include "impl/queue_options.h"
 #include "impl/sqlite.h"
@@ -31,6 +32,10 @@ struct SegmentPush {
   std::string partition;
   std::vector<Frame> frames;  // K >= 1 frames, distinct hashes
   int64_t p_verified = -1;    // watermark: -1 = probe everything
+  // The window the watermark was computed with. Storage ignores a watermark
+  // computed with a smaller (or unknown, -1) window than the one in force: a
+  // widened window reaches rows the cache never vouched for.
+  int64_t window_seconds_assumed = -1;
 };
 
 struct PushResult {
@@ -102,6 +107,11 @@ class Storage {
   // The segment covering `offset`, if it is still present (SPEC 2.6).
   std::optional<CoveringSegment> covering_segment(const std::string& queue, const std::string& partition,
                                                   int64_t offset);
+
+  // Sidecar rows with end_offset > after_offset and created_at >= since_ms, in
+  // offset order, with last_offset, in one snapshot (cache hydration).
+  SidecarRead read_sidecar(const std::string& queue, const std::string& partition, int64_t after_offset,
+                           int64_t since_ms);
 
   // Ack by transactionId through the sidecar (SPEC 2.9).
   AckResult ack(const std::string& queue, const std::string& partition, const std::string& transaction_id,

@@ -14,6 +14,7 @@ SegmentPush one_frame(uint64_t n, int64_t p_verified) {
   s.queue = "q";
   s.partition = "p";
   s.p_verified = p_verified;
+  s.window_seconds_assumed = 3600;
   Frame f;
   f.message_id = make_uuid_v7(1'767'225'600'000, n, n);
   f.transaction_id = "txn-" + std::to_string(n);

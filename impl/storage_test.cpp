@@ -19,6 +19,7 @@ SegmentPush segment(std::vector<std::string> txns, const std::string& partition 
   s.queue = "q";
   s.partition = partition;
   s.p_verified = p_verified;
+  s.window_seconds_assumed = kDefaultWindowSeconds;
   uint64_t n = 0;
   for (const auto& t : txns) s.frames.push_back(frame(t, n++));
   return s;
@@ -96,8 +97,12 @@ TEST(Storage, WatermarkNarrowsTheProbe) {
   const PushResult narrow = st.push(segment({"zz"}, "Default", 5), 1000);
   EXPECT_TRUE(narrow.queued);
   EXPECT_EQ(narrow.rows_scanned, 4u);
+  // A watermark computed with a smaller window than storage's is ignored.
+  SegmentPush stale = segment({"zz3"}, "Default", 11);
+  stale.window_seconds_assumed = 60;
+  EXPECT_TRUE(st.push(stale, 1000).probe_ran);
   // A watermark at the end skips the probe entirely.
-  const PushResult skipped = st.push(segment({"zz2"}, "Default", 10), 1000);
+  const PushResult skipped = st.push(segment({"zz2"}, "Default", 12), 1000);
   EXPECT_TRUE(skipped.queued);
   EXPECT_FALSE(skipped.probe_ran);
 }

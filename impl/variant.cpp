@@ -11,7 +11,8 @@ constexpr Named kVariants[] = {{Variant::none, "none"},
                                {Variant::fresh_id_on_duplicate, "fresh-id-on-duplicate"},
                                {Variant::last_wins, "last-wins"},
                                {Variant::queue_scope, "queue-scope"},
-                               {Variant::purge_below_floor, "purge-below-floor"}};
+                               {Variant::purge_below_floor, "purge-below-floor"},
+                               {Variant::watermark_off_by_one, "watermark-off-by-one"}};
 }  // namespace
 
 std::optional<Variant> parse_variant(const std::string& name) {

@@ -16,6 +16,7 @@ enum class Variant {
   last_wins,              // in-request, the last occurrence of a key leads and alone is written
   queue_scope,            // the probe matches across all partitions of the queue
   purge_below_floor,      // the sidecar purge ignores the 900-second floor (and completed retention)
+  watermark_off_by_one,   // the cache vouches one offset further than it knows
 };
 
 std::optional<Variant> parse_variant(const std::string& name);

@@ -56,6 +56,12 @@ class Runner {
         out_.pushes[step.id] = std::move(response);
         break;
       }
+      case Op::evict_cache:
+        world_.evict_cache(step.broker, step.queue, step.evict_partition);
+        break;
+      case Op::cache:
+        world_.set_cache_enabled(step.broker, step.enabled);
+        break;
       case Op::crash_broker:
         world_.crash_broker(step.broker);
         break;
@@ -244,6 +250,37 @@ int64_t fused_segments(const World& world) {
   return n;
 }
 
+json cache_metrics(const World& world) {
+  impl::DedupCache::Stats total;
+  for (uint32_t b = 0; b < world.broker_count(); ++b) {
+    const auto st = world.broker(b).cache().stats();
+    total.answers += st.answers;
+    total.vouched += st.vouched;
+    total.hits += st.hits;
+    total.hydrations_full += st.hydrations_full;
+    total.hydrations_span += st.hydrations_span;
+    total.hydration_failures += st.hydration_failures;
+    total.rebuilds += st.rebuilds;
+    total.evictions += st.evictions;
+    total.declined += st.declined;
+    total.disabled += st.disabled;
+    total.bytes += st.bytes;
+    total.hashes += st.hashes;
+  }
+  return {{"answers", total.answers},
+          {"vouched", total.vouched},
+          {"hits", total.hits},
+          {"hydrations_full", total.hydrations_full},
+          {"hydrations_span", total.hydrations_span},
+          {"hydration_failures", total.hydration_failures},
+          {"rebuilds", total.rebuilds},
+          {"evictions", total.evictions},
+          {"suppressed_partitions", total.declined},
+          {"disabled_answers", total.disabled},
+          {"cache_bytes", total.bytes},
+          {"bytes_per_hash", total.hashes ? static_cast<double>(total.bytes) / static_cast<double>(total.hashes) : 0.0}};
+}
+
 json metrics_of(World& world, const StepOutcomes& out) {
   const history::History& h = world.history();
   int64_t timeouts = 0, retries = 0;
@@ -293,6 +330,7 @@ json metrics_of(World& world, const StepOutcomes& out) {
           {"late_responses", world.network_stats().late_responses},
           {"deliveries_lost_in_crash", world.network_stats().crashed},
           {"fused_segments", fused_segments(world)},
+          {"cache", cache_metrics(world)},
           {"storage_pushes", pushes},
           {"storage_push_failures", failed},
           {"probes_run", probes_run},

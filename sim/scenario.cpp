@@ -176,13 +176,15 @@ std::optional<Op> op_of(const std::string& name) {
       {"push", Op::push},           {"parallel", Op::parallel},  {"sequence", Op::sequence},         {"advance", Op::advance},
       {"configure", Op::configure}, {"retention", Op::retention},       {"delete_segment", Op::delete_segment},
       {"storage_fail", Op::storage_fail}, {"ack", Op::ack},             {"read", Op::read},
-      {"skew", Op::skew},           {"network", Op::network},           {"crash_broker", Op::crash_broker}};
+      {"skew", Op::skew},           {"network", Op::network},           {"crash_broker", Op::crash_broker},
+      {"evict_cache", Op::evict_cache},   {"cache", Op::cache}};
   const auto it = ops.find(name);
   return it == ops.end() ? std::nullopt : std::optional<Op>(it->second);
 }
 
 bool not_yet_supported(const std::string& op) {
-  return op == "evict_cache" || op == "cache";
+  (void)op;
+  return false;
 }
 
 class Loader {
@@ -363,6 +365,19 @@ class Loader {
       case Op::crash_broker:
         r_.only(j, p, {"op", "id", "broker"});
         required_broker(j, p, s);
+        break;
+      case Op::evict_cache:
+        r_.only(j, p, {"op", "id", "broker", "queue", "partition"});
+        required_broker(j, p, s);
+        s.queue = r_.string(j, p, "queue", false);
+        s.evict_partition = r_.string(j, p, "partition", false);
+        if (s.evict_partition && !s.queue) r_.fail(p + "/partition", "a partition needs its queue");
+        break;
+      case Op::cache:
+        r_.only(j, p, {"op", "id", "broker", "enabled"});
+        required_broker(j, p, s);
+        if (auto v = r_.boolean(j, p, "enabled")) s.enabled = *v;
+        else if (!j.contains("enabled")) r_.fail(p + "/enabled", "required");
         break;
       case Op::network:
         r_.only(j, p, {"op", "id", "latency_ms", "loss_request", "loss_response", "duplicate"});

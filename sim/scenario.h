@@ -13,7 +13,7 @@
 
 namespace qdt::sim {
 
-enum class Op { push, parallel, sequence, advance, configure, retention, delete_segment, storage_fail, ack, read, skew, network, crash_broker };
+enum class Op { push, parallel, sequence, advance, configure, retention, delete_segment, storage_fail, ack, read, skew, network, crash_broker, evict_cache, cache };
 
 // The fields a `network` step changes; the others keep their current value.
 struct NetworkChange {
@@ -44,6 +44,8 @@ struct Step {
   int64_t count = 0;  // storage_fail
   RetryPolicy retry;  // push
   int64_t skew_ms = 0;  // skew (with `broker`)
+  bool enabled = true;  // cache (with `broker`)
+  std::optional<std::string> evict_partition;  // evict_cache (with `broker`, optional `queue`)
   NetworkChange network;  // network
 };
 

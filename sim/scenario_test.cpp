@@ -63,7 +63,9 @@ TEST(ScenarioLoader, MalformedInputsNameThePathAndTheReason) {
   EXPECT_FALSE(first_error(R"({"steps": []], "x": 1})").empty());
   EXPECT_FALSE(first_error(R"([])").empty());
   EXPECT_FALSE(first_error(R"({})").empty());
-  EXPECT_FALSE(first_error(R"({"steps": [{"op": "evict_cache", "broker": 0}]})").empty());  // not in this build yet
+  EXPECT_EQ(first_error(R"({"steps": [{"op": "evict_cache", "broker": 0, "partition": "p"}]})"),
+            "/steps/0/partition: a partition needs its queue");
+  EXPECT_EQ(first_error(R"({"steps": [{"op": "cache", "broker": 0}]})"), "/steps/0/enabled: required");
   EXPECT_FALSE(first_error(R"({"steps": [{"op": "network"}]})").empty());  // changes nothing
   EXPECT_FALSE(first_error(R"({"steps": [{"op": "push", "items": [], "retry": {"attempts": 0}}]})").empty());
 }

@@ -104,6 +104,26 @@ std::optional<impl::CoveringSegment> StorageLink::covering_segment(const std::st
   return segment;
 }
 
+impl::SidecarRead StorageLink::sidecar_rows(const std::string& queue, const std::string& partition,
+                                           int64_t after_offset, int64_t since_ms) {
+  // Hydration is a storage round trip like any other: other fibers run meanwhile.
+  const uint64_t start = epoch();
+  one_way();
+  survive(start, "before-hydrate");
+  impl::SidecarRead read = side_.storage.read_sidecar(queue, partition, after_offset, since_ms);
+  side_.trace.begin(side_.clock.now_ms(), "hydrate")
+      .field("b", broker_)
+      .field("q", queue)
+      .field("p", partition)
+      .field("after", after_offset)
+      .field("rows", static_cast<int64_t>(read.rows.size()))
+      .field("last", read.last_offset)
+      .end();
+  one_way();
+  survive(start, "after-hydrate");
+  return read;
+}
+
 std::vector<std::pair<std::string, std::string>> StorageLink::partitions(const std::optional<std::string>& queue) {
   one_way();
   auto out = side_.storage.partitions(queue);

@@ -54,6 +54,8 @@ class StorageLink : public impl::StoragePort, public impl::RetentionPort {
   impl::PushResult push(const impl::SegmentPush& segment) override;
   std::optional<impl::CoveringSegment> covering_segment(const std::string& queue, const std::string& partition,
                                                         int64_t offset) override;
+  impl::SidecarRead sidecar_rows(const std::string& queue, const std::string& partition, int64_t after_offset,
+                                 int64_t since_ms) override;
   // impl::RetentionPort
   std::vector<std::pair<std::string, std::string>> partitions(const std::optional<std::string>& queue) override;
   std::vector<impl::SegmentSpan> delete_expired_segments(const std::string& queue,

@@ -89,11 +89,13 @@ World::World(const WorldConfig& config, bool keep_trace_text)
                                                       seams_.back()->link, &seams_.back()->waits));
     brokers_.back()->set_variant(config.variant);
     brokers_.back()->set_fusion(config.fusion);
+    brokers_.back()->configure_cache({config.cache.enabled, config.cache.budget_bytes});
   }
   trace_.begin(0, "world")
       .field("seed", static_cast<int64_t>(config.seed))
       .field("brokers", config.brokers)
       .field("fusion", config.fusion ? 1 : 0)
+      .field("cache", config.cache.enabled ? config.cache.budget_bytes : -1)
       .field("latency", std::to_string(config.network.latency_ms_min) + ".." +
                             std::to_string(config.network.latency_ms_max))
       .field("storage_latency", std::to_string(config.storage.latency_ms_min) + ".." +
@@ -130,6 +132,20 @@ void World::spawn_detached(std::function<void()> fn) {
   f.detach();
 }
 
+void World::evict_cache(uint32_t broker, const std::optional<std::string>& queue,
+                        const std::optional<std::string>& partition) {
+  assert(broker < brokers_.size());
+  brokers_[broker]->cache().evict(queue, partition);
+  trace_.begin(clock_.now_ms(), "evict-cache").field("b", broker).field("q", queue.value_or("*"))
+      .field("p", partition.value_or("*")).end();
+}
+
+void World::set_cache_enabled(uint32_t broker, bool enabled) {
+  assert(broker < brokers_.size());
+  brokers_[broker]->cache().set_enabled(enabled);
+  trace_.begin(clock_.now_ms(), "cache").field("b", broker).field("enabled", enabled ? 1 : 0).end();
+}
+
 void World::set_skew(uint32_t broker, int64_t skew_ms) {
   assert(broker < seams_.size());
   seams_[broker]->clock.skew_ms = skew_ms;
@@ -139,6 +155,7 @@ void World::set_skew(uint32_t broker, int64_t skew_ms) {
 void World::crash_broker(uint32_t broker) {
   assert(broker < seams_.size());
   ++*seams_[broker]->epoch;
+  brokers_[broker]->cache().clear();  // a restarted broker starts cold
   trace_.begin(clock_.now_ms(), "crash").field("b", broker).end();
 }
 

@@ -65,6 +65,8 @@ class World {
   // The broker loses everything in flight and restarts at once: work whose
   // storage round trip is out is dropped before or after its commit.
   void crash_broker(uint32_t broker);
+  void evict_cache(uint32_t broker, const std::optional<std::string>& queue, const std::optional<std::string>& partition);
+  void set_cache_enabled(uint32_t broker, bool enabled);  // the kill switch
 
   StorageLink& admin() { return *admin_; }
   void sleep_ms(int64_t ms) { clock_.sleep_for(ms); }
