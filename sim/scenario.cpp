@@ -182,10 +182,6 @@ std::optional<Op> op_of(const std::string& name) {
   return it == ops.end() ? std::nullopt : std::optional<Op>(it->second);
 }
 
-bool not_yet_supported(const std::string& op) {
-  (void)op;
-  return false;
-}
 
 class Loader {
  public:
@@ -245,10 +241,6 @@ class Loader {
     s.path = p;
     const auto op_name = r_.string(j, p, "op", true);
     if (!op_name) return false;
-    if (not_yet_supported(*op_name)) {
-      r_.fail(p + "/op", "op \"" + *op_name + "\" is not supported yet by this build");
-      return false;
-    }
     const auto op = op_of(*op_name);
     if (!op) {
       r_.fail(p + "/op", "unknown op \"" + *op_name + "\"");
