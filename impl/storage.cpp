@@ -376,6 +376,42 @@ std::optional<CoveringSegment> Storage::covering_segment(const std::string& queu
   return covering(row->partition_id, offset);
 }
 
+Storage::ProbeCheck Storage::check_probe(const SegmentPush& segment, int64_t now_ms) {
+  ProbeCheck check;
+  const auto row = find_partition(segment.queue, segment.partition);
+  if (!row || row->options.dedup_window_seconds == 0) return check;
+  const int64_t from = row->txns_start - 1;
+  if (row->last_offset <= from) return check;
+  // The same rule push() applies: a watermark computed with a smaller window is ignored.
+  const bool watermark_used = segment.p_verified >= 0 && segment.window_seconds_assumed >= 0 &&
+                              row->options.dedup_window_seconds <= segment.window_seconds_assumed;
+  const std::string hashes = pack_hashes(segment.frames);
+  Statement& probe = st_->probe.reset();
+  probe.bind(1, row->partition_id)
+      .bind(2, from)
+      .bind(3, now_ms - row->options.dedup_window_seconds * 1000)
+      .bind_blob(4, hashes.data(), hashes.size());
+  std::vector<int64_t> original(segment.frames.size(), -1);
+  while (probe.step()) {
+    if (probe.column_is_null(1)) continue;
+    const int64_t base = probe.column_int(0);
+    const std::string_view pairs = probe.column_blob(1);
+    for (size_t i = 0; i + 8 <= pairs.size(); i += 8) {
+      const uint32_t frame_index = get_u32(pairs.data() + i);
+      if (frame_index < original.size() && original[frame_index] < 0) {
+        original[frame_index] = base + get_u32(pairs.data() + i + 4);
+      }
+    }
+  }
+  probe.reset();
+  for (size_t i = 0; i < original.size(); ++i) {
+    if (original[i] < 0) continue;
+    check.duplicates.emplace_back(static_cast<uint32_t>(i), original[i]);
+    if (watermark_used && original[i] <= segment.p_verified) check.frames_at_or_below_watermark++;
+  }
+  return check;
+}
+
 SidecarRead Storage::read_sidecar(const std::string& queue, const std::string& partition, int64_t after_offset,
                                   int64_t since_ms) {
   SidecarRead out;

@@ -108,6 +108,16 @@ class Storage {
   std::optional<CoveringSegment> covering_segment(const std::string& queue, const std::string& partition,
                                                   int64_t offset);
 
+  // Checked mode (SPEC 5 cache-transparency), read-only: what the probe answers
+  // for `segment` with p_verified = -1 at `now_ms`, and how many frames have
+  // their smallest in-window original at or below segment.p_verified (when
+  // push() would use that watermark at all).
+  struct ProbeCheck {
+    std::vector<std::pair<uint32_t, int64_t>> duplicates;
+    uint64_t frames_at_or_below_watermark = 0;
+  };
+  ProbeCheck check_probe(const SegmentPush& segment, int64_t now_ms);
+
   // Sidecar rows with end_offset > after_offset and created_at >= since_ms, in
   // offset order, with last_offset, in one snapshot (cache hydration).
   SidecarRead read_sidecar(const std::string& queue, const std::string& partition, int64_t after_offset,

@@ -187,3 +187,26 @@ TEST(Storage, FilePathWorks) {
 
 }  // namespace
 }  // namespace qdt::impl
+
+namespace qdt::impl {
+namespace {
+
+// Checked mode: the read-only re-probe ignores the watermark and reports
+// originals the watermark claimed were absent.
+TEST(Storage, CheckProbeSeesPastTheWatermark) {
+  Storage st;
+  for (int i = 0; i < 4; ++i) ASSERT_TRUE(st.push(segment({"k" + std::to_string(i)}), 1000).queued);
+  const int64_t changes = st.total_changes();
+  Storage::ProbeCheck c = st.check_probe(segment({"new", "k1"}, "Default", 2), 1000);
+  ASSERT_EQ(c.duplicates.size(), 1u);
+  EXPECT_EQ(c.duplicates[0], std::make_pair(uint32_t{1}, int64_t{1}));
+  EXPECT_EQ(c.frames_at_or_below_watermark, 1u);  // k1 at offset 1 <= watermark 2
+  EXPECT_EQ(st.total_changes(), changes);          // read-only
+  EXPECT_EQ(st.check_probe(segment({"k3"}, "Default", 2), 1000).frames_at_or_below_watermark, 0u);
+  SegmentPush stale = segment({"k1"}, "Default", 2);
+  stale.window_seconds_assumed = 60;  // push() would ignore this watermark
+  EXPECT_EQ(st.check_probe(stale, 1000).frames_at_or_below_watermark, 0u);
+}
+
+}  // namespace
+}  // namespace qdt::impl

@@ -30,6 +30,7 @@ constexpr Entry kRegistry[] = {
     {"ack-resolution", check_ack_resolution},
     {"retry-convergence", check_retry_convergence},
     {"window-expiry", check_window_expiry},
+    {"cache-transparency", check_cache_transparency},
 };
 
 }  // namespace

@@ -22,7 +22,7 @@ TEST(Checkers, NamesTheTwelvePropertiesInOrder) {
                                          "duplicate-id",    "partition-scope", "first-wins",
                                          "nothing-written-on-duplicate",       "offsets",
                                          "dedup-off",       "ack-resolution",  "retry-convergence",
-                                         "window-expiry"};
+                                         "window-expiry", "cache-transparency"};
   EXPECT_EQ(property_names(), want);
 }
 

@@ -21,5 +21,6 @@ std::vector<Failure> check_dedup_off(const history::History& history);
 std::vector<Failure> check_ack_resolution(const history::History& history);
 std::vector<Failure> check_retry_convergence(const history::History& history);
 std::vector<Failure> check_window_expiry(const history::History& history);
+std::vector<Failure> check_cache_transparency(const history::History& history);
 
 }  // namespace qdt::properties

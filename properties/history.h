@@ -42,6 +42,11 @@ struct PushEvent {
   bool queued = false;
   int64_t base_offset = -1;  // queued only
   std::vector<std::pair<uint32_t, int64_t>> duplicates;  // frame index -> original offset
+  // Checked mode (cache-transparency): when p_verified >= 0, the probe re-run
+  // read-only with -1 at the same instant, just before the transaction.
+  bool checked = false;
+  std::vector<std::pair<uint32_t, int64_t>> checked_duplicates;
+  uint64_t checked_frames_at_or_below_watermark = 0;
   // Read-only inspection around the transaction.
   int64_t last_offset_before = -1;
   int64_t last_offset_after = -1;

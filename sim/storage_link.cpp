@@ -46,6 +46,13 @@ impl::PushResult StorageLink::push(const impl::SegmentPush& segment) {
     failure.emplace("injected storage failure: the transaction failed whole");
     t.raw("-> failed");
   } else {
+    if (segment.p_verified >= 0) {
+      // Checked mode: the authority's answer without the watermark, same instant.
+      impl::Storage::ProbeCheck check = side_.storage.check_probe(segment, ev.now_ms);
+      ev.checked = true;
+      ev.checked_duplicates = std::move(check.duplicates);
+      ev.checked_frames_at_or_below_watermark = check.frames_at_or_below_watermark;
+    }
     result = side_.storage.push(segment, ev.now_ms);
     ev.window_seconds = result.window_seconds;
     ev.probe_ran = result.probe_ran;
