@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
+#include <iostream>
 #include <set>
 
 #include "sim/scenario.h"
@@ -64,6 +65,33 @@ TEST(Campaign, ReferencePassesEveryProfile) {
       EXPECT_TRUE(o.passed) << profile << " seed " << seed << ": " << o.result["failures"].dump();
     }
   }
+}
+
+}  // namespace
+}  // namespace qdt::sim
+
+namespace qdt::sim {
+namespace {
+
+// The cache profiles really exercise the cache's hard paths.
+TEST(Campaign, CacheProfilesExerciseEvictionDeclineAndGaps) {
+  int64_t evictions = 0, suppressed = 0, span_hydrations = 0, vouched = 0;
+  for (uint64_t seed = 1; seed <= 30; ++seed) {
+    const SeedOutcome pressure = check_seed(seed, "cache-pressure", impl::Variant::none);
+    EXPECT_TRUE(pressure.passed) << seed << pressure.result["failures"].dump();
+    evictions += pressure.result["metrics"]["cache"]["evictions"].get<int64_t>();
+    suppressed += pressure.result["metrics"]["cache"]["suppressed_partitions"].get<int64_t>();
+    const SeedOutcome multi = check_seed(seed, "multi-broker", impl::Variant::none);
+    EXPECT_TRUE(multi.passed) << seed << multi.result["failures"].dump();
+    span_hydrations += multi.result["metrics"]["cache"]["hydrations_span"].get<int64_t>();
+    vouched += multi.result["metrics"]["cache"]["vouched"].get<int64_t>();
+  }
+  std::cout << "cache-pressure: " << evictions << " evictions, " << suppressed << " suppressed answers; "
+            << "multi-broker: " << span_hydrations << " span hydrations, " << vouched << " vouched answers\n";
+  EXPECT_GT(evictions, 0);
+  EXPECT_GT(suppressed, 0);
+  EXPECT_GT(span_hydrations, 0);
+  EXPECT_GT(vouched, 0);
 }
 
 }  // namespace

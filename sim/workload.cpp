@@ -30,6 +30,10 @@ struct Knobs {
   int skew_pm = 0;
   int crash_pm = 0;
   int ack_pm = 50;
+  int evict_pm = 10;       // evict_cache on a random broker
+  int kill_switch_pm = 0;  // cache off / on
+  int64_t cache_budget_bytes = 0;  // 0: the default budget
+  int brokers_min = 1;
   int retry_attempts_max = 3;
   bool zero_latency = false;
   int64_t retention_seconds = 0;
@@ -75,6 +79,23 @@ Knobs knobs_for(const std::string& profile, Rng& rng) {
     k.skew_pm = 150;
     k.windows_seconds = {10, 60};
     k.advance_pm = 250;
+  } else if (profile == "multi-broker") {
+    // Several brokers interleave on few partitions: hydration gaps and overlaps.
+    k.brokers_min = 2;
+    k.brokers_max = 4;
+    k.partitions = 1;
+    k.parallel_pm = 450;
+    k.evict_pm = 40;
+    k.loss_response_pm = 50;
+    k.crash_pm = 20;
+  } else if (profile == "cache-pressure") {
+    // A budget far below the working set: declines, evictions, cooldowns.
+    k.keys = 12;
+    k.partitions = 4;
+    k.cache_budget_bytes = 600 + static_cast<int64_t>(rng.below(3000));
+    k.evict_pm = 60;
+    k.kill_switch_pm = 40;
+    k.brokers_max = 2;
   } else if (profile == "swarm") {
     // Each seed switches a random subset of faults on.
     auto maybe = [&rng](int pm) { return rng.below(2) ? pm : 0; };
@@ -87,6 +108,9 @@ Knobs knobs_for(const std::string& profile, Rng& rng) {
     k.configure_pm = maybe(120);
     k.skew_pm = maybe(100);
     k.crash_pm = maybe(50);
+    k.evict_pm = maybe(60);
+    k.kill_switch_pm = maybe(40);
+    if (rng.below(2)) k.cache_budget_bytes = 600 + static_cast<int64_t>(rng.below(5000));
     k.windows_seconds = {0, 1, 10, 60, 3600};
     k.brokers_max = 3;
   } else {
@@ -99,7 +123,7 @@ class Generator {
  public:
   Generator(uint64_t seed, const std::string& profile) : rng_(seed ^ 0x51ed2701f3a5c9b7ULL), profile_(profile) {
     k_ = knobs_for(profile, rng_);
-    brokers_ = static_cast<int>(1 + rng_.below(static_cast<uint64_t>(k_.brokers_max)));
+    brokers_ = static_cast<int>(rng_.between(k_.brokers_min, k_.brokers_max));
     window_ = pick(k_.windows_seconds);
   }
 
@@ -110,6 +134,7 @@ class Generator {
     doc["seed"] = seed;
     json world;
     world["brokers"] = brokers_;
+    if (k_.cache_budget_bytes > 0) world["cache"] = {{"enabled", true}, {"budget_bytes", k_.cache_budget_bytes}};
     json network;
     if (k_.zero_latency) network["latency_ms"] = {0, 0};
     else network["latency_ms"] = {rng_.between(0, 2), rng_.between(2, 8)};
@@ -196,6 +221,14 @@ class Generator {
               {"ms", rng_.between(-120'000, 120'000)}};
     }
     if (roll(k_.crash_pm)) return {{"op", "crash_broker"}, {"broker", rng_.below(static_cast<uint64_t>(brokers_))}};
+    if (roll(k_.evict_pm)) {
+      json s = {{"op", "evict_cache"}, {"broker", rng_.below(static_cast<uint64_t>(brokers_))}};
+      if (rng_.below(2)) s["queue"] = "q0";
+      return s;
+    }
+    if (roll(k_.kill_switch_pm)) {
+      return {{"op", "cache"}, {"broker", rng_.below(static_cast<uint64_t>(brokers_))}, {"enabled", rng_.below(2) == 0}};
+    }
     if (roll(k_.ack_pm)) {
       return {{"id", id()}, {"op", "ack"}, {"queue", "q0"}, {"partition", "p" + std::to_string(rng_.below(2))},
               {"transactionId", "k" + std::to_string(rng_.below(static_cast<uint64_t>(k_.keys)))}};
@@ -214,8 +247,9 @@ class Generator {
 }  // namespace
 
 const std::vector<std::string>& profile_names() {
-  static const std::vector<std::string> names = {"default", "retry-storm", "window-edge", "retention",
-                                                 "reconfigure", "skew", "swarm"};
+  static const std::vector<std::string> names = {"default",     "retry-storm", "window-edge",    "retention",
+                                                 "reconfigure", "skew",        "multi-broker",   "cache-pressure",
+                                                 "swarm"};
   return names;
 }
 
