@@ -152,6 +152,20 @@ struct CheckArgs {
   int max_shrinks = 3;
 };
 
+// Sums the integer metrics of SPEC 4 (and the cache's) over seeds.
+void add_metrics(nlohmann::json& totals, const nlohmann::json& metrics) {
+  static const char* kSummed[] = {"requests", "items", "queued", "duplicates", "zero_id_duplicates", "errors",
+                                  "timeouts", "retries", "storage_pushes", "probes_run", "probes_skipped",
+                                  "sidecar_rows_scanned", "fused_segments"};
+  for (const char* key : kSummed) totals[key] = totals.value(key, int64_t{0}) + metrics.value(key, int64_t{0});
+  static const char* kCache[] = {"answers", "vouched", "hits", "hydrations_full", "hydrations_span",
+                                 "evictions", "suppressed_partitions", "rebuilds"};
+  for (const char* key : kCache) {
+    const int64_t v = metrics.contains("cache") ? metrics["cache"].value(key, int64_t{0}) : 0;
+    totals["cache_" + std::string(key)] = totals.value("cache_" + std::string(key), int64_t{0}) + v;
+  }
+}
+
 // One worker's share of a campaign: seeds of this shard whose
 // (seed / shard_count) % workers == worker. Returns its summary, raw counters
 // included, for the caller to merge.
@@ -178,6 +192,7 @@ nlohmann::json run_check(const CheckArgs& a, qdt::impl::Variant variant, uint64_
   bool out_of_time = false;
   nlohmann::json failures = nlohmann::json::array();
   std::vector<std::string> seed_hashes;
+  nlohmann::json totals = nlohmann::json::object();
   double last_progress = 0;
   for (const std::string& profile : profiles) {
     for (uint64_t i = 0; i < a.seeds && !out_of_time; ++i) {
@@ -187,6 +202,7 @@ nlohmann::json run_check(const CheckArgs& a, qdt::impl::Variant variant, uint64_
       ++done;
       seed_hashes.push_back(profile + " " + std::to_string(seed) + " " + o.result.value("trace_hash", std::string("-")));
       pushes += o.result["metrics"].value("storage_pushes", 0);
+      add_metrics(totals, o.result["metrics"]);
       virtual_ms += o.result["metrics"].value("virtual_duration_ms", 0);
       if (!o.passed) {
         ++failed;
@@ -238,7 +254,8 @@ nlohmann::json run_check(const CheckArgs& a, qdt::impl::Variant variant, uint64_
           {"virtual_ms", virtual_ms},
           {"out_of_time", out_of_time},
           {"failures", failures},
-          {"seed_hashes", seed_hashes}};
+          {"seed_hashes", seed_hashes},
+          {"metrics", totals}};
 }
 
 // Merges worker or shard summaries (their raw counters and per-seed trace
@@ -249,6 +266,7 @@ int report_campaign(const std::vector<nlohmann::json>& parts, const CheckArgs& a
   bool out_of_time = false;
   nlohmann::json failures = nlohmann::json::array();
   std::vector<std::string> hashes;
+  nlohmann::json totals = nlohmann::json::object();
   for (const auto& p : parts) {
     done += p["seeds_run"].get<uint64_t>();
     failed += p["failed"].get<uint64_t>();
@@ -257,6 +275,9 @@ int report_campaign(const std::vector<nlohmann::json>& parts, const CheckArgs& a
     out_of_time = out_of_time || p["out_of_time"].get<bool>();
     for (const auto& f : p["failures"]) failures.push_back(f);
     for (const auto& h : p["seed_hashes"]) hashes.push_back(h);
+    if (p.contains("metrics")) {
+      for (const auto& [key, value] : p["metrics"].items()) totals[key] = totals.value(key, int64_t{0}) + value.get<int64_t>();
+    }
   }
   std::sort(hashes.begin(), hashes.end());
   std::sort(failures.begin(), failures.end(), [](const nlohmann::json& x, const nlohmann::json& y) {
@@ -288,7 +309,8 @@ int report_campaign(const std::vector<nlohmann::json>& parts, const CheckArgs& a
                             // Raw parts, so shards' JSON outputs merge (qdt check --merge).
                             {"pushes", pushes},
                             {"virtual_ms", virtual_ms},
-                            {"seed_hashes", hashes}};
+                            {"seed_hashes", hashes},
+                            {"metrics", totals}};
   if (a.as_json) {
     std::cout << summary.dump(2) << "\n";
   } else {
@@ -298,6 +320,14 @@ int report_campaign(const std::vector<nlohmann::json>& parts, const CheckArgs& a
               << " simulated pushes/s, " << static_cast<int64_t>(virtual_ms / 1000.0 / wall)
               << " virtual s per wall s; digest " << digest_hex << (out_of_time ? " (stopped by --time-budget)" : "")
               << "\n";
+    const int64_t flushes = std::max<int64_t>(1, totals.value("storage_pushes", int64_t{0}));
+    std::cout << "  probes run " << totals.value("probes_run", 0) << ", skipped by a watermark "
+              << totals.value("probes_skipped", 0) << ", sidecar rows scanned per push "
+              << static_cast<double>(totals.value("sidecar_rows_scanned", int64_t{0})) / static_cast<double>(flushes)
+              << "; cache: " << totals.value("cache_vouched", 0) << " vouched of " << totals.value("cache_answers", 0)
+              << " answers, " << totals.value("cache_hydrations_full", 0) << " full + "
+              << totals.value("cache_hydrations_span", 0) << " span hydrations, " << totals.value("cache_evictions", 0)
+              << " evictions, " << totals.value("cache_suppressed_partitions", 0) << " suppressed\n";
   }
   return failed == 0 ? kExitOk : kExitFailed;
 }
