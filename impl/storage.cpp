@@ -132,6 +132,43 @@ std::string pack_hashes(const std::vector<Frame>& frames) {
   return out;
 }
 
+// A watermark is only used when it was computed with at least the window in
+// force: a widened window reaches rows the cache never vouched for.
+bool watermark_usable(const SegmentPush& segment, int64_t window_seconds) {
+  return segment.window_seconds_assumed >= 0 && window_seconds <= segment.window_seconds_assumed;
+}
+
+// Runs a probe statement (?1 partition, ?2 from, ?3 since, ?4 incoming hashes)
+// and returns, per matched frame, its smallest original offset. Rows arrive in
+// offset order, so the first match of a frame is its smallest.
+std::vector<std::pair<uint32_t, int64_t>> run_probe(Statement& probe, int64_t partition_id, int64_t from,
+                                                    int64_t since_ms, const std::string& hashes,
+                                                    size_t frame_count) {
+  probe.reset()
+      .bind(1, partition_id)
+      .bind(2, from)
+      .bind(3, since_ms)
+      .bind_blob(4, hashes.data(), hashes.size());
+  std::vector<int64_t> original(frame_count, -1);
+  while (probe.step()) {
+    if (probe.column_is_null(1)) continue;
+    const int64_t base = probe.column_int(0);
+    const std::string_view pairs = probe.column_blob(1);
+    assert(pairs.size() % 8 == 0);
+    for (size_t i = 0; i < pairs.size(); i += 8) {
+      const uint32_t frame_index = get_u32(pairs.data() + i);
+      assert(frame_index < original.size());
+      if (original[frame_index] < 0) original[frame_index] = base + get_u32(pairs.data() + i + 4);
+    }
+  }
+  probe.reset();
+  std::vector<std::pair<uint32_t, int64_t>> duplicates;
+  for (size_t i = 0; i < original.size(); ++i) {
+    if (original[i] >= 0) duplicates.emplace_back(static_cast<uint32_t>(i), original[i]);
+  }
+  return duplicates;
+}
+
 }  // namespace
 
 struct Storage::Statements {
@@ -288,37 +325,17 @@ PushResult Storage::push(const SegmentPush& segment, int64_t now_ms) {
   const std::string hashes = pack_hashes(segment.frames);
 
   if (result.window_seconds > 0 && variant_ != Variant::skip_probe) {
-    const bool watermark_usable =
-        segment.window_seconds_assumed >= 0 && result.window_seconds <= segment.window_seconds_assumed;
-    const int64_t from = std::max(watermark_usable ? segment.p_verified : int64_t{-1}, row.txns_start - 1);
+    const int64_t from =
+        std::max(watermark_usable(segment, result.window_seconds) ? segment.p_verified : int64_t{-1},
+                 row.txns_start - 1);
     if (row.last_offset > from) {
       result.probe_ran = true;
       const uint64_t rows_before = st_->counter.rows;
       // Variant queue-scope: the probe matches every partition of the queue.
-      Statement& probe = (variant_ == Variant::queue_scope ? st_->probe_queue : st_->probe).reset();
-      probe.bind(1, row.partition_id)
-          .bind(2, from)
-          .bind(3, now_ms - result.window_seconds * 1000)
-          .bind_blob(4, hashes.data(), hashes.size());
-      std::vector<int64_t> original(segment.frames.size(), -1);
-      while (probe.step()) {
-        if (probe.column_is_null(1)) continue;
-        const int64_t base = probe.column_int(0);
-        const std::string_view pairs = probe.column_blob(1);
-        assert(pairs.size() % 8 == 0);
-        for (size_t i = 0; i < pairs.size(); i += 8) {
-          const uint32_t frame_index = get_u32(pairs.data() + i);
-          const uint32_t position = get_u32(pairs.data() + i + 4);
-          assert(frame_index < original.size());
-          // Rows arrive in offset order, so the first match is the smallest offset.
-          if (original[frame_index] < 0) original[frame_index] = base + position;
-        }
-      }
-      probe.reset();
+      Statement& probe = variant_ == Variant::queue_scope ? st_->probe_queue : st_->probe;
+      result.duplicates = run_probe(probe, row.partition_id, from, now_ms - result.window_seconds * 1000, hashes,
+                                    segment.frames.size());
       result.rows_scanned = st_->counter.rows - rows_before;
-      for (size_t i = 0; i < original.size(); ++i) {
-        if (original[i] >= 0) result.duplicates.emplace_back(static_cast<uint32_t>(i), original[i]);
-      }
       if (!result.duplicates.empty()) {
         tx.commit();  // wrote nothing: no offset bump, no segment, no sidecar row
         return result;
@@ -383,31 +400,13 @@ Storage::ProbeCheck Storage::check_probe(const SegmentPush& segment, int64_t now
   const int64_t from = row->txns_start - 1;
   if (row->last_offset <= from) return check;
   // The same rule push() applies: a watermark computed with a smaller window is ignored.
-  const bool watermark_used = segment.p_verified >= 0 && segment.window_seconds_assumed >= 0 &&
-                              row->options.dedup_window_seconds <= segment.window_seconds_assumed;
+  const bool watermark_used =
+      segment.p_verified >= 0 && watermark_usable(segment, row->options.dedup_window_seconds);
   const std::string hashes = pack_hashes(segment.frames);
-  Statement& probe = st_->probe.reset();
-  probe.bind(1, row->partition_id)
-      .bind(2, from)
-      .bind(3, now_ms - row->options.dedup_window_seconds * 1000)
-      .bind_blob(4, hashes.data(), hashes.size());
-  std::vector<int64_t> original(segment.frames.size(), -1);
-  while (probe.step()) {
-    if (probe.column_is_null(1)) continue;
-    const int64_t base = probe.column_int(0);
-    const std::string_view pairs = probe.column_blob(1);
-    for (size_t i = 0; i + 8 <= pairs.size(); i += 8) {
-      const uint32_t frame_index = get_u32(pairs.data() + i);
-      if (frame_index < original.size() && original[frame_index] < 0) {
-        original[frame_index] = base + get_u32(pairs.data() + i + 4);
-      }
-    }
-  }
-  probe.reset();
-  for (size_t i = 0; i < original.size(); ++i) {
-    if (original[i] < 0) continue;
-    check.duplicates.emplace_back(static_cast<uint32_t>(i), original[i]);
-    if (watermark_used && original[i] <= segment.p_verified) check.frames_at_or_below_watermark++;
+  check.duplicates = run_probe(st_->probe, row->partition_id, from,
+                               now_ms - row->options.dedup_window_seconds * 1000, hashes, segment.frames.size());
+  for (const auto& [frame, offset] : check.duplicates) {
+    if (watermark_used && offset <= segment.p_verified) check.frames_at_or_below_watermark++;
   }
   return check;
 }
