@@ -4,8 +4,11 @@
 // and read-only storage inspection; they never reach into impl/ internals.
 //
 // Invariants the recorder (sim/) guarantees:
-// - `events` is in storage-commit order (storage transactions are atomic in the
-//   simulated world, so this order is the serialization order);
+// - `events` is in storage-commit order. Storage transactions interleave
+//   statement by statement (SPEC 2.4), but each is recorded at the instant it
+//   commits (or rolls back, or its read snapshot ends), with no fiber switch
+//   in between, and SQLite's write lock serializes commits: this order is the
+//   serialization order;
 // - every PushEvent frame names the request (`origin_request`) it came from;
 // - a RequestRecord is appended per delivery, when the broker answered it (or
 //   when it was lost on the way, or lost in a broker crash); whether the
@@ -26,6 +29,36 @@ struct FrameRecord {
   uint64_t origin_request = 0;
 };
 
+// A layer-2 follower (SPEC 2.5): request `request` carried the key of frame
+// `frame` of this segment but produced no frame of its own, because the broker
+// fused it behind that frame. Recorded on the segment push where the leader
+// frame first appears (round 0 of its flush); the follower must answer exactly
+// what its leader finally answers (queued -> duplicate with the leader's id).
+struct FollowerRecord {
+  uint64_t request = 0;
+  std::string transaction_id;
+  uint32_t frame = 0;
+};
+
+// Where an injected storage fault (SPEC 8) hit a transaction: the statement
+// index inside the transaction (0 = its BEGIN) and the SQLite error code the
+// fault made that statement return. statement < 0: no fault.
+struct FaultRecord {
+  int64_t statement = -1;
+  int code = 0;  // SQLITE_IOERR, SQLITE_FULL, ...
+};
+
+// A cheap fingerprint of one partition's rows, read by the recorder on its own
+// connection while the writer holds the write lock (so nothing else can
+// commit in between): before the transaction's first write and after it ended.
+struct PartitionFingerprint {
+  int64_t last_offset = -1;
+  int64_t txns_start = 0;
+  int64_t segments = 0;
+  int64_t sidecar_rows = 0;
+  bool operator==(const PartitionFingerprint&) const = default;
+};
+
 // One storage push transaction (SPEC 2.4), successful or failed.
 struct PushEvent {
   uint32_t broker = 0;
@@ -33,7 +66,9 @@ struct PushEvent {
   std::string partition;
   std::vector<FrameRecord> frames;
   int64_t p_verified = -1;
+  std::vector<FollowerRecord> followers;  // layer-2 followers of this segment's frames
   bool failed = false;  // the whole transaction failed: nothing committed
+  FaultRecord fault;    // when failed by an injected fault
   // What storage observed and answered (meaningless when failed).
   int64_t now_ms = 0;          // storage clock, read once under the serializer
   int64_t window_seconds = 0;  // the window in force for this probe
@@ -47,11 +82,12 @@ struct PushEvent {
   bool checked = false;
   std::vector<std::pair<uint32_t, int64_t>> checked_duplicates;
   uint64_t checked_frames_at_or_below_watermark = 0;
-  // Read-only inspection around the transaction.
+  // Read-only inspection around the transaction (under its write lock).
   int64_t last_offset_before = -1;
   int64_t last_offset_after = -1;
-  int64_t changes_before = 0;  // sqlite3_total_changes before / after
-  int64_t changes_after = 0;
+  PartitionFingerprint rows_before;
+  PartitionFingerprint rows_after;
+  uint32_t busy_waits = 0;  // SQLITE_BUSY answers waited out before the lock was taken
 };
 
 // The broker fetched the covering segment of `offset` to resolve a duplicate's id.
@@ -60,6 +96,7 @@ struct FetchEvent {
   std::string queue;
   std::string partition;
   int64_t offset = 0;
+  bool failed = false;         // an injected fault failed the read: the id is unreadable (zero)
   bool found = false;
   std::string message_id;      // kZeroUuid when !found
   std::string transaction_id;  // of the frame found
@@ -73,7 +110,8 @@ struct ConfigureEvent {
   int64_t completed_retention_seconds = 0;
 };
 
-// A segment removed: by retention, or by the delete_segment fault.
+// A segment removed by the delete_segment fault (retention deletions are
+// RetentionEvents).
 struct DeleteSegmentEvent {
   std::string queue;
   std::string partition;
@@ -89,12 +127,28 @@ struct SidecarRowRecord {
   int64_t created_at_ms = 0;
 };
 
+// One retention pass over one partition deleting expired segments (SPEC 2.8),
+// recorded even when it deleted nothing: the checker decides from the model
+// what it had to delete at `now_ms`.
+struct RetentionEvent {
+  std::string queue;
+  std::string partition;
+  int64_t now_ms = 0;  // storage clock, read under the write lock
+  bool failed = false;  // an injected fault: nothing deleted
+  FaultRecord fault;
+  std::vector<SidecarRowRecord> deleted;  // segment spans deleted, ascending
+};
+
 // One bounded purge step of the sidecar (SPEC 2.8).
 struct PurgeEvent {
   std::string queue;
   std::string partition;
   int64_t now_ms = 0;
   int64_t floor_seconds = 0;  // max(window, completedRetentionSeconds, 900)
+  int64_t batch = 0;          // purge_batch: at most this many rows per step
+  bool more = false;          // a full batch was purged: the loop runs another step
+  bool failed = false;        // an injected fault: nothing purged
+  FaultRecord fault;
   std::vector<SidecarRowRecord> rows;
   int64_t txns_start_after = 0;
 };
@@ -109,6 +163,8 @@ struct AckEvent {
   bool acked = false;
   int64_t offset = -1;
   std::string message_id;
+  bool failed = false;  // an injected fault: nothing recorded, the step answers error
+  FaultRecord fault;
 };
 
 struct ReadMessage {
@@ -124,9 +180,10 @@ struct ReadEvent {
   int64_t from = 0;
   int64_t limit = 0;
   std::vector<ReadMessage> messages;
+  bool failed = false;  // an injected fault: the step answers error
 };
 
-using Event = std::variant<PushEvent, FetchEvent, ConfigureEvent, DeleteSegmentEvent, PurgeEvent,
+using Event = std::variant<PushEvent, FetchEvent, ConfigureEvent, DeleteSegmentEvent, RetentionEvent, PurgeEvent,
                            AckEvent, ReadEvent>;
 
 struct ItemRecord {
@@ -154,15 +211,48 @@ struct RequestRecord {
   uint32_t attempt = 0;   // 0 for the first attempt, then 1, 2, ... for retries
   bool delivered = true;  // false: lost on the way; the broker never saw it (no items, no responses)
   bool response_received = true;  // false: the response was lost or came after the producer stopped waiting
+  bool lost_in_crash = false;     // the broker crashed with this request in flight: it answered nothing
   std::vector<ItemRecord> items;  // as the broker saw them (valid requests only)
   bool rejected = false;          // rejected whole by validation (SPEC 2.1)
   std::string error;
   std::vector<ResponseItem> responses;
 };
 
+// What the producer of one logical push (every attempt of one push step)
+// finally reported: one status per item, queued | duplicate | error | timeout,
+// or `rejected`. `finished` is false when the run ended with the push still
+// waiting (a liveness failure).
+struct PushOutcomeRecord {
+  std::string step;
+  std::string producer;
+  uint64_t push_id = 0;
+  uint32_t attempts = 0;
+  bool finished = true;
+  bool rejected = false;
+  std::vector<std::string> statuses;
+  std::vector<std::string> message_ids;
+};
+
+// A read of one whole partition after the run ended, through its own
+// connection, as a consumer would do it (client-visible).
+struct FinalRead {
+  std::string queue;
+  std::string partition;
+  std::vector<ReadMessage> messages;
+};
+
 struct History {
   std::vector<Event> events;
   std::vector<RequestRecord> requests;
+  std::vector<PushOutcomeRecord> outcomes;  // one per logical push, in completion order
+  std::vector<FinalRead> final_reads;       // every partition, sorted by (queue, partition)
+  // Storage connections still inside a transaction (holding a lock) when the
+  // run ended, by name ("broker 0", "retention", "admin"): liveness.
+  std::vector<std::string> open_transactions_at_end;
+  // True when the recorder filled outcomes / final_reads (hand-made histories
+  // in older tests do not): the black-box checkers skip what was not recorded.
+  bool recorded_outcomes = false;
+  bool recorded_final_reads = false;
 };
 
 }  // namespace qdt::history

@@ -22,11 +22,36 @@ struct NetworkConfig {
 };
 
 struct StorageConfig {
+  // ":memory:" (one in-memory database shared by every connection through
+  // SQLite's memdb VFS) or a file name: the file then lives in a fresh
+  // per-run temporary folder, so runs never see each other's rows.
   std::string path = ":memory:";
   int64_t purge_batch = 1000;
-  // One-way delay of a storage round trip, each way.
+  // One-way delay of a storage round trip, each way; with `interleave`, every
+  // SQL statement of a transaction is such a round trip (SPEC 2.4).
   int64_t latency_ms_min = 1;
   int64_t latency_ms_max = 2;
+  // Statement-level interleaving: other fibers may run between two statements
+  // of one transaction. false: each storage call runs atomically (a world
+  // switch that shows the interleaving is what catches probe-outside-lock).
+  bool interleave = true;
+};
+
+// Which storage transactions an injected fault (`storage_fail`) hits.
+enum class StorageOpKind { push, fetch, hydrate, ack, read, retention, purge, any };
+
+// The SQLite error an injected fault makes a statement return.
+enum class FaultCode { io_error, full };
+
+// `storage_fail`: the next `count` transactions of kind `op` fail at
+// statement `after_statements` of the transaction (0 = its BEGIN; a
+// transaction with fewer statements fails at its last one, the COMMIT), so
+// SQLite rolls back what the earlier statements did.
+struct StorageFault {
+  StorageOpKind op = StorageOpKind::push;
+  int64_t count = 1;
+  int64_t after_statements = 0;
+  FaultCode code = FaultCode::io_error;
 };
 
 struct CacheConfig {
