@@ -150,8 +150,9 @@ void Broker::submit(const std::pair<std::string, std::string>& partition, std::v
     return;
   }
   auto& slot = lanes_[partition];
-  if (!slot) slot = std::make_unique<Lane>();
-  Lane& lane = *slot;
+  if (!slot) slot = std::make_shared<Lane>();
+  const std::shared_ptr<Lane> held = slot;  // survives a crash that drops the lane
+  Lane& lane = *held;
   Batch mine{&frames, {}, false, false, nullptr};
   lane.pending.push_back(&mine);
   if (lane.flushing) {
@@ -181,17 +182,22 @@ void Broker::flush_round(const std::vector<Batch*>& round) {
   // Layer 2: across the fused requests, the first frame of each hash leads.
   std::vector<PendingFrame> fused;
   std::vector<std::pair<PendingFrame*, size_t>> members;  // every frame -> its fused leader
+  std::vector<std::pair<uint32_t, uint64_t>> followers;   // fused leader index -> follower request
   std::map<Hash128, size_t> by_hash;
   for (Batch* batch : round) {
     for (PendingFrame& f : *batch->frames) {
       auto [it, inserted] = by_hash.try_emplace(f.frame.hash, fused.size());
-      if (inserted) fused.push_back(f);
+      if (inserted) {
+        fused.push_back(f);
+      } else {
+        followers.emplace_back(static_cast<uint32_t>(it->second), f.frame.origin_request);
+      }
       members.emplace_back(&f, it->second);
     }
   }
   if (round.size() > 1) stats_.fused_segments++;
   try {
-    push_partition(fused);
+    push_partition(fused, std::move(followers));
   } catch (...) {
     // In-flight work lost (a crash): every fused request shares the fate.
     for (Batch* batch : round) batch->error = std::current_exception();
@@ -211,7 +217,22 @@ void Broker::flush_round(const std::vector<Batch*>& round) {
   }
 }
 
-void Broker::push_partition(std::vector<PendingFrame>& group) {
+void Broker::crash() {
+  cache_.clear();
+  known_window_.clear();
+  for (auto& [key, lane] : lanes_) {
+    // Requests waiting for the lane were in flight too: they are lost.
+    for (Batch* batch : lane->pending) {
+      batch->error = std::make_exception_ptr(BrokerLost("broker crashed with the request waiting in a fusion lane"));
+      batch->finished = true;
+      if (wait_ != nullptr) wait_->notify(batch->wake);
+    }
+    lane->pending.clear();
+  }
+  lanes_.clear();
+}
+
+void Broker::push_partition(std::vector<PendingFrame>& group, std::vector<std::pair<uint32_t, uint64_t>> followers) {
   assert(!group.empty());
   const std::string& queue = group.front().queue;
   const std::string& partition = group.front().partition;
@@ -223,6 +244,7 @@ void Broker::push_partition(std::vector<PendingFrame>& group) {
     SegmentPush segment;
     segment.queue = queue;
     segment.partition = partition;
+    if (round == 0) segment.followers = std::move(followers);  // indices match: round 0 sends every frame
     segment.frames.reserve(remaining.size());
     std::vector<Hash128> hashes;
     hashes.reserve(remaining.size());

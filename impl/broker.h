@@ -66,6 +66,12 @@ class Broker : private HydrationSource {
   // The switch that turns fusion off (one segment per request per partition).
   void set_fusion(bool enabled) { fusion_ = enabled; }
 
+  // A crash (SPEC 3 crash_broker): the broker loses everything it held in
+  // memory — its cache, the windows it learnt, and every request waiting in
+  // a fusion lane (those fail with BrokerLost). Work already out at storage
+  // is lost by the world's link, before or after its commit.
+  void crash();
+
   // The dedup cache (SPEC 2.11): its only output is the watermark sent with
   // each segment. A crash empties it.
   void configure_cache(const CacheConfig& config) { cache_ = DedupCache(config); }
@@ -79,7 +85,10 @@ class Broker : private HydrationSource {
   struct Lane;
   void submit(const std::pair<std::string, std::string>& partition, std::vector<PendingFrame>& frames);
   void flush_round(const std::vector<Batch*>& round);
-  void push_partition(std::vector<PendingFrame>& frames);
+  // `followers`: layer-2 followers (fused frame index, follower request),
+  // recorded with the first segment pushed.
+  void push_partition(std::vector<PendingFrame>& frames,
+                      std::vector<std::pair<uint32_t, uint64_t>> followers = {});
   std::string resolve_original_id(const std::string& queue, const std::string& partition, int64_t offset);
 
   SidecarRead sidecar_rows(const std::string& queue, const std::string& partition, int64_t after_offset,
@@ -93,7 +102,9 @@ class Broker : private HydrationSource {
   Variant variant_ = Variant::none;
   WaitPort* wait_;
   bool fusion_ = true;
-  std::map<std::pair<std::string, std::string>, std::unique_ptr<Lane>> lanes_;
+  // Shared with the fibers flushing them, so a crash can drop a lane while
+  // its flusher is still out at storage.
+  std::map<std::pair<std::string, std::string>, std::shared_ptr<Lane>> lanes_;
   DedupCache cache_;
   // The window storage last reported per partition: the cache computes its
   // watermark with it, and storage ignores the watermark if it has widened.

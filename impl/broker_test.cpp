@@ -1,4 +1,5 @@
 #include "impl/broker.h"
+#include "impl/storage.h"
 
 #include <gtest/gtest.h>
 
@@ -6,7 +7,8 @@ namespace qdt::impl {
 namespace {
 
 // Ports with no latency: storage is called directly at a fixed clock.
-struct FixedClock : BrokerClock {
+// One clock for the broker and for storage (overrides both now_ms()).
+struct FixedClock : BrokerClock, StorageClock {
   int64_t now = 1'767'225'600'000;
   int64_t now_ms() override { return now; }
 };
@@ -15,8 +17,9 @@ struct CountingRandom : RandomSource {
   uint64_t next_u64() override { return ++n * 0x9e3779b97f4a7c15ULL; }
 };
 struct DirectStorage : StoragePort {
-  Storage storage;
+  explicit DirectStorage(FixedClock& c) : clock(&c), storage(c) {}
   FixedClock* clock = nullptr;
+  Storage storage;
   int fail_next = 0;
   int pushes = 0;
   PushResult push(const SegmentPush& segment) override {
@@ -25,7 +28,7 @@ struct DirectStorage : StoragePort {
       --fail_next;
       throw StorageError("injected");
     }
-    return storage.push(segment, clock->now);
+    return storage.push(segment);
   }
   std::optional<CoveringSegment> covering_segment(const std::string& q, const std::string& p, int64_t o) override {
     return storage.covering_segment(q, p, o);
@@ -35,10 +38,9 @@ struct DirectStorage : StoragePort {
 struct BrokerFixture : testing::Test {
   FixedClock clock;
   CountingRandom random;
-  DirectStorage storage;
+  DirectStorage storage{clock};
   Broker broker{0, clock, random, storage};
   uint64_t next_request = 1;
-  BrokerFixture() { storage.clock = &clock; }
   PushResponse push(const char* json) { return broker.push(nlohmann::json::parse(json), next_request++); }
 };
 

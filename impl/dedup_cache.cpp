@@ -1,6 +1,6 @@
 #include "impl/dedup_cache.h"
 
-#include "impl/sqlite.h"
+#include "impl/storage_types.h"
 
 #include <algorithm>
 #include <cstring>

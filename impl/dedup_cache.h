@@ -46,6 +46,7 @@
 #include <vector>
 
 #include "impl/hash.h"
+#include "impl/storage_types.h"
 
 namespace qdt::impl {
 
@@ -55,18 +56,6 @@ struct CacheConfig {
   // A partition that alone exceeds the budget answers -1 for this many of its
   // own flushes before it is tried again.
   int64_t decline_cooldown_flushes = 64;
-};
-
-struct SidecarRow {
-  int64_t base_offset = 0;
-  int64_t end_offset = 0;
-  int64_t created_at_ms = 0;
-  std::vector<Hash128> hashes;
-};
-
-struct SidecarRead {
-  std::vector<SidecarRow> rows;  // offset order
-  int64_t last_offset = -1;      // the partition's last_offset in the same snapshot
 };
 
 // What the cache needs from storage to hydrate; supplied by the broker. One

@@ -5,11 +5,19 @@
 // time and can fail; the broker cannot tell it is simulated.
 #include <cstdint>
 #include <optional>
+#include <stdexcept>
 #include <string>
 
-#include "impl/storage.h"
+#include "impl/storage_types.h"
 
 namespace qdt::impl {
+
+// The broker lost a request it was working on (it crashed): the request is
+// answered nothing at all, neither a verdict nor `error`.
+class BrokerLost : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 class BrokerClock {
  public:

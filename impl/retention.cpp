@@ -8,14 +8,26 @@ RetentionReport run_retention(RetentionPort& port, const std::optional<std::stri
                               uint64_t max_steps_per_partition) {
   RetentionReport report;
   for (const auto& [q, p] : port.partitions(queue)) {
-    report.segments_deleted += port.delete_expired_segments(q, p).size();
-    for (uint64_t step = 0;; ++step) {
+    bool failed = false;
+    try {
+      report.segments_deleted += port.delete_expired_segments(q, p).deleted.size();
+    } catch (const StorageError&) {
+      failed = true;
+    }
+    for (uint64_t step = 0; !failed; ++step) {
       assert(step < max_steps_per_partition);
-      const PurgeStep result = port.purge_step(q, p);
+      PurgeStep result;
+      try {
+        result = port.purge_step(q, p);
+      } catch (const StorageError&) {
+        failed = true;
+        break;
+      }
       report.purge_steps++;
       report.sidecar_rows_purged += result.rows.size();
       if (!result.more || step + 1 >= max_steps_per_partition) break;
     }
+    if (failed) report.failed_partitions++;
   }
   return report;
 }

@@ -54,12 +54,16 @@ Statement& Statement::bind_blob(int index, const void* data, size_t size) {
 }
 
 bool Statement::step() {
-  const int rc = sqlite3_step(stmt_);
+  const int rc = step_rc();
   if (rc == SQLITE_ROW) return true;
   if (rc == SQLITE_DONE) return false;
-  const std::string message = sqlite3_errmsg(db_);
-  sqlite3_reset(stmt_);
-  throw StorageError("step failed: " + message);
+  throw StorageError("step failed: " + std::string(sqlite3_errstr(rc)) + ": " + sqlite3_errmsg(db_), rc);
+}
+
+int Statement::step_rc() {
+  const int rc = sqlite3_step(stmt_);
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE) sqlite3_reset(stmt_);
+  return rc;
 }
 
 void Statement::run() {
@@ -83,7 +87,7 @@ std::string_view Statement::column_blob(int column) const {
 }
 
 Database::Database(const std::string& path) {
-  if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+  if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI,
                       nullptr) != SQLITE_OK) {
     const std::string message = db_ ? sqlite3_errmsg(db_) : "out of memory";
     sqlite3_close(db_);
@@ -95,10 +99,11 @@ Database::~Database() { sqlite3_close_v2(db_); }
 
 void Database::exec(std::string_view sql) {
   char* error = nullptr;
-  if (sqlite3_exec(db_, std::string(sql).c_str(), nullptr, nullptr, &error) != SQLITE_OK) {
+  const int rc = sqlite3_exec(db_, std::string(sql).c_str(), nullptr, nullptr, &error);
+  if (rc != SQLITE_OK) {
     const std::string message = error ? error : "unknown error";
     sqlite3_free(error);
-    throw StorageError(message);
+    throw StorageError(message, rc);
   }
 }
 
@@ -106,18 +111,6 @@ int64_t Database::total_changes() const { return sqlite3_total_changes64(db_); }
 
 void Database::fail(std::string_view what) const {
   throw StorageError(std::string(what) + ": " + sqlite3_errmsg(db_));
-}
-
-Transaction::Transaction(Database& db) : db_(db) { db_.exec("BEGIN IMMEDIATE"); }
-
-Transaction::~Transaction() {
-  if (!done_) sqlite3_exec(db_.handle(), "ROLLBACK", nullptr, nullptr, nullptr);
-}
-
-void Transaction::commit() {
-  assert(!done_);
-  db_.exec("COMMIT");
-  done_ = true;
 }
 
 }  // namespace qdt::impl

@@ -1,8 +1,8 @@
 #pragma once
-// Thin RAII wrappers over the SQLite C API: a connection, prepared statements
-// that are reused (reset, never re-prepared, on the hot path) and a
-// transaction guard that rolls back unless committed. Errors throw
-// StorageError, so a failed push transaction commits nothing.
+// Thin RAII wrappers over the SQLite C API: a database handle and prepared
+// statements that are reused (reset, never re-prepared, on the hot path).
+// Errors throw StorageError. Transactions and the gated execution of
+// statements are impl/connection.h.
 #include <sqlite3.h>
 
 #include <cstdint>
@@ -10,12 +10,9 @@
 #include <string>
 #include <string_view>
 
-namespace qdt::impl {
+#include "impl/storage_types.h"
 
-class StorageError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+namespace qdt::impl {
 
 class Statement {
  public:
@@ -32,8 +29,11 @@ class Statement {
   Statement& bind(int index, int64_t value);
   Statement& bind(int index, std::string_view text);
   Statement& bind_blob(int index, const void* data, size_t size);
-  // true while a row is available.
+  // true while a row is available; throws StorageError on any error.
   bool step();
+  // One raw sqlite3_step: SQLITE_ROW, SQLITE_DONE or an error code (the
+  // statement is reset on an error, ready to be retried).
+  int step_rc();
   // Runs to completion; asserts no row is returned.
   void run();
 
@@ -49,6 +49,7 @@ class Statement {
 
 class Database {
  public:
+  // `path` is a file name, ":memory:" or a URI ("file:/NAME?vfs=memdb").
   explicit Database(const std::string& path);
   Database(const Database&) = delete;
   Database& operator=(const Database&) = delete;
@@ -61,21 +62,6 @@ class Database {
 
  private:
   sqlite3* db_ = nullptr;
-};
-
-// BEGIN IMMEDIATE takes SQLite's write lock at once: that lock is the write
-// serializer under which the probe and the offset allocation both happen.
-class Transaction {
- public:
-  explicit Transaction(Database& db);
-  Transaction(const Transaction&) = delete;
-  Transaction& operator=(const Transaction&) = delete;
-  ~Transaction();
-  void commit();
-
- private:
-  Database& db_;
-  bool done_ = false;
 };
 
 }  // namespace qdt::impl

@@ -1,122 +1,73 @@
 #pragma once
-// The storage authority on SQLite (SPEC 2.4, 2.6-2.10).
+// The storage authority on SQLite (SPEC 2.4, 2.6-2.10), as seen through one
+// connection.
 //
 // Per partition it keeps `last_offset`, `txns_start`, the segments (span,
 // created_at, packed frames) and the sidecar `log_txns` (span, created_at, the
 // K 16-byte hashes in frame order). The push is one transaction under the
-// write serializer: probe the sidecar in SQL (a registered function matches
-// hashes row by row), then either answer `duplicate` writing nothing, or
-// allocate offsets and insert segment + sidecar row.
+// write serializer — SQLite's write lock, taken by BEGIN IMMEDIATE — in which
+// `now` is read, the sidecar is probed in SQL (a registered function matches
+// hashes row by row), and then either `duplicate` is answered writing nothing,
+// or offsets are allocated and segment + sidecar row inserted.
 //
-// Time is never read here: every operation takes `now_ms` from the caller
-// (the world's storage clock). Not thread-safe; the simulated world calls it
-// from one thread, and each call runs without yielding, so a call is atomic
-// with respect to every other fiber.
+// Several Storage objects (one per broker, the retention loop, the admin) open
+// the same database; every statement of a transaction crosses the
+// connection's StatementGate (impl/connection.h), where other clients may run.
+// Time is read from the StorageClock, inside the transaction.
+//
+// Files: storage.cpp (connection, configure, inspection), storage_push.cpp
+// (probe and push), storage_retention.cpp (retention and purge),
+// storage_read.cpp (ack, read, covering fetch, hydration read).
 #include <cstdint>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "impl/dedup_cache.h"
-#include "impl/frames.h"
+#include "impl/connection.h"
 #include "impl/queue_options.h"
-#include "impl/sqlite.h"
+#include "impl/schema.h"
+#include "impl/storage_types.h"
 #include "impl/variant.h"
 
 namespace qdt::impl {
 
-struct SegmentPush {
-  std::string queue;
-  std::string partition;
-  std::vector<Frame> frames;  // K >= 1 frames, distinct hashes
-  int64_t p_verified = -1;    // watermark: -1 = probe everything
-  // The window the watermark was computed with. Storage ignores a watermark
-  // computed with a smaller (or unknown, -1) window than the one in force: a
-  // widened window reaches rows the cache never vouched for.
-  int64_t window_seconds_assumed = -1;
-};
-
-struct PushResult {
-  bool queued = false;
-  int64_t base_offset = -1;    // queued
-  int64_t created_at_ms = 0;   // queued
-  std::vector<std::pair<uint32_t, int64_t>> duplicates;  // frame index -> smallest original offset
-  // What happened inside, for metrics and the history.
-  int64_t window_seconds = 0;
-  bool probe_ran = false;
-  uint64_t rows_scanned = 0;
-  int64_t last_offset_before = -1;
-};
-
-struct CoveringSegment {
-  int64_t base_offset = 0;
-  int64_t end_offset = 0;
-  int64_t created_at_ms = 0;
-  std::string frames;  // packed blob
-};
-
-struct PartitionState {
-  bool exists = false;
-  int64_t last_offset = -1;
-  int64_t txns_start = 0;
-};
-
-struct SegmentSpan {
-  int64_t base_offset = 0;
-  int64_t end_offset = 0;
-  int64_t created_at_ms = 0;
-};
-
-struct PurgeStep {
-  std::vector<SegmentSpan> rows;  // sidecar rows removed in this step
-  int64_t floor_seconds = 0;
-  int64_t txns_start_after = 0;
-  bool more = false;  // a full batch was purged: another step may find more
-};
-
-struct AckResult {
-  bool acked = false;
-  int64_t offset = -1;
-  std::optional<Uuid> message_id;  // nullopt: the segment is gone
-};
-
-struct StoredMessage {
-  int64_t offset = 0;
-  Uuid message_id;
-  std::string transaction_id;
-  std::string payload;
+struct StorageOptions {
+  int64_t purge_batch = 1000;  // bounds each purge step
+  // Checked mode (SPEC 5 cache-transparency): a push carrying a usable
+  // watermark also runs the probe with -1 inside the same transaction,
+  // ungated (an instrument, not work), and reports both answers.
+  bool checked_mode = false;
+  Variant variant = Variant::none;  // SPEC 7: chosen once, here
 };
 
 class Storage {
  public:
-  // `path` ":memory:" or a file; `purge_batch` bounds each purge step.
-  explicit Storage(const std::string& path = ":memory:", int64_t purge_batch = 1000);
+  // A connection to the database at `uri` (a file, or "file:/NAME?vfs=memdb"
+  // shared by every connection that names it); creates the schema if missing.
+  Storage(const std::string& uri, StorageClock& clock, StatementGate* gate = nullptr, StorageOptions options = {});
+  // A private in-memory database (tests, benchmarks).
+  explicit Storage(StorageClock& clock, StorageOptions options = {});
   ~Storage();
   Storage(const Storage&) = delete;
   Storage& operator=(const Storage&) = delete;
 
-  // Creates the queue when missing, then stores its options.
-  void configure(const std::string& queue, const QueueOptions& options);
-  QueueOptions options(const std::string& queue);
+  // The URI of a named in-memory database shared by every connection of this process.
+  static std::string shared_memory_uri(const std::string& name);
+
+  // Creates the queue when missing, then applies `patch` (SPEC 2.2 options,
+  // validated by the caller) to its options, in one write transaction.
+  QueueOptions configure(const std::string& queue, const nlohmann::json& patch);
+  void set_options(const std::string& queue, const QueueOptions& options);
 
   // The push transaction (SPEC 2.4). Throws StorageError, committing nothing.
-  PushResult push(const SegmentPush& segment, int64_t now_ms);
+  PushResult push(const SegmentPush& segment);
 
   // The segment covering `offset`, if it is still present (SPEC 2.6).
   std::optional<CoveringSegment> covering_segment(const std::string& queue, const std::string& partition,
                                                   int64_t offset);
-
-  // Checked mode (SPEC 5 cache-transparency), read-only: what the probe answers
-  // for `segment` with p_verified = -1 at `now_ms`, and how many frames have
-  // their smallest in-window original at or below segment.p_verified (when
-  // push() would use that watermark at all).
-  struct ProbeCheck {
-    std::vector<std::pair<uint32_t, int64_t>> duplicates;
-    uint64_t frames_at_or_below_watermark = 0;
-  };
-  ProbeCheck check_probe(const SegmentPush& segment, int64_t now_ms);
 
   // Sidecar rows with end_offset > after_offset and created_at >= since_ms, in
   // offset order, with last_offset, in one snapshot (cache hydration).
@@ -125,47 +76,76 @@ class Storage {
 
   // Ack by transactionId through the sidecar (SPEC 2.9).
   AckResult ack(const std::string& queue, const std::string& partition, const std::string& transaction_id,
-                const std::string& consumer_group, int64_t now_ms);
+                const std::string& consumer_group);
 
   // Stored messages in offset order from `from`; limit <= 0: all (SPEC 2.10).
   std::vector<StoredMessage> read(const std::string& queue, const std::string& partition, int64_t from,
                                   int64_t limit);
 
-  // Retention (SPEC 2.8), in steps the caller drives.
+  // Retention (SPEC 2.8), in steps the caller drives; each its own transaction.
   std::vector<std::pair<std::string, std::string>> partitions(const std::optional<std::string>& queue);
-  std::vector<SegmentSpan> delete_expired_segments(const std::string& queue, const std::string& partition,
-                                                   int64_t now_ms);
-  PurgeStep purge_step(const std::string& queue, const std::string& partition, int64_t now_ms);
+  RetentionDelete delete_expired_segments(const std::string& queue, const std::string& partition);
+  PurgeStep purge_step(const std::string& queue, const std::string& partition);
 
   // Fault: deletes the segment covering `offset`, leaving the sidecar.
   std::optional<SegmentSpan> delete_segment(const std::string& queue, const std::string& partition, int64_t offset);
 
-  // Read-only inspection (for checkers, metrics and expectations).
+  // Read-only inspection, ungated: for checkers, metrics and expectations.
+  // The caller guarantees no other connection holds the write lock (the
+  // world calls these between transactions, or inside this connection's own).
+  QueueOptions options(const std::string& queue);
   PartitionState partition_state(const std::string& queue, const std::string& partition);
+  PartitionRows partition_rows(const std::string& queue, const std::string& partition);
   int64_t stored_messages(const std::string& queue, const std::string& partition);
-  int64_t total_changes() const;
-
-  // Design variants that change storage (SPEC 7); Variant::none by default.
-  void set_variant(Variant variant) { variant_ = variant; }
   int64_t sidecar_rows();
   int64_t segment_count();
+  bool in_transaction() const { return conn_.in_transaction(); }
+  std::vector<std::pair<std::string, std::string>> inspect_partitions();
+  std::vector<StoredMessage> inspect_messages(const std::string& queue, const std::string& partition);
 
  private:
-  struct Statements;
   struct PartitionRow {
     int64_t partition_id = 0;
     int64_t last_offset = -1;
     int64_t txns_start = 0;
     QueueOptions options;
   };
-  std::optional<PartitionRow> find_partition(const std::string& queue, const std::string& partition);
+  using PushPolicy = PushResult (Storage::*)(const SegmentPush&);
+  using FloorPolicy = int64_t (*)(const QueueOptions&);
+
+  void init();
+  // `gated`: a statement of the open transaction; else an inspection read.
+  std::optional<PartitionRow> find_partition(const std::string& queue, const std::string& partition,
+                                             bool gated = true);
   PartitionRow find_or_create_partition(const std::string& queue, const std::string& partition);
   std::optional<CoveringSegment> covering(int64_t partition_id, int64_t offset);
+  std::vector<std::pair<uint32_t, int64_t>> probe(Statement& statement, int64_t partition_id, int64_t from,
+                                                  int64_t since_ms, const std::string& hashes, size_t frame_count,
+                                                  bool gated);
+  bool step(Statement& s, StatementKind kind, bool gated);
+  std::vector<std::pair<std::string, std::string>> list_partitions(const std::optional<std::string>& queue,
+                                                                   bool gated);
+  std::vector<StoredMessage> read_messages(const std::string& queue, const std::string& partition, int64_t from,
+                                           int64_t limit, bool gated);
 
-  Database db_;
-  int64_t purge_batch_;
-  Variant variant_ = Variant::none;
+  // Push policies (SPEC 7), one chosen at construction.
+  PushResult push_under_lock(const SegmentPush& segment);
+  PushResult push_stamped_before_lock(const SegmentPush& segment);
+  PushResult push_probe_outside_lock(const SegmentPush& segment);
+  // The body shared by the policies: inside `tx`, which holds the write lock.
+  PushResult push_locked(Txn& tx, const SegmentPush& segment, int64_t now_ms);
+  void write_segment(const PartitionRow& row, const SegmentPush& segment, const std::string& hashes,
+                     PushResult& result);
+
+  StorageClock& clock_;
+  StorageOptions options_;
+  Connection conn_;
+  ProbeCounter counter_;
   std::unique_ptr<Statements> st_;
+  PushPolicy push_policy_ = &Storage::push_under_lock;
+  Statement* probe_statement_ = nullptr;  // the partition's own probe, or the queue-wide one
+  bool probe_enabled_ = true;
+  FloorPolicy floor_policy_ = nullptr;
 };
 
 }  // namespace qdt::impl

@@ -25,11 +25,12 @@ SegmentPush one_frame(uint64_t n, int64_t p_verified) {
 }
 
 void push_loop(benchmark::State& state, int64_t window_seconds, bool watermark) {
-  Storage storage;
-  storage.configure("q", {.dedup_window_seconds = window_seconds});
+  ManualClock clock(1'000'000);
+  Storage storage(clock);
+  storage.set_options("q", {.dedup_window_seconds = window_seconds});
   uint64_t n = 0;
   for (auto _ : state) {
-    const PushResult r = storage.push(one_frame(n, watermark ? static_cast<int64_t>(n) - 1 : -1), 1'000'000);
+    const PushResult r = storage.push(one_frame(n, watermark ? static_cast<int64_t>(n) - 1 : -1));
     benchmark::DoNotOptimize(r);
     ++n;
   }

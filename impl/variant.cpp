@@ -12,7 +12,9 @@ constexpr Named kVariants[] = {{Variant::none, "none"},
                                {Variant::last_wins, "last-wins"},
                                {Variant::queue_scope, "queue-scope"},
                                {Variant::purge_below_floor, "purge-below-floor"},
-                               {Variant::watermark_off_by_one, "watermark-off-by-one"}};
+                               {Variant::watermark_off_by_one, "watermark-off-by-one"},
+                               {Variant::probe_outside_lock, "probe-outside-lock"},
+                               {Variant::stamp_before_lock, "stamp-before-lock"}};
 }  // namespace
 
 std::optional<Variant> parse_variant(const std::string& name) {

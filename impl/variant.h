@@ -17,6 +17,8 @@ enum class Variant {
   queue_scope,            // the probe matches across all partitions of the queue
   purge_below_floor,      // the sidecar purge ignores the 900-second floor (and completed retention)
   watermark_off_by_one,   // the cache vouches one offset further than it knows
+  probe_outside_lock,     // storage probes in one transaction and allocates in a later one
+  stamp_before_lock,      // storage reads `now` before it takes the write lock
 };
 
 std::optional<Variant> parse_variant(const std::string& name);
