@@ -43,9 +43,10 @@ void Network::deliver(impl::Broker& broker, const nlohmann::json& request, const
   impl::PushResponse response;
   try {
     response = broker.push(request, request_id);
-  } catch (const BrokerCrashed&) {
+  } catch (const impl::BrokerLost&) {
     // The broker died with this request in flight: it answers nothing.
     stats_.crashed++;
+    record.lost_in_crash = true;
     history_.requests.push_back(std::move(record));
     return;
   }

@@ -97,18 +97,38 @@ class Runner {
       case Op::configure:
         world_.admin().configure(*step.queue, step.options);
         break;
-      case Op::retention:
-        impl::run_retention(world_.admin(), step.queue);
+      case Op::retention: {
+        // A fault in the listing fails this pass; the next pass retries.
+        bool listed = true;
+        try {
+          impl::run_retention(world_.retention(), step.queue);
+        } catch (const impl::StorageError&) {
+          listed = false;
+        }
+        if (!listed) world_.trace().begin(world_.clock().now_ms(), "retention-failed").end();
         break;
+      }
       case Op::delete_segment:
         world_.admin().delete_segment(*step.queue, step.partition, step.offset);
         break;
-      case Op::storage_fail:
-        world_.fail_storage(step.count);
+      case Op::storage_fail: {
+        StorageFault fault = step.fault;
+        fault.count = step.count;
+        world_.fail_storage(fault);
         break;
+      }
       case Op::ack: {
-        const impl::AckResult r =
-            world_.admin().ack(step.id, *step.queue, step.partition, step.transaction_id, step.consumer_group);
+        impl::AckResult r;
+        std::string error;
+        try {
+          r = world_.admin().ack(step.id, *step.queue, step.partition, step.transaction_id, step.consumer_group);
+        } catch (const impl::StorageError& e) {
+          error = e.what();
+        }
+        if (!error.empty()) {
+          out_.responses[step.id] = {{"status", "error"}, {"error", error}};
+          break;
+        }
         json response = {{"status", r.acked ? "acked" : "unresolvable"}};
         if (r.acked) {
           response["offset"] = r.offset;
@@ -119,7 +139,18 @@ class Runner {
       }
       case Op::read: {
         json messages = json::array();
-        for (const auto& m : world_.admin().read(step.id, *step.queue, step.partition, step.from, step.limit)) {
+        std::vector<impl::StoredMessage> read;
+        std::string error;
+        try {
+          read = world_.admin().read(step.id, *step.queue, step.partition, step.from, step.limit);
+        } catch (const impl::StorageError& e) {
+          error = e.what();
+        }
+        if (!error.empty()) {
+          out_.responses[step.id] = {{"status", "error"}, {"error", error}};
+          break;
+        }
+        for (const auto& m : read) {
           messages.push_back({{"offset", m.offset},
                               {"message_id", impl::to_string(m.message_id)},
                               {"transactionId", m.transaction_id},
@@ -163,6 +194,10 @@ void check_expectations(const Scenario& s, const StepOutcomes& out, const histor
     }
     if (x.count || x.transaction_ids) {
       const json& r = response->second;
+      if (r.contains("error")) {
+        failures.push_back(failure(id, "the read failed in storage: " + r["error"].get<std::string>()));
+        continue;
+      }
       if (x.count && r["count"].get<int64_t>() != *x.count) {
         failures.push_back(failure(id, "expected " + std::to_string(*x.count) + " messages, read " +
                                            r["count"].dump()));
@@ -337,6 +372,9 @@ json metrics_of(World& world, const StepOutcomes& out) {
           {"probes_skipped", probes_skipped},
           {"sidecar_rows_scanned", rows_scanned},
           {"covering_fetches", fetches},
+          {"storage_statements", world.storage_side().statements},
+          {"storage_busy_waits", world.storage_side().busy_waits},
+          {"storage_faults_injected", world.storage_side().faults_injected},
           {"sidecar_rows", world.storage().sidecar_rows()},
           {"segments", world.storage().segment_count()},
           {"virtual_duration_ms", world.clock().now_ms()},
@@ -354,6 +392,8 @@ RunOutcome run_scenario(const Scenario& scenario, const RunOptions& options) {
   World world(config, options.keep_trace_text);
   Runner runner(scenario, world);
   world.run([&] { runner.script(); });
+  world.finish_history();
+  world.history().recorded_outcomes = true;
 
   json failures = json::array();
   check_expectations(scenario, runner.outcomes(), world.history(), world, failures);

@@ -3,189 +3,124 @@
 #include <cassert>
 #include <nlohmann/json.hpp>
 
-namespace qdt::sim {
+#include "sim/storage_recorder.h"
 
-void StorageLink::one_way() {
-  side_.clock.sleep_for(side_.rng.between(side_.config.latency_ms_min, side_.config.latency_ms_max));
+namespace qdt::sim {
+namespace {
+
+// Runs one storage call; a StorageError is returned, not thrown, so the
+// caller leaves the handler before any fiber switch (an exception being
+// handled must not cross one) and records the failure first.
+template <typename Call>
+std::optional<impl::StorageError> attempt(Call&& call) {
+  try {
+    call();
+  } catch (const impl::StorageError& e) {
+    return e;
+  }
+  return std::nullopt;
 }
 
-void StorageLink::survive(uint64_t start, const char* when) {
-  if (epoch() == start) return;
-  side_.trace.begin(side_.clock.now_ms(), "crash-lost").field("b", broker_).field("when", when).end();
-  throw BrokerCrashed(std::string("broker crashed ") + when);
+}  // namespace
+
+void StorageLink::request_leg(const char* when) {
+  // With statement-level interleaving every statement is its own round trip.
+  if (!side_.config.interleave) side_.one_way();
+  gate_.survive(when);
+}
+
+void StorageLink::response_leg(const char* when) {
+  side_.one_way();
+  gate_.survive(when);
 }
 
 impl::PushResult StorageLink::push(const impl::SegmentPush& segment) {
-  const uint64_t start = epoch();
-  one_way();
-  survive(start, "before-commit");
-  history::PushEvent ev;
-  ev.broker = broker_;
-  ev.queue = segment.queue;
-  ev.partition = segment.partition;
-  ev.p_verified = segment.p_verified;
-  ev.frames.reserve(segment.frames.size());
-  for (const impl::Frame& f : segment.frames) {
-    ev.frames.push_back({impl::to_string(f.message_id), f.transaction_id, f.origin_request});
-  }
-  // Read-only inspection around the transaction, for nothing-written-on-duplicate.
-  ev.last_offset_before = side_.storage.partition_state(segment.queue, segment.partition).last_offset;
-  ev.changes_before = side_.storage.total_changes();
-  ev.now_ms = side_.now_ms();
-
-  Trace& t = side_.trace;
-  t.begin(side_.clock.now_ms(), "push").field("b", broker_).field("q", segment.queue).field("p", segment.partition);
-  t.field("pv", segment.p_verified);
-  for (const auto& f : ev.frames) t.field("f", f.message_id + "/" + f.transaction_id);
-
+  // The fingerprints are read on this connection while it holds the write
+  // lock (before) and right after the transaction ended (after): nothing else
+  // can commit in between, so they show what this transaction wrote.
+  history::PartitionFingerprint before;
+  gate_.begin_call([&] { before = fingerprint(storage_.partition_rows(segment.queue, segment.partition)); });
+  request_leg("before-commit");
   impl::PushResult result;
-  std::optional<impl::StorageError> failure;
-  if (side_.failures_pending > 0) {
-    side_.failures_pending--;
-    ev.failed = true;
-    failure.emplace("injected storage failure: the transaction failed whole");
-    t.raw("-> failed");
-  } else {
-    if (segment.p_verified >= 0) {
-      // Checked mode: the authority's answer without the watermark, same instant.
-      impl::Storage::ProbeCheck check = side_.storage.check_probe(segment, ev.now_ms);
-      ev.checked = true;
-      ev.checked_duplicates = std::move(check.duplicates);
-      ev.checked_frames_at_or_below_watermark = check.frames_at_or_below_watermark;
-    }
-    result = side_.storage.push(segment, ev.now_ms);
-    ev.window_seconds = result.window_seconds;
-    ev.probe_ran = result.probe_ran;
-    ev.rows_scanned = result.rows_scanned;
-    ev.queued = result.queued;
-    ev.base_offset = result.base_offset;
-    ev.duplicates = result.duplicates;
-    if (result.queued) {
-      t.raw("-> queued").field("base", result.base_offset);
-    } else {
-      t.raw("-> duplicate");
-      for (const auto& [index, offset] : result.duplicates) {
-        t.field("d", std::to_string(index) + "@" + std::to_string(offset));
-      }
-    }
-  }
-  t.end();
-  ev.last_offset_after = side_.storage.partition_state(segment.queue, segment.partition).last_offset;
-  ev.changes_after = side_.storage.total_changes();
-  side_.history.events.emplace_back(std::move(ev));
-  one_way();
-  survive(start, "after-commit");
+  const std::optional<impl::StorageError> failure = attempt([&] { result = storage_.push(segment); });
+  const history::PartitionFingerprint after =
+      failure && !gate_.locked_in_call() ? before
+                                         : fingerprint(storage_.partition_rows(segment.queue, segment.partition));
+  record_push(side_, gate_, segment, failure ? nullptr : &result, before, after);
+  response_leg("after-commit");
   if (failure) throw *failure;
   return result;
 }
 
 std::optional<impl::CoveringSegment> StorageLink::covering_segment(const std::string& queue,
                                                                    const std::string& partition, int64_t offset) {
-  const uint64_t start = epoch();
-  one_way();
-  survive(start, "before-fetch");
-  auto segment = side_.storage.covering_segment(queue, partition, offset);
-  history::FetchEvent ev;
-  ev.broker = broker_;
-  ev.queue = queue;
-  ev.partition = partition;
-  ev.offset = offset;
-  ev.message_id = history::kZeroUuid;
-  if (segment) {
-    if (auto frame = impl::frame_at(segment->frames, static_cast<size_t>(offset - segment->base_offset))) {
-      ev.found = true;
-      ev.message_id = impl::to_string(frame->message_id);
-      ev.transaction_id = frame->transaction_id;
-    }
-  }
-  side_.trace.begin(side_.clock.now_ms(), "fetch")
-      .field("b", broker_)
-      .field("q", queue)
-      .field("p", partition)
-      .field("o", offset)
-      .field("id", ev.message_id)
-      .end();
-  side_.history.events.emplace_back(std::move(ev));
-  one_way();
-  survive(start, "after-fetch");
+  gate_.begin_call();
+  request_leg("before-fetch");
+  std::optional<impl::CoveringSegment> segment;
+  const std::optional<impl::StorageError> failure = attempt([&] { segment = storage_.covering_segment(queue, partition, offset); });
+  record_fetch(side_, gate_, queue, partition, offset, failure ? nullptr : &segment);
+  response_leg("after-fetch");
+  if (failure) throw *failure;
   return segment;
 }
 
 impl::SidecarRead StorageLink::sidecar_rows(const std::string& queue, const std::string& partition,
                                            int64_t after_offset, int64_t since_ms) {
   // Hydration is a storage round trip like any other: other fibers run meanwhile.
-  const uint64_t start = epoch();
-  one_way();
-  survive(start, "before-hydrate");
-  impl::SidecarRead read = side_.storage.read_sidecar(queue, partition, after_offset, since_ms);
-  side_.trace.begin(side_.clock.now_ms(), "hydrate")
-      .field("b", broker_)
-      .field("q", queue)
-      .field("p", partition)
-      .field("after", after_offset)
-      .field("rows", static_cast<int64_t>(read.rows.size()))
-      .field("last", read.last_offset)
-      .end();
-  one_way();
-  survive(start, "after-hydrate");
+  gate_.begin_call();
+  request_leg("before-hydrate");
+  impl::SidecarRead read;
+  const std::optional<impl::StorageError> failure = attempt([&] { read = storage_.read_sidecar(queue, partition, after_offset, since_ms); });
+  Trace& t = side_.trace.begin(side_.clock.now_ms(), "hydrate")
+                 .field("b", gate_.owner())
+                 .field("q", queue)
+                 .field("p", partition)
+                 .field("after", after_offset);
+  if (failure) {
+    t.raw("-> failed");
+  } else {
+    t.field("rows", static_cast<int64_t>(read.rows.size())).field("last", read.last_offset);
+  }
+  t.end();
+  response_leg("after-hydrate");
+  if (failure) throw *failure;
   return read;
 }
 
 std::vector<std::pair<std::string, std::string>> StorageLink::partitions(const std::optional<std::string>& queue) {
-  one_way();
-  auto out = side_.storage.partitions(queue);
-  one_way();
+  gate_.begin_call();
+  request_leg("before-list");
+  auto out = storage_.partitions(queue);
+  response_leg("after-list");
   return out;
 }
 
-std::vector<impl::SegmentSpan> StorageLink::delete_expired_segments(const std::string& queue,
-                                                                    const std::string& partition) {
-  one_way();
-  const int64_t now = side_.now_ms();
-  auto deleted = side_.storage.delete_expired_segments(queue, partition, now);
-  for (const auto& span : deleted) {
-    side_.history.events.emplace_back(
-        history::DeleteSegmentEvent{queue, partition, now, span.base_offset, span.end_offset, false});
-    side_.trace.begin(side_.clock.now_ms(), "retention-delete")
-        .field("q", queue)
-        .field("p", partition)
-        .field("span", std::to_string(span.base_offset) + ".." + std::to_string(span.end_offset))
-        .end();
-  }
-  one_way();
-  return deleted;
+impl::RetentionDelete StorageLink::delete_expired_segments(const std::string& queue, const std::string& partition) {
+  gate_.begin_call();
+  request_leg("before-retention");
+  impl::RetentionDelete result;
+  const std::optional<impl::StorageError> failure = attempt([&] { result = storage_.delete_expired_segments(queue, partition); });
+  record_retention(side_, gate_, queue, partition, failure ? nullptr : &result);
+  response_leg("after-retention");
+  if (failure) throw *failure;
+  return result;
 }
 
 impl::PurgeStep StorageLink::purge_step(const std::string& queue, const std::string& partition) {
-  one_way();
-  const int64_t now = side_.now_ms();
-  impl::PurgeStep step = side_.storage.purge_step(queue, partition, now);
-  history::PurgeEvent ev;
-  ev.queue = queue;
-  ev.partition = partition;
-  ev.now_ms = now;
-  ev.floor_seconds = step.floor_seconds;
-  ev.txns_start_after = step.txns_start_after;
-  for (const auto& r : step.rows) ev.rows.push_back({r.base_offset, r.end_offset, r.created_at_ms});
-  side_.trace.begin(side_.clock.now_ms(), "purge")
-      .field("q", queue)
-      .field("p", partition)
-      .field("floor", step.floor_seconds)
-      .field("rows", static_cast<int64_t>(step.rows.size()))
-      .field("txns_start", step.txns_start_after)
-      .end();
-  side_.history.events.emplace_back(std::move(ev));
-  one_way();
+  gate_.begin_call();
+  request_leg("before-purge");
+  impl::PurgeStep step;
+  const std::optional<impl::StorageError> failure = attempt([&] { step = storage_.purge_step(queue, partition); });
+  record_purge(side_, gate_, queue, partition, side_.config.purge_batch, failure ? nullptr : &step);
+  response_leg("after-purge");
+  if (failure) throw *failure;
   return step;
 }
 
 impl::QueueOptions StorageLink::configure(const std::string& queue, const nlohmann::json& options) {
-  one_way();
-  impl::QueueOptions next = side_.storage.options(queue);
-  const auto error = impl::apply_options(options, "", next);
-  assert(!error && "options are validated when the scenario loads");
-  (void)error;
-  side_.storage.configure(queue, next);
+  gate_.begin_call();
+  request_leg("before-configure");
+  const impl::QueueOptions next = storage_.configure(queue, options);
   side_.history.events.emplace_back(history::ConfigureEvent{queue, side_.now_ms(), next.dedup_window_seconds,
                                                             next.retention_seconds,
                                                             next.completed_retention_seconds});
@@ -195,51 +130,39 @@ impl::QueueOptions StorageLink::configure(const std::string& queue, const nlohma
       .field("retention", next.retention_seconds)
       .field("completed", next.completed_retention_seconds)
       .end();
-  one_way();
+  response_leg("after-configure");
   return next;
 }
 
 impl::AckResult StorageLink::ack(const std::string& step, const std::string& queue, const std::string& partition,
                                  const std::string& transaction_id, const std::string& consumer_group) {
-  one_way();
-  const int64_t now = side_.now_ms();
-  impl::AckResult result = side_.storage.ack(queue, partition, transaction_id, consumer_group, now);
-  history::AckEvent ev{step, queue, partition, transaction_id, consumer_group, now, result.acked, result.offset,
-                       result.acked ? (result.message_id ? impl::to_string(*result.message_id) : history::kZeroUuid)
-                                    : ""};
-  side_.trace.begin(side_.clock.now_ms(), "ack")
-      .field("q", queue)
-      .field("p", partition)
-      .field("txn", transaction_id)
-      .field("acked", result.acked ? 1 : 0)
-      .field("o", result.offset)
-      .end();
-  side_.history.events.emplace_back(std::move(ev));
-  one_way();
+  gate_.begin_call();
+  request_leg("before-ack");
+  impl::AckResult result;
+  const std::optional<impl::StorageError> failure = attempt([&] { result = storage_.ack(queue, partition, transaction_id, consumer_group); });
+  record_ack(side_, gate_, step, queue, partition, transaction_id, consumer_group, failure ? nullptr : &result);
+  response_leg("after-ack");
+  if (failure) throw *failure;
   return result;
 }
 
 std::vector<impl::StoredMessage> StorageLink::read(const std::string& step, const std::string& queue,
                                                    const std::string& partition, int64_t from, int64_t limit) {
-  one_way();
-  auto messages = side_.storage.read(queue, partition, from, limit);
-  history::ReadEvent ev{step, queue, partition, from, limit, {}};
-  Trace& t = side_.trace;
-  t.begin(side_.clock.now_ms(), "read").field("q", queue).field("p", partition).field("from", from);
-  for (const auto& m : messages) {
-    ev.messages.push_back({m.offset, impl::to_string(m.message_id), m.transaction_id});
-    t.field("m", std::to_string(m.offset));
-  }
-  t.end();
-  side_.history.events.emplace_back(std::move(ev));
-  one_way();
+  gate_.begin_call();
+  request_leg("before-read");
+  std::vector<impl::StoredMessage> messages;
+  const std::optional<impl::StorageError> failure = attempt([&] { messages = storage_.read(queue, partition, from, limit); });
+  record_read(side_, step, queue, partition, from, limit, failure ? nullptr : &messages);
+  response_leg("after-read");
+  if (failure) throw *failure;
   return messages;
 }
 
 std::optional<impl::SegmentSpan> StorageLink::delete_segment(const std::string& queue, const std::string& partition,
                                                              int64_t offset) {
-  one_way();
-  auto span = side_.storage.delete_segment(queue, partition, offset);
+  gate_.begin_call();
+  request_leg("before-delete");
+  auto span = storage_.delete_segment(queue, partition, offset);
   if (span) {
     side_.history.events.emplace_back(
         history::DeleteSegmentEvent{queue, partition, side_.now_ms(), span->base_offset, span->end_offset, true});
@@ -250,7 +173,7 @@ std::optional<impl::SegmentSpan> StorageLink::delete_segment(const std::string& 
       .field("o", offset)
       .field("deleted", span ? 1 : 0)
       .end();
-  one_way();
+  response_leg("after-delete");
   return span;
 }
 

@@ -1,8 +1,13 @@
 #include "sim/world.h"
 
+#include <unistd.h>
+
+#include <atomic>
 #include <boost/fiber/operations.hpp>
 #include <boost/fiber/pooled_fixedsize_stack.hpp>
 #include <cassert>
+#include <cstdlib>
+#include <filesystem>
 #include <stdexcept>
 
 namespace qdt::sim {
@@ -21,6 +26,22 @@ class SimBrokerClock : public impl::BrokerClock {
  private:
   const VirtualClock& clock_;
 };
+
+// Storage's clock is the world's clock (SPEC 2.4: read under the lock).
+class SimStorageClock : public impl::StorageClock {
+ public:
+  explicit SimStorageClock(const VirtualClock& clock) : clock_(clock) {}
+  int64_t now_ms() override { return kEpochUnixMs + clock_.now_ms(); }
+
+ private:
+  const VirtualClock& clock_;
+};
+
+// A name no other live world of this process uses: worlds never share rows.
+std::string unique_database_name() {
+  static std::atomic<uint64_t> next{0};
+  return "qdt-" + std::to_string(::getpid()) + "-" + std::to_string(next.fetch_add(1));
+}
 
 class SimRandom : public impl::RandomSource {
  public:
@@ -55,13 +76,41 @@ class FiberWaitPort : public impl::WaitPort {
 
 }  // namespace
 
+// One storage connection with its gate and its link.
+struct World::StorageClient {
+  ConnectionGate gate;
+  impl::Storage storage;
+  StorageLink link;
+  StorageClient(StorageSide& side, const std::string& uri, impl::StorageClock& clock, uint32_t owner,
+                const uint64_t* epoch, impl::StorageOptions options)
+      : gate(side, owner, epoch), storage(uri, clock, &gate, options), link(side, storage, gate) {}
+};
+
 struct World::BrokerSeams {
   SimBrokerClock clock;
   SimRandom random;
-  std::unique_ptr<uint64_t> epoch;  // crashes so far; the link watches it
-  StorageLink link;
+  std::unique_ptr<uint64_t> epoch;  // crashes so far; the gate watches it
+  std::unique_ptr<StorageClient> client;
   FiberWaitPort waits;
 };
+
+StorageLink& World::admin() { return admin_->link; }
+StorageLink& World::retention() { return retention_->link; }
+impl::Storage& World::storage() { return admin_->storage; }
+
+World::TempDir::~TempDir() {
+  if (path.empty()) return;
+  std::error_code ignored;
+  std::filesystem::remove_all(path, ignored);
+}
+
+std::unique_ptr<World::StorageClient> World::connect(uint32_t owner, const uint64_t* epoch, bool checked_mode) {
+  impl::StorageOptions options;
+  options.purge_batch = config_.storage.purge_batch;
+  options.checked_mode = checked_mode;
+  options.variant = config_.variant;
+  return std::make_unique<StorageClient>(*side_, storage_uri_, *storage_clock_, owner, epoch, options);
+}
 
 World::World(const WorldConfig& config, bool keep_trace_text)
     : config_(config),
@@ -71,22 +120,33 @@ World::World(const WorldConfig& config, bool keep_trace_text)
       storage_rng_(root_.fork()),
       producer_rng_(root_.fork()),
       stacks_(kFiberStackBytes),
-      storage_(config.storage.path, config.storage.purge_batch),
       trace_(keep_trace_text),
       network_(config_.network, network_rng_, clock_, trace_, history_,
                [this](std::function<void()> fn) { spawn_detached(std::move(fn)); }) {
   assert(config.brokers >= 1 && config.brokers <= kMaxBrokers);
-  side_ = std::make_unique<StorageSide>(
-      StorageSide{storage_, clock_, history_, trace_, storage_rng_, config_.storage, 0});
-  admin_ = std::make_unique<StorageLink>(*side_, StorageLink::kAdmin);
-  storage_.set_variant(config.variant);
+  side_ = std::make_unique<StorageSide>(StorageSide{clock_, history_, trace_, storage_rng_, config_.storage, {}, {}});
+  storage_clock_ = std::make_unique<SimStorageClock>(clock_);
+  // One database, a connection per client (SPEC 2.4). Every run starts from
+  // an empty one: in memory under a fresh name, or a file in a fresh folder.
+  const std::string name = unique_database_name();
+  if (config.storage.path == ":memory:") {
+    storage_uri_ = impl::Storage::shared_memory_uri(name);
+  } else {
+    std::string pattern = (std::filesystem::temp_directory_path() / (name + "-XXXXXX")).string();
+    if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("cannot create a folder for " + config.storage.path);
+    temp_dir_.path = pattern;
+    const std::string file = std::filesystem::path(config.storage.path).filename().string();
+    storage_uri_ = (std::filesystem::path(pattern) / (file.empty() ? "qdt.db" : file)).string();
+  }
+  admin_ = connect(ConnectionGate::kAdmin, nullptr, false);
+  retention_ = connect(ConnectionGate::kRetention, nullptr, false);
   for (uint32_t b = 0; b < config.brokers; ++b) {
     auto epoch = std::make_unique<uint64_t>(0);
     const uint64_t* watched = epoch.get();
     seams_.push_back(std::unique_ptr<BrokerSeams>(new BrokerSeams{
-        SimBrokerClock(clock_), SimRandom(root_.fork()), std::move(epoch), StorageLink(*side_, b, watched), {}}));
+        SimBrokerClock(clock_), SimRandom(root_.fork()), std::move(epoch), connect(b, watched, true), {}}));
     brokers_.push_back(std::make_unique<impl::Broker>(b, seams_.back()->clock, seams_.back()->random,
-                                                      seams_.back()->link, &seams_.back()->waits));
+                                                      seams_.back()->client->link, &seams_.back()->waits));
     brokers_.back()->set_variant(config.variant);
     brokers_.back()->set_fusion(config.fusion);
     brokers_.back()->configure_cache({config.cache.enabled, config.cache.budget_bytes});
@@ -101,6 +161,8 @@ World::World(const WorldConfig& config, bool keep_trace_text)
       .field("storage_latency", std::to_string(config.storage.latency_ms_min) + ".." +
                                     std::to_string(config.storage.latency_ms_max))
       .field("purge_batch", config.storage.purge_batch)
+      .field("storage", config.storage.path == ":memory:" ? "memory" : "file")
+      .field("interleave", config.storage.interleave ? 1 : 0)
       .field("variant", impl::variant_name(config.variant))
       .end();
 }
@@ -155,7 +217,7 @@ void World::set_skew(uint32_t broker, int64_t skew_ms) {
 void World::crash_broker(uint32_t broker) {
   assert(broker < seams_.size());
   ++*seams_[broker]->epoch;
-  brokers_[broker]->cache().clear();  // a restarted broker starts cold
+  brokers_[broker]->crash();  // a restarted broker starts cold: cache, windows and lanes gone
   trace_.begin(clock_.now_ms(), "crash").field("b", broker).end();
 }
 
@@ -193,6 +255,24 @@ void World::run(const std::function<void()>& script) {
   if (fiber_error_) std::rethrow_exception(std::exchange(fiber_error_, nullptr));
 }
 
+void World::finish_history() {
+  std::vector<StorageClient*> clients = {admin_.get(), retention_.get()};
+  for (auto& seams : seams_) clients.push_back(seams->client.get());
+  for (StorageClient* c : clients) {
+    if (c->storage.in_transaction()) history_.open_transactions_at_end.push_back(c->gate.name());
+  }
+  // A transaction left open holds its lock: nothing could read past it.
+  if (!history_.open_transactions_at_end.empty()) return;
+  for (const auto& [queue, partition] : admin_->storage.inspect_partitions()) {
+    history::FinalRead read{queue, partition, {}};
+    for (const auto& m : admin_->storage.inspect_messages(queue, partition)) {
+      read.messages.push_back({m.offset, impl::to_string(m.message_id), m.transaction_id});
+    }
+    history_.final_reads.push_back(std::move(read));
+  }
+  history_.recorded_final_reads = true;
+}
+
 Producer& World::producer(const std::string& name) {
   auto it = producers_.find(name);
   if (it == producers_.end()) {
@@ -212,6 +292,9 @@ World::PushOutcome World::push(const std::string& step, uint32_t broker, const s
   auto request = std::make_shared<const nlohmann::json>(p.prepare(items));
   const uint64_t push_id = ++next_push_;
   PushOutcome outcome;
+  // What the producer finally reports, for liveness and client-visible.
+  const size_t record = history_.outcomes.size();
+  history_.outcomes.push_back({step, producer_name, push_id, 0, false, false, {}, {}});
   for (uint32_t attempt = 0; attempt < policy.attempts; ++attempt) {
     if (attempt > 0) clock_.sleep_for(policy.backoff_ms);
     trace_.begin(clock_.now_ms(), "send")
@@ -235,6 +318,19 @@ World::PushOutcome World::push(const std::string& step, uint32_t broker, const s
     bool failed = false;
     for (const auto& item : outcome.response->items) failed = failed || item.status == "error";
     if (!failed) break;
+  }
+  history::PushOutcomeRecord& r = history_.outcomes[record];
+  r.attempts = outcome.attempts;
+  r.finished = true;
+  if (outcome.response) {
+    r.rejected = outcome.response->rejected;
+    for (const auto& item : outcome.response->items) {
+      r.statuses.push_back(item.status);
+      r.message_ids.push_back(item.message_id);
+    }
+  } else if (request->is_array()) {
+    r.statuses.assign(request->size(), "timeout");
+    r.message_ids.assign(request->size(), history::kZeroUuid);
   }
   return outcome;
 }

@@ -68,12 +68,20 @@ class World {
   void evict_cache(uint32_t broker, const std::optional<std::string>& queue, const std::optional<std::string>& partition);
   void set_cache_enabled(uint32_t broker, bool enabled);  // the kill switch
 
-  StorageLink& admin() { return *admin_; }
+  // The script's own connection (configure, ack, read, delete_segment) and
+  // the retention loop's; each broker has its own (SPEC 2.4).
+  StorageLink& admin();
+  StorageLink& retention();
   void sleep_ms(int64_t ms) { clock_.sleep_for(ms); }
-  void fail_storage(int64_t count) { side_->failures_pending += count; }
+  void fail_storage(const StorageFault& fault) { side_->faults.add(fault); }
+  // After run(): records what the black-box checkers read (a final read of
+  // every partition) and which connections still hold a transaction.
+  void finish_history();
 
   const WorldConfig& config() const { return config_; }
-  impl::Storage& storage() { return storage_; }
+  // Read-only inspection (metrics, expectations): the admin's connection.
+  impl::Storage& storage();
+  const StorageSide& storage_side() const { return *side_; }
   history::History& history() { return history_; }
   Trace& trace() { return trace_; }
   VirtualClock& clock() { return clock_; }
@@ -84,7 +92,9 @@ class World {
 
  private:
   struct BrokerSeams;
+  struct StorageClient;
   Producer& producer(const std::string& name);
+  std::unique_ptr<StorageClient> connect(uint32_t owner, const uint64_t* epoch, bool checked_mode);
   std::function<void()> guarded(std::function<void()> fn);
 
   WorldConfig config_;
@@ -95,11 +105,19 @@ class World {
   Rng producer_rng_;
   VirtualClock clock_;
   boost::fibers::pooled_fixedsize_stack stacks_;
-  impl::Storage storage_;
   history::History history_;
   Trace trace_;
   std::unique_ptr<StorageSide> side_;
-  std::unique_ptr<StorageLink> admin_;
+  // File-backed storage: this run's own folder, removed after every
+  // connection closed (declared before the clients, so destroyed after them).
+  struct TempDir {
+    std::string path;
+    ~TempDir();
+  } temp_dir_;
+  std::string storage_uri_;
+  std::unique_ptr<impl::StorageClock> storage_clock_;
+  std::unique_ptr<StorageClient> admin_;
+  std::unique_ptr<StorageClient> retention_;
   std::vector<std::unique_ptr<BrokerSeams>> seams_;
   std::vector<std::unique_ptr<impl::Broker>> brokers_;
   Network network_;

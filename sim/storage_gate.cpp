@@ -1,0 +1,76 @@
+#include "sim/storage_gate.h"
+
+#include <algorithm>
+#include <cassert>
+
+namespace qdt::sim {
+
+void StorageSide::wake_busy_waiters() {
+  std::vector<VirtualClock::Wakeup*> waiters;
+  waiters.swap(busy_waiters);
+  for (VirtualClock::Wakeup* w : waiters) clock.wake(*w);
+}
+
+std::string ConnectionGate::name() const {
+  if (owner_ == kAdmin) return "admin";
+  if (owner_ == kRetention) return "retention";
+  return "broker " + std::to_string(owner_);
+}
+
+void ConnectionGate::begin_call(std::function<void()> on_locked) {
+  call_epoch_ = epoch();
+  on_locked_ = std::move(on_locked);
+  locked_in_call_ = false;
+  armed_ = false;
+  fault_ = {};
+  busy_waits_ = 0;
+}
+
+void ConnectionGate::survive(const char* when) {
+  if (epoch() == call_epoch_) return;
+  side_.trace.begin(side_.clock.now_ms(), "crash-lost").field("b", owner_).field("when", when).end();
+  throw BrokerCrashed(std::string("broker crashed ") + when);
+}
+
+int ConnectionGate::before_statement(impl::TxnKind txn, int64_t index, impl::StatementKind kind) {
+  side_.statements++;
+  if (side_.config.interleave) {
+    // The statement travels to storage: every other fiber may run meanwhile.
+    side_.one_way();
+    survive(kind == impl::StatementKind::commit ? "before-commit" : "in-transaction");
+  }
+  if (kind == impl::StatementKind::begin) armed_ = side_.faults.arm(txn, armed_fault_);
+  if (armed_ && (index >= armed_fault_.statement || kind == impl::StatementKind::commit)) {
+    armed_ = false;
+    fault_ = {index, armed_fault_.code};
+    side_.faults_injected++;
+    side_.trace.begin(side_.clock.now_ms(), "fault")
+        .field("c", name())
+        .field("txn", impl::txn_kind_name(txn))
+        .field("stmt", index)
+        .field("code", armed_fault_.code)
+        .end();
+    return armed_fault_.code;
+  }
+  return SQLITE_OK;
+}
+
+bool ConnectionGate::wait_busy(impl::TxnKind txn, uint32_t attempt) {
+  if (attempt > kBusyAttemptsMax) return false;
+  busy_waits_++;
+  side_.busy_waits++;
+  VirtualClock::Wakeup w;
+  side_.busy_waiters.push_back(&w);
+  const bool woken = side_.clock.wait_for(kBusyWaitMs, w);
+  if (!woken) std::erase(side_.busy_waiters, &w);
+  return true;
+}
+
+void ConnectionGate::on_locked(impl::TxnKind txn) {
+  locked_in_call_ = true;
+  if (on_locked_) on_locked_();
+}
+
+void ConnectionGate::on_ended(impl::TxnKind txn, bool committed) { side_.wake_busy_waiters(); }
+
+}  // namespace qdt::sim

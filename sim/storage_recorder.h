@@ -1,0 +1,33 @@
+#pragma once
+// Turns what one storage transaction saw and answered into history events
+// (properties/history.h) and trace lines. Called by the link at the instant
+// the transaction committed or rolled back, so events land in commit order.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "impl/storage_types.h"
+#include "properties/history.h"
+#include "sim/storage_gate.h"
+
+namespace qdt::sim {
+
+history::PartitionFingerprint fingerprint(const impl::PartitionRows& rows);
+
+// `result` is null when the transaction failed (`gate.fault()` says where).
+void record_push(StorageSide& side, const ConnectionGate& gate, const impl::SegmentPush& segment,
+                 const impl::PushResult* result, const history::PartitionFingerprint& before,
+                 const history::PartitionFingerprint& after);
+void record_fetch(StorageSide& side, const ConnectionGate& gate, const std::string& queue,
+                  const std::string& partition, int64_t offset, const std::optional<impl::CoveringSegment>* segment);
+void record_retention(StorageSide& side, const ConnectionGate& gate, const std::string& queue,
+                      const std::string& partition, const impl::RetentionDelete* result);
+void record_purge(StorageSide& side, const ConnectionGate& gate, const std::string& queue,
+                  const std::string& partition, int64_t batch, const impl::PurgeStep* step);
+void record_ack(StorageSide& side, const ConnectionGate& gate, const std::string& step, const std::string& queue,
+                const std::string& partition, const std::string& transaction_id, const std::string& consumer_group,
+                const impl::AckResult* result);
+void record_read(StorageSide& side, const std::string& step, const std::string& queue, const std::string& partition,
+                 int64_t from, int64_t limit, const std::vector<impl::StoredMessage>* messages);
+
+}  // namespace qdt::sim
