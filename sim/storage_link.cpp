@@ -30,7 +30,7 @@ impl::PushResult StorageLink::push(const impl::SegmentPush& segment) {
   }
   // Read-only inspection around the transaction, for nothing-written-on-duplicate.
   ev.last_offset_before = side_.storage.partition_state(segment.queue, segment.partition).last_offset;
-  ev.changes_before = side_.storage.total_changes();
+  ev.rows_before = {};  // TEMP: compiles against the new history.h; replaced by the storage rewrite
   ev.now_ms = side_.now_ms();
 
   Trace& t = side_.trace;
@@ -71,7 +71,7 @@ impl::PushResult StorageLink::push(const impl::SegmentPush& segment) {
   }
   t.end();
   ev.last_offset_after = side_.storage.partition_state(segment.queue, segment.partition).last_offset;
-  ev.changes_after = side_.storage.total_changes();
+  ev.rows_after = {};  // TEMP: compiles against the new history.h; replaced by the storage rewrite
   side_.history.events.emplace_back(std::move(ev));
   one_way();
   survive(start, "after-commit");
