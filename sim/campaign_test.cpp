@@ -9,7 +9,9 @@
 #include <map>
 #include <set>
 
+#include "sim/failure_file.h"
 #include "sim/scenario.h"
+#include "sim/shrink.h"
 #include "sim/workload.h"
 
 namespace qdt::sim {
