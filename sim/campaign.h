@@ -1,9 +1,10 @@
 #pragma once
 // Random campaigns (qdt check): one generated scenario per seed, judged by
-// every property; a failure is shrunk — fewer steps, fewer items, no faults,
-// shorter waits — while it still fails the same property, and written as a
-// scenario file whose `expect` block states what the reference
-// implementation answers.
+// every property. This header is the per-seed core; around it:
+//   shrink.h          reduces a failing scenario while it fails the same way,
+//   failure_file.h    writes a shrunk failure as a replayable scenario file,
+//   campaign_jobs.h   runs a campaign's seeds in worker processes,
+//   campaign_merge.h  merges workers' or shards' summaries and prints them.
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -25,21 +26,11 @@ SeedOutcome check_seed(uint64_t seed, const std::string& profile, impl::Variant 
 // The first failure's property name, or "expectation"; "" when passed.
 std::string failure_signature(const nlohmann::json& result);
 
-struct Shrunk {
-  nlohmann::json scenario;
-  nlohmann::json result;  // of the shrunk scenario, under the same variant
-  int runs = 0;           // replays spent shrinking
-};
-
-// Greedy reduction, bounded by `max_runs` replays.
-Shrunk shrink(const nlohmann::json& scenario, impl::Variant variant, const std::string& signature,
-              int max_runs = 3000);
+// Loads and runs a scenario document under `variant`; its result object, or
+// null when the document does not load.
+nlohmann::json run_document(const nlohmann::json& doc, impl::Variant variant);
 
 // Every step, children included.
 int count_steps(const nlohmann::json& scenario);
-
-// Adds the reference implementation's answers for top-level push and ack
-// steps as `expect` (left out when the reference itself fails the scenario).
-nlohmann::json with_reference_expectations(nlohmann::json scenario);
 
 }  // namespace qdt::sim

@@ -3,10 +3,15 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
+#include <algorithm>
+#include <functional>
 #include <iostream>
+#include <map>
 #include <set>
 
+#include "sim/failure_file.h"
 #include "sim/scenario.h"
+#include "sim/shrink.h"
 #include "sim/workload.h"
 
 namespace qdt::sim {
@@ -92,6 +97,140 @@ TEST(Campaign, CacheProfilesExerciseEvictionDeclineAndGaps) {
   EXPECT_GT(suppressed, 0);
   EXPECT_GT(span_hydrations, 0);
   EXPECT_GT(vouched, 0);
+}
+
+}  // namespace
+}  // namespace qdt::sim
+
+namespace qdt::sim {
+namespace {
+
+// What a set of generated documents contains, of the constructs the
+// campaign must draw (SPEC 8): each a "sometimes" point of the generator.
+struct Drawn {
+  std::set<int64_t> completed_retention_seconds;  // from configure steps
+  std::set<std::string> ack_groups;               // consumer groups of acks of a key pushed before
+  int acked_by_two_groups = 0;                    // pushed keys acked from >= 2 groups in one scenario
+  int reads = 0;
+  std::set<std::string> fail_targets;
+  std::set<int64_t> fail_statements;
+  std::set<std::string> fail_codes;
+  int contention_blocks = 0;  // parallel: >= 2 brokers pushing to one partition + a retention
+};
+
+void scan(const nlohmann::json& doc, Drawn& d) {
+  std::set<std::string> pushed;                            // "queue/partition/key"
+  std::map<std::string, std::set<std::string>> groups_of;  // pushed key -> groups that acked it
+  std::function<void(const nlohmann::json&, bool)> visit = [&](const nlohmann::json& steps, bool in_parallel) {
+    for (const auto& s : steps) {
+      const std::string op = s["op"];
+      if (op == "push") {
+        for (const auto& it : s["items"]) {
+          pushed.insert(it["queue"].get<std::string>() + "/" + it.value("partition", "Default") + "/" +
+                        it["transactionId"].get<std::string>());
+        }
+      } else if (op == "configure" && s["options"].contains("completedRetentionSeconds")) {
+        d.completed_retention_seconds.insert(s["options"]["completedRetentionSeconds"].get<int64_t>());
+      } else if (op == "ack") {
+        const std::string key = s["queue"].get<std::string>() + "/" + s.value("partition", "Default") + "/" +
+                                s["transactionId"].get<std::string>();
+        if (pushed.count(key)) {
+          const std::string group = s.value("consumerGroup", "default");
+          d.ack_groups.insert(group);
+          groups_of[key].insert(group);
+        }
+      } else if (op == "read") {
+        ++d.reads;
+      } else if (op == "storage_fail") {
+        d.fail_targets.insert(s.value("target", "push"));
+        d.fail_statements.insert(s.value("after_statements", int64_t{0}));
+        d.fail_codes.insert(s.value("code", "ioerr"));
+      } else if (op == "parallel") {
+        std::set<std::string> partitions;
+        std::set<int64_t> brokers;
+        int pushes = 0;
+        bool retention = false;
+        for (const auto& c : s["steps"]) {
+          if (c["op"] == "retention") retention = true;
+          if (c["op"] != "push") continue;
+          ++pushes;
+          brokers.insert(c.value("broker", int64_t{0}));
+          for (const auto& it : c["items"]) {
+            partitions.insert(it["queue"].get<std::string>() + "/" + it.value("partition", "Default"));
+          }
+        }
+        if (retention && pushes >= 2 && brokers.size() >= 2 && partitions.size() == 1) ++d.contention_blocks;
+        visit(s["steps"], true);
+      }
+      (void)in_parallel;
+    }
+  };
+  visit(doc["steps"], false);
+  for (const auto& [key, groups] : groups_of) d.acked_by_two_groups += groups.size() >= 2 ? 1 : 0;
+}
+
+Drawn drawn(const std::string& profile, uint64_t seeds) {
+  Drawn d;
+  for (uint64_t seed = 1; seed <= seeds; ++seed) scan(generate_scenario(seed, profile), d);
+  return d;
+}
+
+void expect_every_storage_fault(const Drawn& d, const std::string& profile) {
+  EXPECT_EQ(d.fail_targets, (std::set<std::string>{"push", "fetch", "hydrate", "ack", "read", "retention", "purge", "any"}))
+      << profile;
+  EXPECT_EQ(d.fail_statements, (std::set<int64_t>{0, 1, 2, 3, 4, 5, 6})) << profile;
+  EXPECT_EQ(d.fail_codes, (std::set<std::string>{"ioerr", "full"})) << profile;
+}
+
+// The campaign draws what it must: completed retention either side of the
+// 900 s floor, acks of pushed keys from several groups, reads, statement
+// faults in every kind of transaction at every early statement with both
+// codes, and write-lock contention between brokers and retention.
+TEST(Workload, ProfilesDrawEveryConstruct) {
+  constexpr uint64_t kSeeds = 200;
+  {
+    const Drawn d = drawn("storage-faults", kSeeds);
+    expect_every_storage_fault(d, "storage-faults");
+    EXPECT_GT(d.reads, 0);
+    EXPECT_GT(d.contention_blocks, 0);
+    EXPECT_GE(d.ack_groups.size(), 3u);
+  }
+  for (const char* profile : {"swarm", "default"}) expect_every_storage_fault(drawn(profile, kSeeds), profile);
+  for (const char* profile : {"retention", "reconfigure", "swarm"}) {
+    const Drawn d = drawn(profile, kSeeds);
+    EXPECT_TRUE(std::any_of(d.completed_retention_seconds.begin(), d.completed_retention_seconds.end(),
+                            [](int64_t s) { return s > 900; }))
+        << profile;
+    EXPECT_TRUE(std::any_of(d.completed_retention_seconds.begin(), d.completed_retention_seconds.end(),
+                            [](int64_t s) { return s > 0 && s < 900; }))
+        << profile;
+    EXPECT_GE(d.ack_groups.size(), 3u) << profile;
+    EXPECT_GT(d.acked_by_two_groups, 0) << profile;
+  }
+  for (const char* profile : {"retention", "multi-broker", "swarm"}) {
+    const Drawn d = drawn(profile, kSeeds);
+    EXPECT_GT(d.contention_blocks, 0) << profile;
+    EXPECT_GT(d.reads, 0) << profile;
+  }
+  EXPECT_GT(drawn("default", kSeeds).reads, 0);
+}
+
+// The same scan sees nothing in a document without those constructs, so the
+// test above can fail.
+TEST(Workload, ScanFindsNothingInAPlainScenario) {
+  Drawn d;
+  scan(nlohmann::json::parse(R"({"steps": [
+    {"op": "push", "items": [{"queue": "q0", "partition": "p0", "transactionId": "k0", "data": 1}]},
+    {"op": "parallel", "steps": [
+      {"op": "push", "broker": 0, "items": [{"queue": "q0", "partition": "p0", "transactionId": "k1", "data": 1}]},
+      {"op": "push", "broker": 0, "items": [{"queue": "q0", "partition": "p0", "transactionId": "k2", "data": 1}]},
+      {"op": "retention"}]},
+    {"op": "ack", "queue": "q0", "partition": "p0", "transactionId": "k9"}]})"),
+       d);
+  EXPECT_EQ(d.contention_blocks, 0);  // one broker only
+  EXPECT_TRUE(d.ack_groups.empty());  // k9 was never pushed
+  EXPECT_EQ(d.reads, 0);
+  EXPECT_TRUE(d.fail_targets.empty());
 }
 
 }  // namespace

@@ -171,6 +171,22 @@ class Reader {
   std::vector<LoadError>& errors_;
 };
 
+constexpr int64_t kMaxStorageFailCount = 1'000'000;
+// A fault deeper than any transaction's statement count fails its COMMIT;
+// past this bound a scenario is saying something it cannot mean.
+constexpr int64_t kMaxAfterStatements = 64;
+constexpr const char* kStorageOpNames =
+    "\"push\", \"fetch\", \"hydrate\", \"ack\", \"read\", \"retention\", \"purge\" or \"any\"";
+
+std::optional<StorageOpKind> storage_op_of(const std::string& name) {
+  static const std::map<std::string, StorageOpKind> kinds = {
+      {"push", StorageOpKind::push},   {"fetch", StorageOpKind::fetch},         {"hydrate", StorageOpKind::hydrate},
+      {"ack", StorageOpKind::ack},     {"read", StorageOpKind::read},           {"retention", StorageOpKind::retention},
+      {"purge", StorageOpKind::purge}, {"any", StorageOpKind::any}};
+  const auto it = kinds.find(name);
+  return it == kinds.end() ? std::nullopt : std::optional<StorageOpKind>(it->second);
+}
+
 std::optional<Op> op_of(const std::string& name) {
   static const std::map<std::string, Op> ops = {
       {"push", Op::push},           {"parallel", Op::parallel},  {"sequence", Op::sequence},         {"advance", Op::advance},
@@ -203,7 +219,8 @@ class Loader {
     }
     if (auto it = w.find("storage"); it != w.end()) {
       const std::string p = "/world/storage";
-      r_.only(*it, p, {"path", "purge_batch", "latency_ms"});
+      r_.only(*it, p, {"path", "purge_batch", "latency_ms", "interleave"});
+      if (auto v = r_.boolean(*it, p, "interleave")) s.world.storage.interleave = *v;
       if (auto v = r_.string(*it, p, "path", false)) s.world.storage.path = *v;
       if (auto v = r_.integer(*it, p, "purge_batch", 1, 1'000'000)) s.world.storage.purge_batch = *v;
       r_.latency(*it, p, s.world.storage.latency_ms_min, s.world.storage.latency_ms_max);
@@ -344,9 +361,8 @@ class Loader {
         else if (!j.contains("offset")) r_.fail(p + "/offset", "required");
         break;
       case Op::storage_fail:
-        r_.only(j, p, {"op", "id", "count"});
-        if (auto v = r_.integer(j, p, "count", 1, 1'000'000)) s.count = *v;
-        else if (!j.contains("count")) r_.fail(p + "/count", "required");
+        r_.only(j, p, {"op", "id", "count", "target", "after_statements", "code"});
+        storage_fault(j, p, s);
         break;
       case Op::skew:
         r_.only(j, p, {"op", "id", "broker", "ms"});
@@ -395,6 +411,24 @@ class Loader {
         break;
     }
     return true;
+  }
+
+  // storage_fail: `count` (required), `target` (the kind of storage
+  // transaction hit; "op" is the step's own key), `after_statements`, `code`.
+  void storage_fault(const json& j, const std::string& p, Step& s) {
+    if (auto v = r_.integer(j, p, "count", 1, kMaxStorageFailCount)) s.fault.count = *v;
+    else if (!j.contains("count")) r_.fail(p + "/count", "required");
+    if (auto v = r_.string(j, p, "target", false)) {
+      if (auto kind = storage_op_of(*v)) s.fault.op = *kind;
+      else r_.fail(p + "/target", "unknown storage transaction \"" + *v + "\" (expected " + kStorageOpNames + ")");
+    }
+    if (auto v = r_.integer(j, p, "after_statements", 0, kMaxAfterStatements)) s.fault.after_statements = *v;
+    if (auto v = r_.string(j, p, "code", false)) {
+      if (*v == "ioerr") s.fault.code = FaultCode::io_error;
+      else if (*v == "full") s.fault.code = FaultCode::full;
+      else r_.fail(p + "/code", "unknown fault code \"" + *v + "\" (expected \"ioerr\" or \"full\")");
+    }
+    s.count = s.fault.count;
   }
 
   // A step's required `broker`, checked against world.brokers after loading.

@@ -70,6 +70,66 @@ TEST(ScenarioLoader, MalformedInputsNameThePathAndTheReason) {
   EXPECT_FALSE(first_error(R"({"steps": [{"op": "push", "items": [], "retry": {"attempts": 0}}]})").empty());
 }
 
+// storage_fail's fault fields and world.storage.interleave: defaults, every
+// accepted value, and a clear path and reason for the rest.
+TEST(ScenarioLoader, StorageFaultFieldsAndInterleave) {
+  {
+    const LoadResult r = load_scenario_text(R"({"steps": [{"op": "storage_fail", "count": 2}]})", "d.json");
+    ASSERT_TRUE(r.scenario) << r.errors[0].to_string();
+    const Step& s = r.scenario->steps[0];
+    EXPECT_EQ(s.fault.op, StorageOpKind::push);
+    EXPECT_EQ(s.fault.after_statements, 0);
+    EXPECT_EQ(s.fault.code, FaultCode::io_error);
+    EXPECT_EQ(s.fault.count, 2);
+    EXPECT_EQ(s.count, 2);
+    EXPECT_TRUE(r.scenario->world.storage.interleave);
+  }
+  const std::vector<std::pair<std::string, StorageOpKind>> kinds = {
+      {"push", StorageOpKind::push}, {"fetch", StorageOpKind::fetch},         {"hydrate", StorageOpKind::hydrate},
+      {"ack", StorageOpKind::ack},   {"read", StorageOpKind::read},           {"retention", StorageOpKind::retention},
+      {"purge", StorageOpKind::purge}, {"any", StorageOpKind::any}};
+  for (const auto& [name, kind] : kinds) {
+    const LoadResult r = load_scenario_text(R"({"world": {"storage": {"interleave": false}}, "steps": [
+        {"op": "storage_fail", "count": 3, "target": ")" + name + R"(", "after_statements": 64, "code": "full"}]})",
+                                            "k.json");
+    ASSERT_TRUE(r.scenario) << name << ": " << r.errors[0].to_string();
+    const Step& s = r.scenario->steps[0];
+    EXPECT_EQ(s.fault.op, kind) << name;
+    EXPECT_EQ(s.fault.after_statements, 64);
+    EXPECT_EQ(s.fault.code, FaultCode::full);
+    EXPECT_EQ(s.fault.count, 3);
+    EXPECT_EQ(s.count, 3);
+    EXPECT_FALSE(r.scenario->world.storage.interleave);
+  }
+  EXPECT_EQ(first_error(R"({"steps": [{"op": "storage_fail", "count": 1, "target": "vacuum"}]})"),
+            "/steps/0/target: unknown storage transaction \"vacuum\" (expected \"push\", \"fetch\", \"hydrate\", "
+            "\"ack\", \"read\", \"retention\", \"purge\" or \"any\")");
+  EXPECT_EQ(first_error(R"({"steps": [{"op": "storage_fail", "count": 1, "code": "busy"}]})"),
+            "/steps/0/code: unknown fault code \"busy\" (expected \"ioerr\" or \"full\")");
+  EXPECT_EQ(first_error(R"({"steps": [{"op": "storage_fail", "count": 1, "after_statements": 65}]})"),
+            "/steps/0/after_statements: must be <= 64");
+  EXPECT_EQ(first_error(R"({"steps": [{"op": "storage_fail", "count": 1, "after_statements": -1}]})"),
+            "/steps/0/after_statements: must be in [0, 64], got -1");
+  EXPECT_EQ(first_error(R"({"steps": [{"op": "storage_fail", "count": 1, "target": 3}]})"),
+            "/steps/0/target: expected a string");
+  EXPECT_EQ(first_error(R"({"steps": [{"op": "storage_fail", "target": "ack"}]})"), "/steps/0/count: required");
+  EXPECT_EQ(first_error(R"({"steps": [{"op": "storage_fail", "count": 1, "kind": "ack"}]})"),
+            "/steps/0/kind: unknown field");
+  EXPECT_EQ(first_error(R"({"world": {"storage": {"interleave": 1}}, "steps": []})"),
+            "/world/storage/interleave: expected true or false");
+  // The schema agrees on each of these.
+  for (const char* bad : {R"({"steps": [{"op": "storage_fail", "count": 1, "target": "vacuum"}]})",
+                          R"({"steps": [{"op": "storage_fail", "count": 1, "code": "busy"}]})",
+                          R"({"steps": [{"op": "storage_fail", "count": 1, "after_statements": 65}]})",
+                          R"({"world": {"storage": {"interleave": 1}}, "steps": []})"}) {
+    EXPECT_FALSE(schema_errors(nlohmann::json::parse(bad), "f").empty()) << bad;
+  }
+  EXPECT_TRUE(schema_errors(nlohmann::json::parse(R"({"world": {"storage": {"interleave": false}}, "steps": [
+      {"op": "storage_fail", "count": 1, "target": "purge", "after_statements": 3, "code": "full"}]})"),
+                            "f")
+                  .empty());
+}
+
 // Fuzz-like: every prefix of a valid file is rejected cleanly or accepted,
 // never a crash or an exception.
 TEST(ScenarioLoader, EveryTruncationIsHandled) {

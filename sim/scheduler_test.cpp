@@ -141,3 +141,97 @@ TEST(VirtualClock, WakeEndsAWaitAndCancelsItsTimer) {
 
 }  // namespace
 }  // namespace qdt::sim
+
+namespace qdt::sim {
+namespace {
+
+// Fibers that register their timers one after another, in a fixed order
+// (fiber f first sleeps f ms, alone at its instant), then all sleep to the
+// same instant, 100 ms. Returns the order in which they wake there.
+std::string wake_order_at_one_instant(uint64_t seed, int fibers) {
+  SeededScheduler& scheduler = SeededScheduler::install();
+  Rng rng(seed);
+  scheduler.set_rng(&rng);
+  VirtualClock clock;
+  std::string registered, woke;
+  int finished = 0;
+  std::vector<boost::fibers::fiber> workers;
+  for (int f = 0; f < fibers; ++f) {
+    workers.emplace_back([&, f] {
+      clock.sleep_for(f);
+      registered.push_back(static_cast<char>('a' + f));
+      clock.sleep_for(100 - f);
+      EXPECT_EQ(clock.now_ms(), 100);
+      woke.push_back(static_cast<char>('a' + f));
+      ++finished;
+    });
+  }
+  while (finished < fibers) {
+    boost::this_fiber::yield();
+    if (finished < fibers) {
+      EXPECT_TRUE(clock.fire_next());
+    }
+  }
+  for (auto& w : workers) w.join();
+  scheduler.set_rng(nullptr);
+  EXPECT_EQ(registered, std::string("abcdef").substr(0, static_cast<size_t>(fibers)));  // a fixed registration order
+  return woke;
+}
+
+// Ties at one instant are the scheduler's choice, not registration order:
+// another seed, another wake order; the same seed, the same order.
+TEST(VirtualClock, TimersDueAtOneInstantWakeInASeededOrder) {
+  std::set<std::string> orders;
+  for (uint64_t seed = 1; seed <= 12; ++seed) {
+    const std::string a = wake_order_at_one_instant(seed, 6);
+    const std::string b = wake_order_at_one_instant(seed, 6);
+    EXPECT_EQ(a, b) << "seed " << seed;
+    EXPECT_EQ(a.size(), 6u);
+    orders.insert(a);
+  }
+  EXPECT_GT(orders.size(), 6u) << "ties woke in too few orders";
+  EXPECT_TRUE(orders.size() > 1 || *orders.begin() != "abcdef");
+}
+
+// A timer cancelled by a wake at the very instant others are due neither
+// fires nor hides the live ones.
+TEST(VirtualClock, CancelledTimerAtATiedInstantIsSkipped) {
+  SeededScheduler& scheduler = SeededScheduler::install();
+  Rng rng(5);
+  scheduler.set_rng(&rng);
+  VirtualClock clock;
+  VirtualClock::Wakeup w;
+  bool woken = false;
+  int at_50 = 0, finished = 0;
+  std::vector<boost::fibers::fiber> fibers;
+  fibers.emplace_back([&] {
+    woken = clock.wait_for(50, w);
+    ++finished;
+  });
+  fibers.emplace_back([&] {
+    clock.sleep_for(10);
+    clock.wake(w);  // cancels the 50 ms timer
+    ++finished;
+  });
+  for (int i = 0; i < 3; ++i) {
+    fibers.emplace_back([&] {
+      clock.sleep_for(50);
+      if (clock.now_ms() == 50) ++at_50;
+      ++finished;
+    });
+  }
+  while (finished < 5) {
+    boost::this_fiber::yield();
+    if (finished < 5) {
+      ASSERT_TRUE(clock.fire_next());
+    }
+  }
+  for (auto& f : fibers) f.join();
+  scheduler.set_rng(nullptr);
+  EXPECT_TRUE(woken);
+  EXPECT_EQ(at_50, 3);
+  EXPECT_FALSE(clock.fire_next());
+}
+
+}  // namespace
+}  // namespace qdt::sim

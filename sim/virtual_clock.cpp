@@ -38,22 +38,35 @@ void VirtualClock::wake(Wakeup& w) {
 }
 
 bool VirtualClock::fire_next() {
-  Timer timer;
-  for (;;) {
-    if (heap_.empty()) return false;
+  // Drop cancelled timers at the top: they neither wake anyone nor move time.
+  while (!heap_.empty() && cancelled_.count(heap_.front().seq) != 0) {
+    cancelled_.erase(heap_.front().seq);
     std::pop_heap(heap_.begin(), heap_.end(), later);
-    timer = heap_.back();
     heap_.pop_back();
-    // A cancelled timer neither wakes anyone nor moves time.
-    if (cancelled_.erase(timer.seq) == 0) break;
   }
-  if (timer.wakeup != nullptr) {
-    assert(timer.wakeup->waiting);
-    timer.wakeup->waiting = false;
+  if (heap_.empty()) return false;
+  const int64_t at_ms = heap_.front().at_ms;
+  assert(at_ms >= now_ms_ && "time never goes backwards");
+  now_ms_ = at_ms;
+  // Ready every live timer due at this instant at once, so the seeded
+  // scheduler (not registration order) decides who runs first. They are
+  // readied in seq order, so the ready list, and with it each pick, is a
+  // function of the seed alone.
+  boost::fibers::context* self = boost::fibers::context::active();
+  size_t fired = 0;
+  while (!heap_.empty() && heap_.front().at_ms == at_ms) {
+    std::pop_heap(heap_.begin(), heap_.end(), later);
+    const Timer timer = heap_.back();
+    heap_.pop_back();
+    if (cancelled_.erase(timer.seq) != 0) continue;
+    if (timer.wakeup != nullptr) {
+      assert(timer.wakeup->waiting);
+      timer.wakeup->waiting = false;
+    }
+    self->schedule(timer.ctx);
+    ++fired;
   }
-  assert(timer.at_ms >= now_ms_ && "time never goes backwards");
-  now_ms_ = timer.at_ms;
-  boost::fibers::context::active()->schedule(timer.ctx);
+  assert(fired >= 1 && "the earliest timer was live");
   return true;
 }
 

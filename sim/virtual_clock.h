@@ -1,8 +1,13 @@
 #pragma once
 // Virtual time as a discrete-event loop: a fiber that sleeps registers a
 // timer and suspends; when every fiber waits, the event loop (main fiber)
-// jumps the clock to the earliest timer and wakes its fiber. Nothing ever
-// sleeps in real time. Ties fire in registration order.
+// jumps the clock to the earliest timer and wakes every fiber whose timer is
+// due at that instant at once. Nothing ever sleeps in real time. Ties are not
+// broken by registration order: all of them are ready together and the
+// seeded scheduler picks among them, so zero-latency worlds (where many
+// fibers meet at one instant) still explore interleavings. Same seed, same
+// order: timers are readied in registration order, the scheduler's pick is
+// the only choice, and no unordered container is iterated.
 #include <boost/fiber/context.hpp>
 #include <cstdint>
 #include <unordered_set>
@@ -34,8 +39,9 @@ class VirtualClock {
   // Ends `w`'s wait now (no-op when it is not waiting); its timer is cancelled.
   void wake(Wakeup& w);
 
-  // Event loop only: advances to the earliest live timer and readies its
-  // fiber. false when no timer is pending.
+  // Event loop only: advances to the earliest live timer and readies the
+  // fibers of every live timer due at that instant. false when no timer is
+  // pending.
   bool fire_next();
 
   size_t pending() const { return heap_.size() - cancelled_.size(); }

@@ -10,6 +10,13 @@ namespace {
 
 using json = nlohmann::json;
 
+constexpr int kFaultStatementsMax = 6;  // storage_fail after_statements is drawn in 0..6
+constexpr int kConsumerGroups = 3;
+constexpr int kPushedKeysMax = 64;  // keys remembered for acks, bounded
+const std::vector<const char*> kStorageTargets = {"push", "fetch", "hydrate", "ack", "read", "retention", "purge", "any"};
+// Around the 900 s sidecar floor and below it; 0 switches completed retention off.
+const std::vector<int64_t> kCompletedRetentionSeconds = {0, 1, 10, 60, 899, 900, 901, 1800};
+
 // Knobs of one profile. Probabilities are per mille, integers.
 struct Knobs {
   int keys = 4;
@@ -29,7 +36,12 @@ struct Knobs {
   int storage_fail_pm = 0;
   int skew_pm = 0;
   int crash_pm = 0;
-  int ack_pm = 50;
+  int ack_pm = 50;         // acks: mostly of pushed keys, from several consumer groups
+  int read_pm = 0;
+  int completed_retention_pm = 0;  // configure completedRetentionSeconds (either side of the 900 s floor)
+  int contention_pm = 0;   // parallel: pushes from >= 2 brokers on one partition racing a retention pass
+  // storage_fail draws its target among every storage transaction kind, its
+  // statement in 0..kFaultStatementsMax and either code.
   int evict_pm = 10;       // evict_cache on a random broker
   int kill_switch_pm = 0;  // cache off / on
   int64_t cache_budget_bytes = 0;  // 0: the default budget
@@ -49,6 +61,7 @@ Knobs knobs_for(const std::string& profile, Rng& rng) {
     k.storage_fail_pm = 20;
     k.delete_pm = 20;
     k.retention_pm = 20;
+    k.read_pm = 30;
   } else if (profile == "retry-storm") {
     k.keys = 3;
     k.loss_request_pm = 250;
@@ -70,10 +83,16 @@ Knobs knobs_for(const std::string& profile, Rng& rng) {
     k.ack_pm = 150;
     k.retention_seconds = 120;
     k.purge_batch_max = 3;
+    k.completed_retention_pm = 150;
+    k.read_pm = 60;
+    k.contention_pm = 120;
+    k.brokers_min = 2;
   } else if (profile == "reconfigure") {
     k.windows_seconds = {0, 1, 10, 3600};
     k.configure_pm = 250;
     k.advance_pm = 300;
+    k.completed_retention_pm = 100;
+    k.ack_pm = 100;
   } else if (profile == "skew") {
     k.brokers_max = 3;
     k.skew_pm = 150;
@@ -88,6 +107,9 @@ Knobs knobs_for(const std::string& profile, Rng& rng) {
     k.evict_pm = 40;
     k.loss_response_pm = 50;
     k.crash_pm = 20;
+    k.contention_pm = 150;
+    k.retention_pm = 30;
+    k.read_pm = 30;
   } else if (profile == "cache-pressure") {
     // A budget far below the working set: declines, evictions, cooldowns.
     k.keys = 12;
@@ -110,9 +132,31 @@ Knobs knobs_for(const std::string& profile, Rng& rng) {
     k.crash_pm = maybe(50);
     k.evict_pm = maybe(60);
     k.kill_switch_pm = maybe(40);
+    k.read_pm = maybe(60);
+    k.completed_retention_pm = maybe(100);
+    k.contention_pm = maybe(100);
+    k.ack_pm = maybe(120);
     if (rng.below(2)) k.cache_budget_bytes = 600 + static_cast<int64_t>(rng.below(5000));
     k.windows_seconds = {0, 1, 10, 60, 3600};
     k.brokers_max = 3;
+  } else if (profile == "storage-faults") {
+    // Statement failures in every kind of storage transaction, at every early
+    // statement, while acks, reads, retention and a second broker make the
+    // fetch, hydrate, ack, read, retention and purge transactions happen.
+    k.storage_fail_pm = 200;
+    k.brokers_min = 2;
+    k.windows_seconds = {1, 10, 60};
+    k.retention_seconds = 30;
+    k.purge_batch_max = 2;
+    k.retention_pm = 100;
+    k.ack_pm = 120;
+    k.read_pm = 80;
+    k.delete_pm = 40;
+    k.evict_pm = 60;
+    k.advance_pm = 250;
+    k.completed_retention_pm = 60;
+    k.contention_pm = 60;
+    k.loss_response_pm = 30;
   } else {
     assert(false && "unknown profile");
   }
@@ -164,20 +208,29 @@ class Generator {
   bool roll(int pm) { return pm > 0 && static_cast<int>(rng_.below(1000)) < pm; }
   std::string id() { return "s" + std::to_string(next_id_++); }
 
+  std::string partition() { return "p" + std::to_string(rng_.below(static_cast<uint64_t>(k_.partitions))); }
+  std::string key() { return "k" + std::to_string(rng_.below(static_cast<uint64_t>(k_.keys))); }
+
+  json item(const std::string& queue, const std::string& partition) {
+    json it = {{"queue", queue}, {"partition", partition}, {"transactionId", key()}, {"data", {{"n", rng_.below(100)}}}};
+    if (pushed_.size() < static_cast<size_t>(kPushedKeysMax)) pushed_.push_back({queue, partition, it["transactionId"].get<std::string>()});
+    return it;
+  }
+
   json item() {
     // Mostly one queue: collisions live within a partition.
     const std::string queue = rng_.below(8) == 0 ? "q1" : "q0";
-    return {{"queue", queue},
-            {"partition", "p" + std::to_string(rng_.below(static_cast<uint64_t>(k_.partitions)))},
-            {"transactionId", "k" + std::to_string(rng_.below(static_cast<uint64_t>(k_.keys)))},
-            {"data", {{"n", rng_.below(100)}}}};
+    return item(queue, partition());
   }
 
-  json push() {
+  json push() { return push_request([this] { return item(); }, rng_.below(static_cast<uint64_t>(brokers_))); }
+
+  template <typename MakeItem>
+  json push_request(MakeItem make_item, uint64_t broker) {
     json items = json::array();
     const int count = static_cast<int>(1 + rng_.below(3));
-    for (int i = 0; i < count; ++i) items.push_back(item());
-    json s = {{"id", id()}, {"op", "push"}, {"items", items}, {"broker", rng_.below(static_cast<uint64_t>(brokers_))}};
+    for (int i = 0; i < count; ++i) items.push_back(make_item());
+    json s = {{"id", id()}, {"op", "push"}, {"items", items}, {"broker", broker}};
     if (k_.retry_attempts_max > 1 && (k_.loss_request_pm || k_.loss_response_pm || k_.crash_pm || k_.storage_fail_pm)) {
       s["retry"] = {{"timeout_ms", rng_.between(15, 60)},
                     {"attempts", rng_.between(1, k_.retry_attempts_max)},
@@ -198,7 +251,76 @@ class Generator {
     }
   }
 
+  // Lock contention (SPEC 2.4, 8): pushes from at least two brokers (when the
+  // world has them) on ONE partition, racing a retention pass in the same
+  // parallel block for the database's write lock.
+  json contention() {
+    const std::string part = partition();
+    json children = json::array();
+    const int pushes = static_cast<int>(2 + rng_.below(3));
+    const uint64_t first = rng_.below(static_cast<uint64_t>(brokers_));
+    for (int i = 0; i < pushes; ++i) {
+      // The first two pushes come from two different brokers.
+      const uint64_t broker = i == 0 ? first
+                              : i == 1 ? (first + 1 + rng_.below(static_cast<uint64_t>(std::max(brokers_ - 1, 1)))) %
+                                             static_cast<uint64_t>(brokers_)
+                                       : rng_.below(static_cast<uint64_t>(brokers_));
+      children.push_back(push_request([&] { return item("q0", part); }, broker));
+    }
+    json retention = {{"op", "retention"}};
+    if (rng_.below(2)) retention["queue"] = "q0";
+    children.insert(children.begin() + static_cast<std::ptrdiff_t>(rng_.below(children.size() + 1)), retention);
+    return {{"op", "parallel"}, {"steps", children}};
+  }
+
+  json ack() {
+    // Mostly a key that was pushed, so acks resolve and completed retention
+    // has fully acknowledged segments to delete; several groups per key.
+    json s = {{"id", id()}, {"op", "ack"}};
+    if (!pushed_.empty() && rng_.below(4) != 0) {
+      const PushedKey& k = pushed_[static_cast<size_t>(rng_.below(pushed_.size()))];
+      s["queue"] = k.queue;
+      s["partition"] = k.partition;
+      s["transactionId"] = k.transaction_id;
+    } else {
+      s["queue"] = "q0";
+      s["partition"] = "p" + std::to_string(rng_.below(2));
+      s["transactionId"] = key();
+    }
+    const uint64_t group = rng_.below(kConsumerGroups + 1);
+    if (group < kConsumerGroups) s["consumerGroup"] = "g" + std::to_string(group);  // else the default group
+    return s;
+  }
+
+  json read() {
+    json s = {{"id", id()}, {"op", "read"}, {"queue", rng_.below(8) == 0 ? "q1" : "q0"}, {"partition", partition()}};
+    if (rng_.below(3) == 0) s["from"] = rng_.below(4);
+    if (rng_.below(3) == 0) s["limit"] = rng_.below(4);
+    return s;
+  }
+
+  json storage_fail() {
+    json s = {{"op", "storage_fail"}, {"count", rng_.between(1, 2)}};
+    // A third of the faults hit pushes (the authority); the rest any kind.
+    const char* target = rng_.below(3) == 0 ? "push" : kStorageTargets[static_cast<size_t>(rng_.below(kStorageTargets.size()))];
+    if (std::string(target) != "push" || rng_.below(2)) s["target"] = target;  // "push" is also the default
+    const int64_t after = rng_.between(0, kFaultStatementsMax);
+    if (after > 0 || rng_.below(2)) s["after_statements"] = after;
+    if (rng_.below(2)) s["code"] = rng_.below(2) ? "full" : "ioerr";
+    return s;
+  }
+
+  json completed_retention() {
+    json options = {{"completedRetentionSeconds", pick(kCompletedRetentionSeconds)}};
+    if (rng_.below(3) == 0) {
+      window_ = pick(k_.windows_seconds);
+      options["dedupWindowSeconds"] = window_;
+    }
+    return {{"op", "configure"}, {"queue", "q0"}, {"options", options}};
+  }
+
   json step(bool inside_parallel) {
+    if (!inside_parallel && roll(k_.contention_pm)) return contention();
     if (!inside_parallel && roll(k_.parallel_pm)) {
       json children = json::array();
       const int count = static_cast<int>(2 + rng_.below(3));
@@ -215,7 +337,8 @@ class Generator {
       return {{"op", "delete_segment"}, {"queue", "q0"}, {"partition", "p" + std::to_string(rng_.below(2))},
               {"offset", rng_.below(6)}};
     }
-    if (roll(k_.storage_fail_pm)) return {{"op", "storage_fail"}, {"count", rng_.between(1, 2)}};
+    if (roll(k_.completed_retention_pm)) return completed_retention();
+    if (roll(k_.storage_fail_pm)) return storage_fail();
     if (roll(k_.skew_pm)) {
       return {{"op", "skew"}, {"broker", rng_.below(static_cast<uint64_t>(brokers_))},
               {"ms", rng_.between(-120'000, 120'000)}};
@@ -229,14 +352,17 @@ class Generator {
     if (roll(k_.kill_switch_pm)) {
       return {{"op", "cache"}, {"broker", rng_.below(static_cast<uint64_t>(brokers_))}, {"enabled", rng_.below(2) == 0}};
     }
-    if (roll(k_.ack_pm)) {
-      return {{"id", id()}, {"op", "ack"}, {"queue", "q0"}, {"partition", "p" + std::to_string(rng_.below(2))},
-              {"transactionId", "k" + std::to_string(rng_.below(static_cast<uint64_t>(k_.keys)))}};
-    }
+    if (roll(k_.ack_pm)) return ack();
+    if (roll(k_.read_pm)) return read();
     return push();
   }
 
+  struct PushedKey {
+    std::string queue, partition, transaction_id;
+  };
+
   Rng rng_;
+  std::vector<PushedKey> pushed_;  // in generation order
   std::string profile_;
   Knobs k_;
   int brokers_ = 1;
@@ -249,7 +375,7 @@ class Generator {
 const std::vector<std::string>& profile_names() {
   static const std::vector<std::string> names = {"default",     "retry-storm", "window-edge",    "retention",
                                                  "reconfigure", "skew",        "multi-broker",   "cache-pressure",
-                                                 "swarm"};
+                                                 "swarm",       "storage-faults"};
   return names;
 }
 

@@ -1,0 +1,129 @@
+#include "sim/campaign_merge.h"
+
+#include <xxhash.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <utility>
+
+#include "sim/exit_codes.h"
+
+namespace qdt::sim {
+
+using json = nlohmann::json;
+
+void add_metrics(json& totals, const json& metrics) {
+  static const char* kSummed[] = {"requests", "items", "queued", "duplicates", "zero_id_duplicates", "errors",
+                                  "timeouts", "retries", "storage_pushes", "probes_run", "probes_skipped",
+                                  "sidecar_rows_scanned", "fused_segments"};
+  for (const char* key : kSummed) totals[key] = totals.value(key, int64_t{0}) + metrics.value(key, int64_t{0});
+  static const char* kCache[] = {"answers", "vouched", "hits", "hydrations_full", "hydrations_span",
+                                 "evictions", "suppressed_partitions", "rebuilds"};
+  for (const char* key : kCache) {
+    const int64_t v = metrics.contains("cache") ? metrics["cache"].value(key, int64_t{0}) : 0;
+    totals["cache_" + std::string(key)] = totals.value("cache_" + std::string(key), int64_t{0}) + v;
+  }
+}
+
+int report_campaign(const std::vector<json>& parts, const CampaignOptions& a, const std::string& variant_text,
+                    uint64_t jobs, double wall) {
+  uint64_t done = 0, failed = 0, pushes = 0, virtual_ms = 0;
+  bool out_of_time = false;
+  json failures = json::array();
+  std::vector<std::string> hashes;
+  json totals = json::object();
+  for (const auto& p : parts) {
+    done += p["seeds_run"].get<uint64_t>();
+    failed += p["failed"].get<uint64_t>();
+    pushes += p["pushes"].get<uint64_t>();
+    virtual_ms += p["virtual_ms"].get<uint64_t>();
+    out_of_time = out_of_time || p["out_of_time"].get<bool>();
+    for (const auto& f : p["failures"]) failures.push_back(f);
+    for (const auto& h : p["seed_hashes"]) hashes.push_back(h);
+    if (p.contains("metrics")) {
+      for (const auto& [key, value] : p["metrics"].items()) totals[key] = totals.value(key, int64_t{0}) + value.get<int64_t>();
+    }
+  }
+  std::sort(hashes.begin(), hashes.end());
+  std::sort(failures.begin(), failures.end(), [](const json& x, const json& y) {
+    return std::make_pair(x["profile"].get<std::string>(), x["seed"].get<uint64_t>()) <
+           std::make_pair(y["profile"].get<std::string>(), y["seed"].get<uint64_t>());
+  });
+  std::string joined;
+  for (const auto& h : hashes) joined += h + "\n";
+  const XXH128_hash_t digest = XXH3_128bits(joined.data(), joined.size());
+  char digest_hex[33];
+  std::snprintf(digest_hex, sizeof digest_hex, "%016llx%016llx", static_cast<unsigned long long>(digest.high64),
+                static_cast<unsigned long long>(digest.low64));
+
+  json summary = {{"profile", a.profile},
+                  {"variant", variant_text},
+                  {"first_seed", a.first_seed},
+                  {"seeds_run", done},
+                  {"passed", done - failed},
+                  {"failed", failed},
+                  {"shard", a.shard.empty() ? "0/1" : a.shard},
+                  {"jobs", jobs},
+                  {"out_of_time", out_of_time},
+                  {"campaign_digest", digest_hex},
+                  {"wall_s", wall},
+                  {"seeds_per_s", done / wall},
+                  {"simulated_pushes_per_s", pushes / wall},
+                  {"virtual_s_per_wall_s", virtual_ms / 1000.0 / wall},
+                  {"failures", failures},
+                  // Raw parts, so shards' JSON outputs merge (qdt check --merge).
+                  {"pushes", pushes},
+                  {"virtual_ms", virtual_ms},
+                  {"seed_hashes", hashes},
+                  {"metrics", totals}};
+  if (a.as_json) {
+    std::cout << summary.dump(2) << "\n";
+  } else {
+    std::cout << done << " seeds (" << a.profile << ", variant " << variant_text << ", " << jobs
+              << " jobs): " << done - failed << " passed, " << failed << " failed; "
+              << static_cast<int64_t>(done / wall) << " seeds/s, " << static_cast<int64_t>(pushes / wall)
+              << " simulated pushes/s, " << static_cast<int64_t>(virtual_ms / 1000.0 / wall)
+              << " virtual s per wall s; digest " << digest_hex << (out_of_time ? " (stopped by --time-budget)" : "")
+              << "\n";
+    const int64_t flushes = std::max<int64_t>(1, totals.value("storage_pushes", int64_t{0}));
+    std::cout << "  probes run " << totals.value("probes_run", 0) << ", skipped by a watermark "
+              << totals.value("probes_skipped", 0) << ", sidecar rows scanned per push "
+              << static_cast<double>(totals.value("sidecar_rows_scanned", int64_t{0})) / static_cast<double>(flushes)
+              << "; cache: " << totals.value("cache_vouched", 0) << " vouched of " << totals.value("cache_answers", 0)
+              << " answers, " << totals.value("cache_hydrations_full", 0) << " full + "
+              << totals.value("cache_hydrations_span", 0) << " span hydrations, " << totals.value("cache_evictions", 0)
+              << " evictions, " << totals.value("cache_suppressed_partitions", 0) << " suppressed\n";
+  }
+  return failed == 0 ? kExitOk : kExitFailed;
+}
+
+int merge_summaries(const std::vector<std::string>& files, const CampaignOptions& a) {
+  std::vector<json> parts;
+  std::string variant_text;
+  double wall = 0;
+  for (const std::string& file : files) {
+    std::ifstream in(file);
+    const auto part = json::parse(in, nullptr, false);
+    if (part.is_discarded() || !part.is_object() || !part.contains("seed_hashes") || !part.contains("pushes")) {
+      std::cerr << "error: " << file << ": /: not a qdt check --json summary\n";
+      return kExitBadInput;
+    }
+    const std::string v = part.value("variant", std::string("none"));
+    if (!variant_text.empty() && v != variant_text) {
+      std::cerr << "error: " << file << ": /variant: " << v << " differs from " << variant_text << "\n";
+      return kExitBadInput;
+    }
+    variant_text = v;
+    wall = std::max(wall, part.value("wall_s", 0.0));  // shards ran side by side
+    parts.push_back(part);
+  }
+  CampaignOptions merged = a;
+  merged.profile = parts.front().value("profile", a.profile);
+  merged.first_seed = parts.front().value("first_seed", a.first_seed);
+  merged.shard = "merged";
+  return report_campaign(parts, merged, variant_text, parts.size(), std::max(wall, 1e-9));
+}
+
+}  // namespace qdt::sim

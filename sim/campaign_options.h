@@ -1,0 +1,27 @@
+#pragma once
+// The options of one campaign (qdt check), and the wall-clock seam campaigns
+// read time through. Wall time never reaches a result or a trace: it only
+// paces progress lines, enforces --time-budget and divides rates. The
+// command line (main.cpp) is the one place that reads the real clock.
+#include <cstdint>
+#include <functional>
+#include <string>
+
+namespace qdt::sim {
+
+struct CampaignOptions {
+  uint64_t seeds = 100;       // per profile
+  uint64_t first_seed = 1;
+  std::string profile = "default";  // a profile name, or "all"
+  std::string out_dir = "qdt-failures";
+  std::string shard;  // "I/N", or "" for the whole campaign
+  double time_budget_s = 0;  // 0: no budget
+  bool as_json = false;
+  bool quiet = false;
+  int max_shrinks = 3;
+};
+
+// Seconds since an arbitrary, fixed start.
+using WallClock = std::function<double()>;
+
+}  // namespace qdt::sim
