@@ -2,15 +2,18 @@
 # A deliberately broken build (a design variant) must be caught by qdt check
 # within SEEDS seeds, shrunk to a file of at most MAX_STEPS steps, and that
 # file must replay the same failure under the variant and pass on the
-# reference implementation. Usage: check-variant-caught.sh QDT VARIANT [SEEDS] [MAX_STEPS]
+# reference implementation. Usage: check-variant-caught.sh QDT VARIANT [SEEDS] [MAX_STEPS] [PROFILE] [CHECK FLAGS...]
 set -uo pipefail
 qdt=$1
 variant=$2
 seeds=${3:-200}
 max_steps=${4:-8}
+profile=${5:-default}
+shift $(( $# < 5 ? $# : 5 ))
+extra=("$@")
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-"$qdt" check --seeds "$seeds" --profile default --variant "$variant" --out "$out" --max-shrinks 1 --json --quiet >"$out/summary.json"
+"$qdt" check --seeds "$seeds" --profile "$profile" --variant "$variant" --out "$out" --max-shrinks 1 --json --quiet "${extra[@]}" >"$out/summary.json"
 code=$?
 [ $code -eq 1 ] || { echo "FAIL: qdt check exited $code, expected 1 (caught)" >&2; cat "$out/summary.json" >&2; exit 1; }
 read -r file property steps < <(python3 -c '

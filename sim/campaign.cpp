@@ -24,10 +24,12 @@ std::string failure_signature(const json& result) {
   return f["property"].is_string() ? f["property"].get<std::string>() : "expectation";
 }
 
-SeedOutcome check_seed(uint64_t seed, const std::string& profile, impl::Variant variant) {
+SeedOutcome check_seed(uint64_t seed, const std::string& profile, impl::Variant variant,
+                       std::optional<bool> interleave) {
   SeedOutcome out;
   out.seed = seed;
   out.scenario = generate_scenario(seed, profile);
+  if (interleave) out.scenario["world"]["storage"]["interleave"] = *interleave;
   out.result = run_document(out.scenario, variant);
   if (out.result.is_null()) {
     // A generated scenario that does not load is a bug in the generator.

@@ -7,6 +7,7 @@
 //   campaign_merge.h  merges workers' or shards' summaries and prints them.
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "impl/variant.h"
@@ -21,7 +22,9 @@ struct SeedOutcome {
   nlohmann::json result;
 };
 
-SeedOutcome check_seed(uint64_t seed, const std::string& profile, impl::Variant variant);
+// `interleave`, when set, overrides world.storage.interleave of the generated scenario.
+SeedOutcome check_seed(uint64_t seed, const std::string& profile, impl::Variant variant,
+                       std::optional<bool> interleave = std::nullopt);
 
 // The first failure's property name, or "expectation"; "" when passed.
 std::string failure_signature(const nlohmann::json& result);

@@ -55,7 +55,7 @@ json run_share(const CampaignOptions& a, impl::Variant variant, uint64_t worker,
     for (uint64_t i = 0; i < a.seeds && !out_of_time; ++i) {
       const uint64_t seed = a.first_seed + i;
       if (seed % shard_count != shard_index || (seed / shard_count) % workers != worker) continue;
-      SeedOutcome o = check_seed(seed, profile, variant);
+      SeedOutcome o = check_seed(seed, profile, variant, a.interleave);
       ++done;
       seed_hashes.push_back(profile + " " + std::to_string(seed) + " " + o.result.value("trace_hash", std::string("-")));
       pushes += o.result["metrics"].value("storage_pushes", 0);

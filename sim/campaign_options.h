@@ -5,6 +5,7 @@
 // command line (main.cpp) is the one place that reads the real clock.
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 
 namespace qdt::sim {
@@ -19,6 +20,9 @@ struct CampaignOptions {
   bool as_json = false;
   bool quiet = false;
   int max_shrinks = 3;
+  // --interleave on|off: sets world.storage.interleave in every generated
+  // scenario (so failure files carry it); unset keeps the generator's choice.
+  std::optional<bool> interleave;
 };
 
 // Seconds since an arbitrary, fixed start.

@@ -182,6 +182,10 @@ int main(int argc, char** argv) {
   check_cmd->add_option("--jobs", jobs, "Worker processes")->check(CLI::Range(uint64_t{1}, uint64_t{64}));
   check_cmd->add_option("--time-budget", check_args.time_budget_s, "Stop after this many wall seconds")->check(CLI::NonNegativeNumber);
   check_cmd->add_option("--max-shrinks", check_args.max_shrinks, "Shrink at most this many failures")->check(CLI::NonNegativeNumber);
+  std::string interleave;
+  check_cmd->add_option("--interleave", interleave,
+                        "Override world.storage.interleave (statement-level interleaving of storage transactions)")
+      ->check(CLI::IsMember({"on", "off"}));
   check_cmd->add_flag("--json", check_args.as_json, "Print the campaign summary as JSON");
   check_cmd->add_flag("--quiet", check_args.quiet, "No progress on stderr");
 
@@ -204,6 +208,7 @@ int main(int argc, char** argv) {
     return code == 0 ? kExitOk : kExitBadInput;
   }
   const qdt::impl::Variant variant = *qdt::impl::parse_variant(variant_name);
+  if (!interleave.empty()) check_args.interleave = interleave == "on";
   if (replay_cmd->parsed()) return replay(paths, as_json, trace_file, cache, report_file, quiet, variant);
   if (check_cmd->parsed() && !merge_files.empty()) return qdt::sim::merge_summaries(merge_files, check_args);
   if (check_cmd->parsed()) {

@@ -179,7 +179,9 @@ int64_t first_sidecar_offset(const model::Partition& part) {
 // ---------------------------------------------------------------------------
 // The system: real brokers and storage, latency-free ports.
 
-struct FixedClock : impl::BrokerClock {
+// One clock for the brokers and for storage (overrides both now_ms()); it
+// follows the model's now.
+struct FixedClock : impl::BrokerClock, impl::StorageClock {
   int64_t now = kStartMs;
   int64_t now_ms() override { return now; }
 };
@@ -194,7 +196,7 @@ struct DirectStorage : impl::StoragePort {
   impl::Storage& storage;
   FixedClock& clock;
   DirectStorage(impl::Storage& s, FixedClock& c) : storage(s), clock(c) {}
-  impl::PushResult push(const impl::SegmentPush& segment) override { return storage.push(segment, clock.now); }
+  impl::PushResult push(const impl::SegmentPush& segment) override { return storage.push(segment); }
   std::optional<impl::CoveringSegment> covering_segment(const std::string& q, const std::string& p,
                                                         int64_t offset) override {
     return storage.covering_segment(q, p, offset);
@@ -203,7 +205,7 @@ struct DirectStorage : impl::StoragePort {
 
 struct System {
   FixedClock clock;
-  impl::Storage storage{":memory:", kPurgeBatch};
+  impl::Storage storage{clock, {.purge_batch = kPurgeBatch}};
   DirectStorage port{storage, clock};
   SeededRandom random0;
   SeededRandom random1;
@@ -329,7 +331,7 @@ struct Configure : Command {
   void apply(State& s) const override { s.model.configure(queue, options()); }
   void run(const State&, System& sys) const override {
     const impl::QueueOptions o{window, retention, 0};
-    sys.storage.configure(queue, o);
+    sys.storage.set_options(queue, o);
     RC_ASSERT(sys.storage.options(queue) == o);
   }
   void show(std::ostream& os) const override {
@@ -410,7 +412,7 @@ struct Retention : Command {
     RC_ASSERT(sys.storage.partitions(std::nullopt) == keys);
     for (const PartitionKey& pk : keys) {
       const std::vector<SegmentSpan> want_deleted = emulate_expiry(next, pk);
-      const auto deleted = sys.storage.delete_expired_segments(pk.first, pk.second, s0.now_ms);
+      const auto deleted = sys.storage.delete_expired_segments(pk.first, pk.second).deleted;
       RC_ASSERT(deleted.size() == want_deleted.size());
       for (size_t i = 0; i < deleted.size(); ++i) {
         RC_ASSERT(deleted[i].base_offset == want_deleted[i].base);
@@ -423,7 +425,7 @@ struct Retention : Command {
       int steps = 0;
       do {
         RC_ASSERT(++steps < 10'000);
-        step = sys.storage.purge_step(pk.first, pk.second, s0.now_ms);
+        step = sys.storage.purge_step(pk.first, pk.second);
         RC_ASSERT(static_cast<int64_t>(step.rows.size()) <= kPurgeBatch);
         RC_ASSERT(step.floor_seconds == next.model.sidecar_floor_seconds(pk.first));
         for (const impl::SegmentSpan& row : step.rows) {
@@ -450,7 +452,7 @@ struct Ack : Command {
   void run(const State& s0, System& sys) const override {
     const model::Partition* part = s0.model.find(queue, partition);
     const model::AckAnswer want = part != nullptr ? part->ack(key) : model::AckAnswer{};
-    const impl::AckResult got = sys.storage.ack(queue, partition, key, "g", s0.now_ms);
+    const impl::AckResult got = sys.storage.ack(queue, partition, key, "g");
     RC_ASSERT(got.acked == want.acked);  // acked or unresolvable, never a silent success
     if (!got.acked) return;
     RC_ASSERT(got.offset == want.offset);
@@ -485,7 +487,7 @@ RC_GTEST_PROP(Stateful, WindowZeroQueuesEveryFrame, ()) {
   System sys(seed);
   for (const auto& q : wg::queues()) {
     initial.model.configure(q, {0, 0, 0});
-    sys.storage.configure(q, impl::QueueOptions{0, 0, 0});
+    sys.storage.set_options(q, impl::QueueOptions{0, 0, 0});
   }
   // Push::run asserts that every frame is queued while its queue's window is 0.
   rc::state::check(initial, sys, commands());

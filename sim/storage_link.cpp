@@ -23,56 +23,108 @@ std::optional<impl::StorageError> attempt(Call&& call) {
 
 }  // namespace
 
-void StorageLink::request_leg(const char* when) {
-  // With statement-level interleaving every statement is its own round trip.
-  if (!side_.config.interleave) side_.one_way();
-  gate_.survive(when);
+StorageLink::StorageLink(StorageSide& side, uint32_t owner, const uint64_t* epoch, const Open& open,
+                         size_t connections)
+    : side_(side) {
+  assert(connections >= 1);
+  for (size_t i = 0; i < connections; ++i) {
+    auto conn = std::unique_ptr<Conn>(new Conn{ConnectionGate(side, owner, epoch), nullptr, false});
+    conn->storage = open(&conn->gate);
+    conns_.push_back(std::move(conn));
+  }
 }
 
-void StorageLink::response_leg(const char* when) {
+void StorageLink::open_transactions(std::vector<std::string>& out) const {
+  for (size_t i = 0; i < conns_.size(); ++i) {
+    if (conns_[i]->storage->in_transaction()) out.push_back(conns_[i]->gate.name() + " connection " + std::to_string(i));
+  }
+}
+
+StorageLink::Conn& StorageLink::acquire() {
+  for (uint32_t waits = 0;; ++waits) {
+    for (auto& conn : conns_) {
+      if (!conn->busy) {
+        conn->busy = true;
+        return *conn;
+      }
+    }
+    // Bounded: a connection never returned is a liveness failure, not a hang.
+    if (waits >= kLeaseWaitsMax) throw std::logic_error("no storage connection came free");
+    VirtualClock::Wakeup w;
+    waiters_.push_back(&w);
+    if (!side_.clock.wait_for(kLeaseWaitMs, w)) std::erase(waiters_, &w);
+  }
+}
+
+StorageLink::Lease::~Lease() {
+  conn_.busy = false;
+  if (!link_.waiters_.empty()) {
+    VirtualClock::Wakeup* next = link_.waiters_.front();
+    link_.waiters_.erase(link_.waiters_.begin());
+    link_.side_.clock.wake(*next);
+  }
+}
+
+void StorageLink::request_leg(ConnectionGate& gate, const char* when) {
+  // With statement-level interleaving every statement is its own round trip.
+  if (!side_.config.interleave) side_.one_way();
+  gate.survive(when);
+}
+
+void StorageLink::response_leg(ConnectionGate& gate, const char* when) {
   side_.one_way();
-  gate_.survive(when);
+  gate.survive(when);
 }
 
 impl::PushResult StorageLink::push(const impl::SegmentPush& segment) {
+  Lease lease(*this, acquire());
+  ConnectionGate& gate = lease.gate();
+  impl::Storage& storage = lease.storage();
   // The fingerprints are read on this connection while it holds the write
   // lock (before) and right after the transaction ended (after): nothing else
   // can commit in between, so they show what this transaction wrote.
   history::PartitionFingerprint before;
-  gate_.begin_call([&] { before = fingerprint(storage_.partition_rows(segment.queue, segment.partition)); });
-  request_leg("before-commit");
+  gate.begin_call([&] { before = fingerprint(storage.partition_rows(segment.queue, segment.partition)); });
+  request_leg(gate, "before-commit");
   impl::PushResult result;
-  const std::optional<impl::StorageError> failure = attempt([&] { result = storage_.push(segment); });
+  const std::optional<impl::StorageError> failure = attempt([&] { result = storage.push(segment); });
+  // A call that never held the lock (it failed before, or a variant answered
+  // from a read transaction) wrote nothing through this connection.
   const history::PartitionFingerprint after =
-      failure && !gate_.locked_in_call() ? before
-                                         : fingerprint(storage_.partition_rows(segment.queue, segment.partition));
-  record_push(side_, gate_, segment, failure ? nullptr : &result, before, after);
-  response_leg("after-commit");
+      gate.locked_in_call() ? fingerprint(storage.partition_rows(segment.queue, segment.partition)) : before;
+  record_push(side_, gate, segment, failure ? nullptr : &result, before, after);
+  response_leg(gate, "after-commit");
   if (failure) throw *failure;
   return result;
 }
 
 std::optional<impl::CoveringSegment> StorageLink::covering_segment(const std::string& queue,
                                                                    const std::string& partition, int64_t offset) {
-  gate_.begin_call();
-  request_leg("before-fetch");
+  Lease lease(*this, acquire());
+  ConnectionGate& gate = lease.gate();
+  impl::Storage& storage = lease.storage();
+  gate.begin_call();
+  request_leg(gate, "before-fetch");
   std::optional<impl::CoveringSegment> segment;
-  const std::optional<impl::StorageError> failure = attempt([&] { segment = storage_.covering_segment(queue, partition, offset); });
-  record_fetch(side_, gate_, queue, partition, offset, failure ? nullptr : &segment);
-  response_leg("after-fetch");
+  const std::optional<impl::StorageError> failure = attempt([&] { segment = storage.covering_segment(queue, partition, offset); });
+  record_fetch(side_, gate, queue, partition, offset, failure ? nullptr : &segment);
+  response_leg(gate, "after-fetch");
   if (failure) throw *failure;
   return segment;
 }
 
 impl::SidecarRead StorageLink::sidecar_rows(const std::string& queue, const std::string& partition,
                                            int64_t after_offset, int64_t since_ms) {
+  Lease lease(*this, acquire());
+  ConnectionGate& gate = lease.gate();
+  impl::Storage& storage = lease.storage();
   // Hydration is a storage round trip like any other: other fibers run meanwhile.
-  gate_.begin_call();
-  request_leg("before-hydrate");
+  gate.begin_call();
+  request_leg(gate, "before-hydrate");
   impl::SidecarRead read;
-  const std::optional<impl::StorageError> failure = attempt([&] { read = storage_.read_sidecar(queue, partition, after_offset, since_ms); });
+  const std::optional<impl::StorageError> failure = attempt([&] { read = storage.read_sidecar(queue, partition, after_offset, since_ms); });
   Trace& t = side_.trace.begin(side_.clock.now_ms(), "hydrate")
-                 .field("b", gate_.owner())
+                 .field("b", gate.owner())
                  .field("q", queue)
                  .field("p", partition)
                  .field("after", after_offset);
@@ -82,45 +134,57 @@ impl::SidecarRead StorageLink::sidecar_rows(const std::string& queue, const std:
     t.field("rows", static_cast<int64_t>(read.rows.size())).field("last", read.last_offset);
   }
   t.end();
-  response_leg("after-hydrate");
+  response_leg(gate, "after-hydrate");
   if (failure) throw *failure;
   return read;
 }
 
 std::vector<std::pair<std::string, std::string>> StorageLink::partitions(const std::optional<std::string>& queue) {
-  gate_.begin_call();
-  request_leg("before-list");
-  auto out = storage_.partitions(queue);
-  response_leg("after-list");
+  Lease lease(*this, acquire());
+  ConnectionGate& gate = lease.gate();
+  impl::Storage& storage = lease.storage();
+  gate.begin_call();
+  request_leg(gate, "before-list");
+  auto out = storage.partitions(queue);
+  response_leg(gate, "after-list");
   return out;
 }
 
 impl::RetentionDelete StorageLink::delete_expired_segments(const std::string& queue, const std::string& partition) {
-  gate_.begin_call();
-  request_leg("before-retention");
+  Lease lease(*this, acquire());
+  ConnectionGate& gate = lease.gate();
+  impl::Storage& storage = lease.storage();
+  gate.begin_call();
+  request_leg(gate, "before-retention");
   impl::RetentionDelete result;
-  const std::optional<impl::StorageError> failure = attempt([&] { result = storage_.delete_expired_segments(queue, partition); });
-  record_retention(side_, gate_, queue, partition, failure ? nullptr : &result);
-  response_leg("after-retention");
+  const std::optional<impl::StorageError> failure = attempt([&] { result = storage.delete_expired_segments(queue, partition); });
+  record_retention(side_, gate, queue, partition, failure ? nullptr : &result);
+  response_leg(gate, "after-retention");
   if (failure) throw *failure;
   return result;
 }
 
 impl::PurgeStep StorageLink::purge_step(const std::string& queue, const std::string& partition) {
-  gate_.begin_call();
-  request_leg("before-purge");
+  Lease lease(*this, acquire());
+  ConnectionGate& gate = lease.gate();
+  impl::Storage& storage = lease.storage();
+  gate.begin_call();
+  request_leg(gate, "before-purge");
   impl::PurgeStep step;
-  const std::optional<impl::StorageError> failure = attempt([&] { step = storage_.purge_step(queue, partition); });
-  record_purge(side_, gate_, queue, partition, side_.config.purge_batch, failure ? nullptr : &step);
-  response_leg("after-purge");
+  const std::optional<impl::StorageError> failure = attempt([&] { step = storage.purge_step(queue, partition); });
+  record_purge(side_, gate, queue, partition, side_.config.purge_batch, failure ? nullptr : &step);
+  response_leg(gate, "after-purge");
   if (failure) throw *failure;
   return step;
 }
 
 impl::QueueOptions StorageLink::configure(const std::string& queue, const nlohmann::json& options) {
-  gate_.begin_call();
-  request_leg("before-configure");
-  const impl::QueueOptions next = storage_.configure(queue, options);
+  Lease lease(*this, acquire());
+  ConnectionGate& gate = lease.gate();
+  impl::Storage& storage = lease.storage();
+  gate.begin_call();
+  request_leg(gate, "before-configure");
+  const impl::QueueOptions next = storage.configure(queue, options);
   side_.history.events.emplace_back(history::ConfigureEvent{queue, side_.now_ms(), next.dedup_window_seconds,
                                                             next.retention_seconds,
                                                             next.completed_retention_seconds});
@@ -130,39 +194,48 @@ impl::QueueOptions StorageLink::configure(const std::string& queue, const nlohma
       .field("retention", next.retention_seconds)
       .field("completed", next.completed_retention_seconds)
       .end();
-  response_leg("after-configure");
+  response_leg(gate, "after-configure");
   return next;
 }
 
 impl::AckResult StorageLink::ack(const std::string& step, const std::string& queue, const std::string& partition,
                                  const std::string& transaction_id, const std::string& consumer_group) {
-  gate_.begin_call();
-  request_leg("before-ack");
+  Lease lease(*this, acquire());
+  ConnectionGate& gate = lease.gate();
+  impl::Storage& storage = lease.storage();
+  gate.begin_call();
+  request_leg(gate, "before-ack");
   impl::AckResult result;
-  const std::optional<impl::StorageError> failure = attempt([&] { result = storage_.ack(queue, partition, transaction_id, consumer_group); });
-  record_ack(side_, gate_, step, queue, partition, transaction_id, consumer_group, failure ? nullptr : &result);
-  response_leg("after-ack");
+  const std::optional<impl::StorageError> failure = attempt([&] { result = storage.ack(queue, partition, transaction_id, consumer_group); });
+  record_ack(side_, gate, step, queue, partition, transaction_id, consumer_group, failure ? nullptr : &result);
+  response_leg(gate, "after-ack");
   if (failure) throw *failure;
   return result;
 }
 
 std::vector<impl::StoredMessage> StorageLink::read(const std::string& step, const std::string& queue,
                                                    const std::string& partition, int64_t from, int64_t limit) {
-  gate_.begin_call();
-  request_leg("before-read");
+  Lease lease(*this, acquire());
+  ConnectionGate& gate = lease.gate();
+  impl::Storage& storage = lease.storage();
+  gate.begin_call();
+  request_leg(gate, "before-read");
   std::vector<impl::StoredMessage> messages;
-  const std::optional<impl::StorageError> failure = attempt([&] { messages = storage_.read(queue, partition, from, limit); });
+  const std::optional<impl::StorageError> failure = attempt([&] { messages = storage.read(queue, partition, from, limit); });
   record_read(side_, step, queue, partition, from, limit, failure ? nullptr : &messages);
-  response_leg("after-read");
+  response_leg(gate, "after-read");
   if (failure) throw *failure;
   return messages;
 }
 
 std::optional<impl::SegmentSpan> StorageLink::delete_segment(const std::string& queue, const std::string& partition,
                                                              int64_t offset) {
-  gate_.begin_call();
-  request_leg("before-delete");
-  auto span = storage_.delete_segment(queue, partition, offset);
+  Lease lease(*this, acquire());
+  ConnectionGate& gate = lease.gate();
+  impl::Storage& storage = lease.storage();
+  gate.begin_call();
+  request_leg(gate, "before-delete");
+  auto span = storage.delete_segment(queue, partition, offset);
   if (span) {
     side_.history.events.emplace_back(
         history::DeleteSegmentEvent{queue, partition, side_.now_ms(), span->base_offset, span->end_offset, true});
@@ -173,7 +246,7 @@ std::optional<impl::SegmentSpan> StorageLink::delete_segment(const std::string& 
       .field("o", offset)
       .field("deleted", span ? 1 : 0)
       .end();
-  response_leg("after-delete");
+  response_leg(gate, "after-delete");
   return span;
 }
 

@@ -1,11 +1,16 @@
 #pragma once
-// The round trips of one storage connection, as the broker (StoragePort), the
-// retention loop (RetentionPort) and the script's admin steps see them. Each
-// call runs one storage transaction through the connection's gate
+// The round trips of one storage client (a broker, the retention loop, the
+// script's admin), as the broker (StoragePort), the retention loop
+// (RetentionPort) and the script's admin steps see them. A client owns a
+// small pool of connections, as a Queen broker owns a pool of PostgreSQL
+// connections: each call leases one (waiting in virtual time while all are
+// busy) and runs one storage transaction through that connection's gate
 // (sim/storage_gate.h: statement latency, locks, faults, crashes) and hands
 // what storage saw and answered to the recorder (sim/storage_recorder.h) at
 // the instant it committed, with no fiber switch in between.
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -21,8 +26,11 @@ namespace qdt::sim {
 
 class StorageLink : public impl::StoragePort, public impl::RetentionPort {
  public:
-  StorageLink(StorageSide& side, impl::Storage& storage, ConnectionGate& gate)
-      : side_(side), storage_(storage), gate_(gate) {}
+  // Opens one connection whose statements cross `gate`.
+  using Open = std::function<std::unique_ptr<impl::Storage>(impl::StatementGate* gate)>;
+  // `owner` and `epoch` as ConnectionGate's; `connections` >= 1, all opened now
+  // (opening one later could meet a writer's lock while reading the schema).
+  StorageLink(StorageSide& side, uint32_t owner, const uint64_t* epoch, const Open& open, size_t connections);
 
   // impl::StoragePort
   impl::PushResult push(const impl::SegmentPush& segment) override;
@@ -44,17 +52,41 @@ class StorageLink : public impl::StoragePort, public impl::RetentionPort {
   std::optional<impl::SegmentSpan> delete_segment(const std::string& queue, const std::string& partition,
                                                   int64_t offset);
 
-  impl::Storage& storage() { return storage_; }
-  ConnectionGate& gate() { return gate_; }
+  // Read-only inspection between transactions (the first connection).
+  impl::Storage& storage() { return *conns_.front()->storage; }
+  // The names of this client's connections still inside a transaction.
+  void open_transactions(std::vector<std::string>& out) const;
 
  private:
+  struct Conn {
+    ConnectionGate gate;
+    std::unique_ptr<impl::Storage> storage;
+    bool busy = false;
+  };
+  // A connection held for one call; released (and the next waiter woken) at scope exit.
+  class Lease {
+   public:
+    Lease(StorageLink& link, Conn& conn) : link_(link), conn_(conn) {}
+    Lease(const Lease&) = delete;
+    Lease& operator=(const Lease&) = delete;
+    ~Lease();
+    ConnectionGate& gate() { return conn_.gate; }
+    impl::Storage& storage() { return *conn_.storage; }
+
+   private:
+    StorageLink& link_;
+    Conn& conn_;
+  };
+  static constexpr int64_t kLeaseWaitMs = 60'000;
+  static constexpr uint32_t kLeaseWaitsMax = 10'000;
+  Conn& acquire();
   // The request leg of a call (only when statements are not round trips of
   // their own) and the response leg, with the owner's crash noticed after each.
-  void request_leg(const char* when);
-  void response_leg(const char* when);
+  void request_leg(ConnectionGate& gate, const char* when);
+  void response_leg(ConnectionGate& gate, const char* when);
   StorageSide& side_;
-  impl::Storage& storage_;
-  ConnectionGate& gate_;
+  std::vector<std::unique_ptr<Conn>> conns_;
+  std::vector<VirtualClock::Wakeup*> waiters_;  // FIFO
 };
 
 }  // namespace qdt::sim

@@ -76,27 +76,24 @@ class FiberWaitPort : public impl::WaitPort {
 
 }  // namespace
 
-// One storage connection with its gate and its link.
-struct World::StorageClient {
-  ConnectionGate gate;
-  impl::Storage storage;
-  StorageLink link;
-  StorageClient(StorageSide& side, const std::string& uri, impl::StorageClock& clock, uint32_t owner,
-                const uint64_t* epoch, impl::StorageOptions options)
-      : gate(side, owner, epoch), storage(uri, clock, &gate, options), link(side, storage, gate) {}
-};
+// Connections per client: a broker serves concurrent requests (and brokers
+// contend with each other and with retention), the admin runs parallel script
+// steps; the retention loop is one fiber per pass.
+constexpr size_t kBrokerConnections = 2;
+constexpr size_t kAdminConnections = 2;
+constexpr size_t kRetentionConnections = 1;
 
 struct World::BrokerSeams {
   SimBrokerClock clock;
   SimRandom random;
   std::unique_ptr<uint64_t> epoch;  // crashes so far; the gate watches it
-  std::unique_ptr<StorageClient> client;
+  std::unique_ptr<StorageLink> link;
   FiberWaitPort waits;
 };
 
-StorageLink& World::admin() { return admin_->link; }
-StorageLink& World::retention() { return retention_->link; }
-impl::Storage& World::storage() { return admin_->storage; }
+StorageLink& World::admin() { return *admin_; }
+StorageLink& World::retention() { return *retention_; }
+impl::Storage& World::storage() { return admin_->storage(); }
 
 World::TempDir::~TempDir() {
   if (path.empty()) return;
@@ -104,12 +101,18 @@ World::TempDir::~TempDir() {
   std::filesystem::remove_all(path, ignored);
 }
 
-std::unique_ptr<World::StorageClient> World::connect(uint32_t owner, const uint64_t* epoch, bool checked_mode) {
+std::unique_ptr<StorageLink> World::connect(uint32_t owner, const uint64_t* epoch, bool checked_mode,
+                                            size_t connections) {
   impl::StorageOptions options;
   options.purge_batch = config_.storage.purge_batch;
   options.checked_mode = checked_mode;
   options.variant = config_.variant;
-  return std::make_unique<StorageClient>(*side_, storage_uri_, *storage_clock_, owner, epoch, options);
+  return std::make_unique<StorageLink>(
+      *side_, owner, epoch,
+      [&](impl::StatementGate* gate) {
+        return std::make_unique<impl::Storage>(storage_uri_, *storage_clock_, gate, options);
+      },
+      connections);
 }
 
 World::World(const WorldConfig& config, bool keep_trace_text)
@@ -138,15 +141,15 @@ World::World(const WorldConfig& config, bool keep_trace_text)
     const std::string file = std::filesystem::path(config.storage.path).filename().string();
     storage_uri_ = (std::filesystem::path(pattern) / (file.empty() ? "qdt.db" : file)).string();
   }
-  admin_ = connect(ConnectionGate::kAdmin, nullptr, false);
-  retention_ = connect(ConnectionGate::kRetention, nullptr, false);
+  admin_ = connect(ConnectionGate::kAdmin, nullptr, false, kAdminConnections);
+  retention_ = connect(ConnectionGate::kRetention, nullptr, false, kRetentionConnections);
   for (uint32_t b = 0; b < config.brokers; ++b) {
     auto epoch = std::make_unique<uint64_t>(0);
     const uint64_t* watched = epoch.get();
     seams_.push_back(std::unique_ptr<BrokerSeams>(new BrokerSeams{
-        SimBrokerClock(clock_), SimRandom(root_.fork()), std::move(epoch), connect(b, watched, true), {}}));
+        SimBrokerClock(clock_), SimRandom(root_.fork()), std::move(epoch), connect(b, watched, true, kBrokerConnections), {}}));
     brokers_.push_back(std::make_unique<impl::Broker>(b, seams_.back()->clock, seams_.back()->random,
-                                                      seams_.back()->client->link, &seams_.back()->waits));
+                                                      *seams_.back()->link, &seams_.back()->waits));
     brokers_.back()->set_variant(config.variant);
     brokers_.back()->set_fusion(config.fusion);
     brokers_.back()->configure_cache({config.cache.enabled, config.cache.budget_bytes});
@@ -256,16 +259,14 @@ void World::run(const std::function<void()>& script) {
 }
 
 void World::finish_history() {
-  std::vector<StorageClient*> clients = {admin_.get(), retention_.get()};
-  for (auto& seams : seams_) clients.push_back(seams->client.get());
-  for (StorageClient* c : clients) {
-    if (c->storage.in_transaction()) history_.open_transactions_at_end.push_back(c->gate.name());
-  }
+  admin_->open_transactions(history_.open_transactions_at_end);
+  retention_->open_transactions(history_.open_transactions_at_end);
+  for (auto& seams : seams_) seams->link->open_transactions(history_.open_transactions_at_end);
   // A transaction left open holds its lock: nothing could read past it.
   if (!history_.open_transactions_at_end.empty()) return;
-  for (const auto& [queue, partition] : admin_->storage.inspect_partitions()) {
+  for (const auto& [queue, partition] : admin_->storage().inspect_partitions()) {
     history::FinalRead read{queue, partition, {}};
-    for (const auto& m : admin_->storage.inspect_messages(queue, partition)) {
+    for (const auto& m : admin_->storage().inspect_messages(queue, partition)) {
       read.messages.push_back({m.offset, impl::to_string(m.message_id), m.transaction_id});
     }
     history_.final_reads.push_back(std::move(read));

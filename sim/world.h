@@ -92,9 +92,8 @@ class World {
 
  private:
   struct BrokerSeams;
-  struct StorageClient;
   Producer& producer(const std::string& name);
-  std::unique_ptr<StorageClient> connect(uint32_t owner, const uint64_t* epoch, bool checked_mode);
+  std::unique_ptr<StorageLink> connect(uint32_t owner, const uint64_t* epoch, bool checked_mode, size_t connections);
   std::function<void()> guarded(std::function<void()> fn);
 
   WorldConfig config_;
@@ -116,8 +115,8 @@ class World {
   } temp_dir_;
   std::string storage_uri_;
   std::unique_ptr<impl::StorageClock> storage_clock_;
-  std::unique_ptr<StorageClient> admin_;
-  std::unique_ptr<StorageClient> retention_;
+  std::unique_ptr<StorageLink> admin_;
+  std::unique_ptr<StorageLink> retention_;
   std::vector<std::unique_ptr<BrokerSeams>> seams_;
   std::vector<std::unique_ptr<impl::Broker>> brokers_;
   Network network_;
