@@ -15,7 +15,7 @@ struct Broker::PendingFrame {
   std::string queue;
   std::string partition;
   size_t leader_item = 0;
-  std::string status;  // "" until decided
+  ItemStatus status = ItemStatus::undecided;
   std::string message_id;
   std::string error;
 };
@@ -44,6 +44,17 @@ SidecarRead Broker::sidecar_rows(const std::string& queue, const std::string& pa
   return storage_.sidecar_rows(queue, partition, after_offset, since_ms);
 }
 
+const char* status_name(ItemStatus status) {
+  switch (status) {
+    case ItemStatus::undecided: return "undecided";
+    case ItemStatus::queued: return "queued";
+    case ItemStatus::duplicate: return "duplicate";
+    case ItemStatus::error: return "error";
+    case ItemStatus::timeout: return "timeout";
+  }
+  return "?";
+}
+
 nlohmann::json PushResponse::to_json() const {
   if (rejected) return nlohmann::json{{"error", error}};
   nlohmann::json out = nlohmann::json::array();
@@ -53,8 +64,8 @@ nlohmann::json PushResponse::to_json() const {
                             {"message_id", r.message_id},
                             {"transaction_id", r.transaction_id},
                             {"queueName", r.queue},
-                            {"status", r.status}};
-    if (r.status == "error") entry["error"] = r.error;
+                            {"status", status_name(r.status)}};
+    if (r.status == ItemStatus::error) entry["error"] = r.error;
     out.push_back(std::move(entry));
   }
   return out;
@@ -131,7 +142,7 @@ PushResponse Broker::push(const nlohmann::json& request, uint64_t request_id) {
   response.items.resize(items.size());
   for (size_t i = 0; i < items.size(); ++i) {
     const PendingFrame& f = frames[frame_of_item[i]];
-    assert(!f.status.empty());
+    assert(f.status != ItemStatus::undecided);
     ItemResponse& r = response.items[i];
     r.transaction_id = items[i].transaction_id.empty() ? f.frame.transaction_id : items[i].transaction_id;
     r.queue = items[i].queue;
@@ -139,7 +150,7 @@ PushResponse Broker::push(const nlohmann::json& request, uint64_t request_id) {
     r.message_id = f.message_id;
     r.error = f.error;
     // A follower echoes its leader's final id; it is never itself written.
-    r.status = (f.leader_item == i || f.status == "error") ? f.status : "duplicate";
+    r.status = (f.leader_item == i || f.status == ItemStatus::error) ? f.status : ItemStatus::duplicate;
   }
   return response;
 }
@@ -206,7 +217,7 @@ void Broker::flush_round(const std::vector<Batch*>& round) {
     for (auto& [frame, leader] : members) {
       const PendingFrame& l = fused[leader];
       const bool leads = l.frame.message_id == frame->frame.message_id;
-      frame->status = (leads || l.status == "error") ? l.status : "duplicate";
+      frame->status = (leads || l.status == ItemStatus::error) ? l.status : ItemStatus::duplicate;
       frame->message_id = l.message_id;
       frame->error = l.error;
     }
@@ -274,7 +285,7 @@ void Broker::push_partition(std::vector<PendingFrame>& group, std::vector<std::p
     } catch (const StorageError& e) {
       stats_.storage_errors++;
       for (size_t i : remaining) {
-        group[i].status = "error";
+        group[i].status = ItemStatus::error;
         group[i].error = std::string("storage: ") + e.what();
         group[i].message_id = kZeroUuidText;
       }
@@ -282,7 +293,7 @@ void Broker::push_partition(std::vector<PendingFrame>& group, std::vector<std::p
     }
     if (result.queued) {
       for (size_t i : remaining) {
-        group[i].status = "queued";
+        group[i].status = ItemStatus::queued;
         group[i].message_id = to_string(group[i].frame.message_id);
       }
       return;
@@ -294,7 +305,7 @@ void Broker::push_partition(std::vector<PendingFrame>& group, std::vector<std::p
       assert(frame_index < remaining.size() && !settled[frame_index]);
       settled[frame_index] = true;
       PendingFrame& f = group[remaining[frame_index]];
-      f.status = "duplicate";
+      f.status = ItemStatus::duplicate;
       f.message_id = variant_ == Variant::fresh_id_on_duplicate
                          ? to_string(make_uuid_v7(clock_.now_ms(), random_.next_u64(), random_.next_u64()))
                          : resolve_original_id(queue, partition, offset);

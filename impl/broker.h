@@ -20,8 +20,14 @@
 
 namespace qdt::impl {
 
+// The verdict of one push item (SPEC 2.1). A broker answers queued,
+// duplicate or error; `timeout` is the producer's own outcome when no
+// response came (SPEC 2.12). Strings only at the JSON edge (status_name).
+enum class ItemStatus : uint8_t { undecided, queued, duplicate, error, timeout };
+const char* status_name(ItemStatus status);
+
 struct ItemResponse {
-  std::string status;  // queued | duplicate | error
+  ItemStatus status = ItemStatus::undecided;
   std::string message_id;
   std::string transaction_id;
   std::string queue;

@@ -48,8 +48,8 @@ TEST_F(BrokerFixture, SameKeyTwiceIsQueuedThenDuplicateWithTheOriginalId) {
   const auto r1 = push(R"([{"queue":"orders","transactionId":"t1","data":{"n":1}}])");
   const auto r2 = push(R"([{"queue":"orders","transactionId":"t1","data":{"n":1}}])");
   ASSERT_EQ(r1.items.size(), 1u);
-  EXPECT_EQ(r1.items[0].status, "queued");
-  EXPECT_EQ(r2.items[0].status, "duplicate");
+  EXPECT_EQ(r1.items[0].status, ItemStatus::queued);
+  EXPECT_EQ(r2.items[0].status, ItemStatus::duplicate);
   EXPECT_EQ(r2.items[0].message_id, r1.items[0].message_id);
   EXPECT_EQ(storage.storage.stored_messages("orders", "Default"), 1);
 }
@@ -68,14 +68,14 @@ TEST_F(BrokerFixture, FollowersEchoTheLeadersFinalId) {
                            {"queue":"q","transactionId":"old","data":3},{"queue":"q","transactionId":"old","data":4},
                            {"queue":"q","partition":"p2","transactionId":"a","data":5}])");
   ASSERT_EQ(r.items.size(), 5u);
-  EXPECT_EQ(r.items[0].status, "queued");
-  EXPECT_EQ(r.items[1].status, "duplicate");
+  EXPECT_EQ(r.items[0].status, ItemStatus::queued);
+  EXPECT_EQ(r.items[1].status, ItemStatus::duplicate);
   EXPECT_EQ(r.items[1].message_id, r.items[0].message_id);
-  EXPECT_EQ(r.items[2].status, "duplicate");  // the leader is itself a duplicate...
+  EXPECT_EQ(r.items[2].status, ItemStatus::duplicate);  // the leader is itself a duplicate...
   EXPECT_EQ(r.items[2].message_id, first.items[0].message_id);
-  EXPECT_EQ(r.items[3].status, "duplicate");  // ...and its follower echoes the original's id
+  EXPECT_EQ(r.items[3].status, ItemStatus::duplicate);  // ...and its follower echoes the original's id
   EXPECT_EQ(r.items[3].message_id, first.items[0].message_id);
-  EXPECT_EQ(r.items[4].status, "queued");  // another partition: another lane
+  EXPECT_EQ(r.items[4].status, ItemStatus::queued);  // another partition: another lane
   EXPECT_NE(r.items[4].message_id, r.items[0].message_id);
   EXPECT_EQ(storage.storage.stored_messages("q", "Default"), 2);  // old, a
   const auto body = r.to_json();
@@ -88,8 +88,8 @@ TEST_F(BrokerFixture, PartialDuplicateRepushesTheSurvivors) {
   const int before = storage.pushes;
   const auto r = push(R"([{"queue":"q","transactionId":"y","data":1},{"queue":"q","transactionId":"x","data":1}])");
   EXPECT_EQ(storage.pushes - before, 2);  // duplicate answer, then the survivor alone
-  EXPECT_EQ(r.items[0].status, "queued");
-  EXPECT_EQ(r.items[1].status, "duplicate");
+  EXPECT_EQ(r.items[0].status, ItemStatus::queued);
+  EXPECT_EQ(r.items[1].status, ItemStatus::duplicate);
   EXPECT_EQ(storage.storage.partition_state("q", "Default").last_offset, 1);
 }
 
@@ -97,18 +97,18 @@ TEST_F(BrokerFixture, DeletedOriginalAnswersTheZeroId) {
   push(R"([{"queue":"q","transactionId":"x","data":1}])");
   ASSERT_TRUE(storage.storage.delete_segment("q", "Default", 0));
   const auto r = push(R"([{"queue":"q","transactionId":"x","data":1}])");
-  EXPECT_EQ(r.items[0].status, "duplicate");
+  EXPECT_EQ(r.items[0].status, ItemStatus::duplicate);
   EXPECT_EQ(r.items[0].message_id, kZeroUuidText);
 }
 
 TEST_F(BrokerFixture, StorageFailureAnswersErrorAndCommitsNothing) {
   storage.fail_next = 1;
   const auto r = push(R"([{"queue":"q","transactionId":"x","data":1},{"queue":"q","transactionId":"x","data":1}])");
-  EXPECT_EQ(r.items[0].status, "error");
-  EXPECT_EQ(r.items[1].status, "error");
+  EXPECT_EQ(r.items[0].status, ItemStatus::error);
+  EXPECT_EQ(r.items[1].status, ItemStatus::error);
   EXPECT_FALSE(r.items[0].error.empty());
   EXPECT_EQ(storage.storage.stored_messages("q", "Default"), 0);
-  EXPECT_EQ(push(R"([{"queue":"q","transactionId":"x","data":1}])").items[0].status, "queued");
+  EXPECT_EQ(push(R"([{"queue":"q","transactionId":"x","data":1}])").items[0].status, ItemStatus::queued);
 }
 
 TEST_F(BrokerFixture, IdsAreTimeOrderedV7FromTheBrokerClock) {
@@ -117,8 +117,8 @@ TEST_F(BrokerFixture, IdsAreTimeOrderedV7FromTheBrokerClock) {
   const auto b = push(R"([{"queue":"q","data":1}])");
   EXPECT_LT(a.items[0].message_id, b.items[0].message_id);
   EXPECT_EQ(a.items[0].message_id[14], '7');
-  EXPECT_EQ(a.items[0].status, "queued");  // no transactionId: never deduplicates
-  EXPECT_EQ(b.items[0].status, "queued");
+  EXPECT_EQ(a.items[0].status, ItemStatus::queued);  // no transactionId: never deduplicates
+  EXPECT_EQ(b.items[0].status, ItemStatus::queued);
 }
 
 TEST_F(BrokerFixture, EmptyRequestAnswersEmpty) {

@@ -56,8 +56,8 @@ void Network::deliver(impl::Broker& broker, const nlohmann::json& request, const
   if (response.rejected) t.field("rejected", response.error);
   for (const impl::ItemResponse& r : response.items) {
     record.items.push_back({r.queue, r.partition, r.transaction_id});
-    record.responses.push_back({r.status, r.message_id, r.transaction_id, r.queue});
-    t.field(r.status, r.message_id);
+    record.responses.push_back({impl::status_name(r.status), r.message_id, r.transaction_id, r.queue});
+    t.field(impl::status_name(r.status), r.message_id);
   }
   t.end();
   const size_t index = history_.requests.size();

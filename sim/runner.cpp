@@ -26,7 +26,7 @@ impl::PushResponse timed_out(const json& items) {
   if (!items.is_array()) return r;
   for (const json& item : items) {
     impl::ItemResponse ir;
-    ir.status = "timeout";
+    ir.status = impl::ItemStatus::timeout;
     ir.message_id = impl::kZeroUuidText;
     if (item.is_object()) {
       if (item.contains("transactionId") && item["transactionId"].is_string()) ir.transaction_id = item["transactionId"];
@@ -231,8 +231,9 @@ void check_expectations(const Scenario& s, const StepOutcomes& out, const histor
       const impl::ItemResponse& got = push.items[i];
       const ItemExpect& want = (*x.items)[i];
       const std::string where = id + "/" + std::to_string(i);
-      if (got.status != want.status) {
-        failures.push_back(failure(id, "item " + where + ": expected " + want.status + ", got " + got.status));
+      if (impl::status_name(got.status) != want.status) {
+        failures.push_back(
+            failure(id, "item " + where + ": expected " + want.status + ", got " + impl::status_name(got.status)));
       }
       if (!want.message_id) continue;
       const std::string& ref = *want.message_id;
@@ -321,7 +322,7 @@ json metrics_of(World& world, const StepOutcomes& out) {
   int64_t timeouts = 0, retries = 0;
   for (const auto& [id, n] : out.attempts) retries += n - 1;
   for (const auto& [id, push] : out.pushes) {
-    for (const auto& item : push.items) timeouts += item.status == "timeout" ? 1 : 0;
+    for (const auto& item : push.items) timeouts += item.status == impl::ItemStatus::timeout ? 1 : 0;
   }
   int64_t items = 0, queued = 0, duplicates = 0, zero = 0, errors = 0, rejected = 0;
   for (const auto& r : h.requests) {

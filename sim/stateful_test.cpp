@@ -263,9 +263,9 @@ struct Push : Command {
       RC_ASSERT(r.queue == items[i].queue);
       if (e.leader != i) continue;
       if (s0.options(items[i].queue).window_seconds == 0) {
-        RC_ASSERT(r.status == std::string("queued"));  // dedup off: every frame is queued
+        RC_ASSERT(r.status == impl::ItemStatus::queued);  // dedup off: every frame is queued
       }
-      RC_ASSERT(r.status == e.status);
+      RC_ASSERT(impl::status_name(r.status) == e.status);
       if (e.status == "queued") {
         RC_ASSERT(r.message_id != std::string(model::kZeroId));
         RC_ASSERT(impl::parse_uuid(r.message_id).has_value());
@@ -282,7 +282,7 @@ struct Push : Command {
     // Followers echo their leader's final id.
     for (size_t i = 0; i < items.size(); ++i) {
       if (expected[i].leader == i) continue;
-      RC_ASSERT(response.items[i].status == std::string("duplicate"));
+      RC_ASSERT(response.items[i].status == impl::ItemStatus::duplicate);
       RC_ASSERT(response.items[i].message_id == response.items[expected[i].leader].message_id);
     }
     // Nothing else moved: offsets and stored counts agree per touched partition.

@@ -317,7 +317,7 @@ World::PushOutcome World::push(const std::string& step, uint32_t broker, const s
     outcome.response = std::move(state->response);
     // The SDK retries a timeout or a storage error; a verdict is final.
     bool failed = false;
-    for (const auto& item : outcome.response->items) failed = failed || item.status == "error";
+    for (const auto& item : outcome.response->items) failed = failed || item.status == impl::ItemStatus::error;
     if (!failed) break;
   }
   history::PushOutcomeRecord& r = history_.outcomes[record];
@@ -326,7 +326,7 @@ World::PushOutcome World::push(const std::string& step, uint32_t broker, const s
   if (outcome.response) {
     r.rejected = outcome.response->rejected;
     for (const auto& item : outcome.response->items) {
-      r.statuses.push_back(item.status);
+      r.statuses.push_back(impl::status_name(item.status));
       r.message_ids.push_back(item.message_id);
     }
   } else if (request->is_array()) {
