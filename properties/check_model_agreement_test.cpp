@@ -111,5 +111,42 @@ TEST(ModelAgreement, ResponseOfTheWrongShapeFails) {
   EXPECT_TRUE(has_failure(failures, kName, "p2", "q/p")) << show(failures);
 }
 
+TEST(ModelAgreement, FailedAckReadPurgeAndRetentionAreNotCompared) {
+  HistoryBuilder b = duplicate_history();
+  b.configure("q", 3600, 0, 1).advance_seconds(3601);
+  b.fail(Txn::ack).ack("a9", "q", "p", "a").fail(Txn::read).read("r9", "q", "p");
+  b.fail(Txn::purge).purge("q", "p").fail(Txn::retention).retention("q");
+  // The ack and the read answered nothing; the purge and the pass deleted nothing.
+  EXPECT_TRUE(nth<history::AckEvent>(b.history(), 1).failed);
+  EXPECT_TRUE(nth<history::ReadEvent>(b.history(), 1).messages.empty());
+  EXPECT_TRUE(nth<history::RetentionEvent>(b.history()).deleted.empty());
+  b.ack("a10", "q", "p", "a").read("r10", "q", "p").purge("q", "p").retention("q");  // now they happen
+  EXPECT_FALSE(nth<history::ReadEvent>(b.history(), 2).messages.empty());
+  EXPECT_FALSE(nth<history::RetentionEvent>(b.history(), 1).deleted.empty());
+  const auto failures = check_history(b.history());
+  EXPECT_TRUE(failures.empty()) << show(failures);
+}
+
+TEST(ModelAgreement, FailedPurgeThatRemovedRowsFails) {
+  HistoryBuilder b;
+  b.push("p1", "q", "p", {"a"}).advance_seconds(3601).purge("q", "p");
+  history::PurgeEvent& purge = nth<history::PurgeEvent>(b.history());
+  ASSERT_EQ(purge.rows.size(), 1u);
+  purge.failed = true;  // recorded as failed, yet rows are gone
+  const auto failures = check(b.history());
+  EXPECT_TRUE(has_failure(failures, kName, "", "q/p")) << show(failures);
+}
+
+TEST(ModelAgreement, RetentionIsDecidedByTheModelNotAdoptedFromStorage) {
+  HistoryBuilder b;
+  b.push("p1", "q", "p", {"a"}).advance_ms(1).retention("q");  // retention off: nothing due
+  history::RetentionEvent& pass = nth<history::RetentionEvent>(b.history());
+  ASSERT_TRUE(pass.deleted.empty());
+  pass.deleted.push_back({0, 0, 1'000'000});
+  const auto failures = check(b.history());
+  ASSERT_TRUE(has_failure(failures, kName, "", "q/p")) << show(failures);
+  EXPECT_NE(failures[0].detail.find("retention event 1"), std::string::npos) << show(failures);
+}
+
 }  // namespace
 }  // namespace qdt::properties

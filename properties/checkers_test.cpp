@@ -57,7 +57,7 @@ TEST(Checkers, FailuresAreCappedWithASummary) {
   HistoryBuilder b;
   for (int i = 0; i < 80; ++i) b.push("s" + std::to_string(i), "q", "p", {"k" + std::to_string(i)});
   history::History h = b.history();
-  for (history::Event& e : h.events) std::get<history::PushEvent>(e).changes_after += 1;
+  for (history::Event& e : h.events) std::get<history::PushEvent>(e).rows_after.segments += 1;
   for (history::Event& e : h.events) std::get<history::PushEvent>(e).queued = false;
   const std::vector<Failure> failures = check_property("nothing-written-on-duplicate", h);
   ASSERT_EQ(failures.size(), 51u);

@@ -49,7 +49,8 @@ Verdicts::Verdicts(const history::History& history) {
     } else if (const auto* fetch = std::get_if<history::FetchEvent>(&history.events[e])) {
       Fetches& f = fetches_[{fetch->broker, fetch->queue, fetch->partition, fetch->offset}];
       f.event_indices.push_back(e);
-      f.suffix.push_back({fetch->message_id});
+      // A failed fetch could not read the segment: the duplicate's id is zero (SPEC 2.6).
+      f.suffix.push_back({fetch->failed ? std::string(history::kZeroUuid) : fetch->message_id});
     }
   }
   for (auto& [key, f] : fetches_) {
