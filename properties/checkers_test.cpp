@@ -17,12 +17,13 @@ using testing::HistoryBuilder;
 using testing::Item;
 using testing::show;
 
-TEST(Checkers, NamesTheTwelvePropertiesInOrder) {
+TEST(Checkers, NamesEveryPropertyInOrder) {
   const std::vector<std::string> want = {"model-agreement", "no-double-write", "no-false-duplicate",
                                          "duplicate-id",    "partition-scope", "first-wins",
                                          "nothing-written-on-duplicate",       "offsets",
                                          "dedup-off",       "ack-resolution",  "retry-convergence",
-                                         "window-expiry", "cache-transparency"};
+                                         "window-expiry", "cache-transparency", "retention-model",
+                                         "sidecar-floor"};
   EXPECT_EQ(property_names(), want);
 }
 
@@ -83,7 +84,7 @@ template <>
 struct Arbitrary<qdt::properties::RandomOp> {
   static Gen<qdt::properties::RandomOp> arbitrary() {
     return gen::build<qdt::properties::RandomOp>(
-        gen::set(&qdt::properties::RandomOp::kind, gen::inRange(0, 14)),
+        gen::set(&qdt::properties::RandomOp::kind, gen::inRange(0, 17)),
         gen::set(&qdt::properties::RandomOp::a, gen::inRange(0, 5)),
         gen::set(&qdt::properties::RandomOp::b, gen::inRange(0, 5)),
         gen::set(&qdt::properties::RandomOp::items,
@@ -110,23 +111,29 @@ history::History run_random(const std::vector<RandomOp>& ops) {
       case 5:
         b.advance_seconds(kAdvanceSeconds[op.a]);
         break;
+      case 15:  // past the purge floor and every retention the generator configures
+        b.advance_seconds(kAdvanceSeconds[4]);
+        break;
       case 6:
-        b.configure(q(op.a), kWindows[op.b], op.a == 4 ? 5000 : 0);
+        b.configure(q(op.a), kWindows[op.b], op.a == 4 ? 5000 : op.a == 3 ? 30 : 0, op.b % 2 == 1 ? 60 : 0);
         break;
       case 7:
-        b.purge(q(op.a), p(op.b));
+        b.purge(q(op.a), p(op.b), op.a + 1);
+        break;
+      case 14:
+        b.retention(q(op.a));
         break;
       case 8:
         b.delete_segment(q(op.a), p(op.b), op.a);
         break;
       case 9:
-        b.ack(id, q(op.a), p(op.b), "t" + std::to_string(op.a % 3));
+        b.ack(id, q(op.a), p(op.b), "t" + std::to_string(op.a % 3), op.b % 2 ? "g1" : "g2");
         break;
       case 10:
         b.read(id, q(op.a), p(op.b), op.a, op.b);
         break;
       case 11:
-        b.fail_pushes(1);
+        b.fail(op.a < 2 ? testing::Txn::push : static_cast<testing::Txn>(op.b % 6));
         break;
       case 12:
       case 13:
@@ -151,7 +158,7 @@ history::History run_random(const std::vector<RandomOp>& ops) {
 
 RC_GTEST_PROP(CheckersProperty, CorrectHistoriesPassEveryChecker, (const std::vector<RandomOp>& ops)) {
   const history::History h = run_random(ops);
-  bool duplicate = false, zero_id = false, purged = false, window_off = false;
+  bool duplicate = false, zero_id = false, purged = false, window_off = false, retained = false;
   for (const history::Event& e : h.events) {
     if (const auto* p = std::get_if<history::PushEvent>(&e)) {
       duplicate |= !p->failed && !p->queued;
@@ -159,7 +166,9 @@ RC_GTEST_PROP(CheckersProperty, CorrectHistoriesPassEveryChecker, (const std::ve
     }
     if (const auto* f = std::get_if<history::FetchEvent>(&e)) zero_id |= !f->found;
     if (const auto* p = std::get_if<history::PurgeEvent>(&e)) purged |= !p->rows.empty();
+    if (const auto* r = std::get_if<history::RetentionEvent>(&e)) retained |= !r->deleted.empty();
   }
+  RC_CLASSIFY(retained, "retention deleted");
   RC_CLASSIFY(duplicate, "duplicate");
   RC_CLASSIFY(zero_id, "zero id");
   RC_CLASSIFY(purged, "purged rows");
