@@ -148,5 +148,43 @@ TEST(ModelAgreement, RetentionIsDecidedByTheModelNotAdoptedFromStorage) {
   EXPECT_NE(failures[0].detail.find("retention event 1"), std::string::npos) << show(failures);
 }
 
+TEST(ModelAgreement, FirstPushOfAKeyAnsweringZeroDuplicateWithNothingStoredFails) {
+  // A lost write: no frame, no follower record, nothing stored, yet "duplicate".
+  HistoryBuilder b;
+  b.push("p0", "q", "p", {"x"});
+  history::History& h = b.history();
+  history::RequestRecord lost = h.requests[0];
+  lost.request = 99;
+  lost.step = "p1";
+  lost.push_id = 99;
+  lost.items = {{"q", "p", "a"}};
+  lost.responses = {{"duplicate", history::kZeroUuid, "a", "q"}};
+  h.requests.push_back(lost);
+  const auto failures = check(h);
+  ASSERT_TRUE(has_failure(failures, kName, "p1", "q/p")) << show(failures);
+  EXPECT_NE(failures[0].detail.find("no push event records it as a layer-2 follower"), std::string::npos)
+      << show(failures);
+}
+
+TEST(ModelAgreement, LayerTwoFollowerAnsweringErrorWhileItsLeaderQueuedFails) {
+  HistoryBuilder b;
+  b.fuse({{"p1", {{"q", "p", "a"}}}, {"p2", {{"q", "p", "a"}}}});
+  EXPECT_TRUE(check_history(b.history()).empty()) << show(check_history(b.history()));
+  request(b.history(), "p2").responses[0] = {"error", history::kZeroUuid, "a", "q"};
+  const auto failures = check(b.history());
+  EXPECT_TRUE(has_failure(failures, kName, "p2", "q/p")) << show(failures);
+  EXPECT_TRUE(has_failure(check_property("first-wins", b.history()), "first-wins", "p2", "q/p"));
+}
+
+TEST(ModelAgreement, LayerTwoFollowerNamingAnotherIdOfItsKeyFails) {
+  HistoryBuilder b;
+  b.push("p0", "q", "p", {"a"}).advance_seconds(3601);
+  b.fuse({{"p1", {{"q", "p", "a"}}}, {"p2", {{"q", "p", "a"}}}});
+  request(b.history(), "p2").responses[0].message_id = request(b.history(), "p0").responses[0].message_id;
+  const auto failures = check(b.history());
+  EXPECT_TRUE(has_failure(failures, kName, "p2", "q/p")) << show(failures);
+  EXPECT_TRUE(has_failure(check_property("first-wins", b.history()), "first-wins", "p2", "q/p"));
+}
+
 }  // namespace
 }  // namespace qdt::properties

@@ -123,6 +123,16 @@ history::History run_random(const std::vector<RandomOp>& ops) {
       case 14:
         b.retention(q(op.a));
         break;
+      case 16: {  // two requests fused by one broker (layer 2), split at op.a
+        std::vector<Item> first, second;
+        for (size_t i = 0; i < op.items.size(); ++i) {
+          const auto& [qi, pi, ti] = op.items[i];
+          (static_cast<int>(i) < op.a ? first : second).push_back({q(qi), p(pi), "t" + std::to_string(ti)});
+        }
+        b.fuse({{id, first}, {id + "f", second}}, static_cast<uint32_t>(op.b % 2));
+        last_push = id;
+        break;
+      }
       case 8:
         b.delete_segment(q(op.a), p(op.b), op.a);
         break;
@@ -206,6 +216,37 @@ RC_GTEST_PROP(CheckersProperty, AnyDuplicateAnsweringAFreshIdIsCaught, (const st
   RC_ASSERT(has_property(failures, "duplicate-id"));
   RC_ASSERT(testing::has_failure(failures, "model-agreement", h.requests[r].step,
                                  partition_label(h.requests[r].items[i].queue, h.requests[r].items[i].partition)));
+}
+
+// A layer-2 follower that answers anything but its leader's final answer.
+RC_GTEST_PROP(CheckersProperty, AnyCorruptedLayerTwoFollowerIsCaught, (const std::vector<RandomOp>& ops)) {
+  // Random fusions rarely share a key: end with one that surely does.
+  std::vector<RandomOp> all = ops;
+  all.push_back(RandomOp{16, 1, 0, {{0, 0, 0}, {0, 0, 0}}});
+  history::History h = run_random(all);
+  std::vector<std::pair<uint64_t, std::string>> followers;  // (request, txn)
+  for (const history::Event& e : h.events) {
+    if (const auto* p = std::get_if<history::PushEvent>(&e)) {
+      for (const history::FollowerRecord& f : p->followers) followers.emplace_back(f.request, f.transaction_id);
+    }
+  }
+  RC_PRE(!followers.empty());
+  const auto [request, txn] = followers[*rc::gen::inRange<size_t>(0, followers.size())];
+  auto r = std::find_if(h.requests.begin(), h.requests.end(), [&](const auto& x) { return x.request == request; });
+  RC_ASSERT(r != h.requests.end());
+  size_t i = 0;
+  while (i < r->items.size() && r->items[i].transaction_id != txn) ++i;
+  RC_ASSERT(i < r->items.size());
+  history::ResponseItem& answer = r->responses[i];
+  if (answer.status == "error" || *rc::gen::arbitrary<bool>()) {
+    answer.status = answer.status == "error" ? "duplicate" : "error";
+  } else {
+    answer.message_id = "m-fresh";
+  }
+  const std::vector<Failure> failures = check_history(h);
+  const std::string label = partition_label(r->items[i].queue, r->items[i].partition);
+  RC_ASSERT(testing::has_failure(failures, "model-agreement", r->step, label));
+  RC_ASSERT(testing::has_failure(failures, "first-wins", r->step, label));
 }
 
 RC_GTEST_PROP(CheckersProperty, AnyShiftedQueuedBaseIsCaught, (const std::vector<RandomOp>& ops)) {

@@ -133,6 +133,10 @@ HistoryBuilder& HistoryBuilder::push(const std::string& step, const std::vector<
 HistoryBuilder& HistoryBuilder::fuse(const std::vector<FusedRequest>& requests, uint32_t broker) {
   std::vector<Attempt> attempts;
   for (const FusedRequest& r : requests) {
+    if (r.redelivery && !attempts.empty()) {
+      attempts.push_back(attempts.back());
+      continue;
+    }
     const uint64_t push_id = ++pushes_;
     push_items_[push_id] = r.items;
     attempts.push_back(Attempt{r.step, r.items, push_id, 0});

@@ -31,6 +31,7 @@ enum class Txn { push, fetch, ack, read, purge, retention };
 struct FusedRequest {
   std::string step;
   std::vector<Item> items;
+  bool redelivery = false;  // a second delivery of the previous request's attempt (same push)
 };
 
 // Besides events and requests the builder records what the sim's recorder
