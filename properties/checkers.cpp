@@ -33,6 +33,7 @@ constexpr Entry kRegistry[] = {
     {"cache-transparency", check_cache_transparency},
     {"retention-model", check_retention_model},
     {"sidecar-floor", check_sidecar_floor},
+    {"client-visible", check_client_visible},
     {"liveness", check_liveness},
 };
 

@@ -23,7 +23,7 @@ TEST(Checkers, NamesEveryPropertyInOrder) {
                                          "nothing-written-on-duplicate",       "offsets",
                                          "dedup-off",       "ack-resolution",  "retry-convergence",
                                          "window-expiry", "cache-transparency", "retention-model",
-                                         "sidecar-floor", "liveness"};
+                                         "sidecar-floor", "client-visible", "liveness"};
   EXPECT_EQ(property_names(), want);
 }
 
