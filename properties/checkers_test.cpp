@@ -4,6 +4,7 @@
 #include <rapidcheck/gtest.h>
 
 #include <algorithm>
+#include <set>
 #include <stdexcept>
 #include <tuple>
 
@@ -247,6 +248,34 @@ RC_GTEST_PROP(CheckersProperty, AnyCorruptedLayerTwoFollowerIsCaught, (const std
   const std::string label = partition_label(r->items[i].queue, r->items[i].partition);
   RC_ASSERT(testing::has_failure(failures, "model-agreement", r->step, label));
   RC_ASSERT(testing::has_failure(failures, "first-wins", r->step, label));
+}
+
+// The black box sees a queued message vanish from its partition's final read
+// (where neither retention nor a delete fault touched the partition).
+RC_GTEST_PROP(CheckersProperty, AnyQueuedMessageMissingFromTheFinalReadIsCaught, (const std::vector<RandomOp>& ops)) {
+  history::History h = run_random(ops);
+  std::set<std::pair<std::string, std::string>> touched;
+  for (const history::Event& e : h.events) {
+    if (const auto* d = std::get_if<history::DeleteSegmentEvent>(&e)) touched.insert({d->queue, d->partition});
+    if (const auto* r = std::get_if<history::RetentionEvent>(&e)) touched.insert({r->queue, r->partition});
+  }
+  std::vector<std::pair<size_t, size_t>> candidates;  // (final read, message)
+  for (size_t f = 0; f < h.final_reads.size(); ++f) {
+    if (touched.contains({h.final_reads[f].queue, h.final_reads[f].partition})) continue;
+    for (size_t m = 0; m < h.final_reads[f].messages.size(); ++m) candidates.emplace_back(f, m);
+  }
+  RC_PRE(!candidates.empty());
+  const auto [f, m] = candidates[*rc::gen::inRange<size_t>(0, candidates.size())];
+  const std::string id = h.final_reads[f].messages[m].message_id;
+  const std::string label = partition_label(h.final_reads[f].queue, h.final_reads[f].partition);
+  h.final_reads[f].messages.erase(h.final_reads[f].messages.begin() + static_cast<std::ptrdiff_t>(m));
+  std::string step;  // the step that was answered queued with it
+  for (const history::RequestRecord& r : h.requests) {
+    for (const history::ResponseItem& x : r.responses) {
+      if (x.status == "queued" && x.message_id == id) step = r.step;
+    }
+  }
+  RC_ASSERT(testing::has_failure(check_property("client-visible", h), "client-visible", step, label));
 }
 
 RC_GTEST_PROP(CheckersProperty, AnyShiftedQueuedBaseIsCaught, (const std::vector<RandomOp>& ops)) {
