@@ -3,7 +3,9 @@
 //
 // It is fed the events of storage in commit order (pushes with the storage
 // time read under the serializer, configure, segment deletions, sidecar
-// purges, acks, reads) and says what each must answer. It is deliberately
+// purges, acks, reads) and says what each must answer, including what a
+// retention pass must delete and what a purge step must remove (SPEC 2.8):
+// checkers compare storage's retention with these decisions, never adopt it. It is deliberately
 // naive: linear scans over plain vectors, so that it is obviously correct.
 // Keys are compared as transactionId strings (the 128-bit hash is an
 // implementation detail; SPEC 2.3 admits no other collision).

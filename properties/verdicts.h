@@ -58,7 +58,6 @@ class Verdicts {
   };
   using FrameKey = std::tuple<uint64_t, std::string, std::string, std::string>;
   using FetchKey = std::tuple<uint32_t, std::string, std::string, int64_t>;
-  using ItemKey = std::tuple<std::string, std::string, std::string>;
   struct Fetches {
     std::vector<size_t> event_indices;              // ascending
     std::vector<std::vector<std::string>> suffix;   // distinct ids fetched at or after each position
