@@ -43,6 +43,8 @@ PushAnswer Partition::push(const std::vector<Frame>& frames, int64_t now_ms, int
     offsets_by_transaction_[f.transaction_id].push_back(m.offset);
     messages_.push_back(std::move(m));
   }
+  segments_.push_back(Segment{answer.base_offset, last_offset(), now_ms});
+  acked_.resize(messages_.size(), false);
   assert(last_offset() == answer.base_offset + static_cast<int64_t>(frames.size()) - 1);
   return answer;
 }
@@ -58,6 +60,58 @@ void Partition::delete_segment(int64_t base_offset, int64_t end_offset) {
   const int64_t first = std::max<int64_t>(base_offset, 0);
   const int64_t last = std::min(end_offset, last_offset());
   for (int64_t o = first; o <= last; ++o) messages_[static_cast<size_t>(o)].segment_present = false;
+  for (Segment& s : segments_) {
+    if (s.base_offset >= base_offset && s.end_offset <= end_offset) s.present = false;
+  }
+}
+
+std::vector<Segment> Partition::retention_due(int64_t now_ms, const QueueOptions& options) const {
+  assert(options.retention_seconds >= 0 && options.completed_retention_seconds >= 0);
+  std::vector<Segment> due;
+  for (const Segment& s : segments_) {
+    if (!s.present) continue;
+    const bool expired = options.retention_seconds > 0 && s.created_at_ms < now_ms - options.retention_seconds * 1000;
+    const bool completed = options.completed_retention_seconds > 0 &&
+                           s.created_at_ms < now_ms - options.completed_retention_seconds * 1000 && fully_acked(s);
+    if (expired || completed) due.push_back(s);
+  }
+  return due;
+}
+
+std::vector<Segment> Partition::purge_due(int64_t now_ms, int64_t floor_seconds, int64_t batch) const {
+  assert(floor_seconds >= kSidecarFloorSeconds);
+  assert(batch > 0);
+  const int64_t cutoff_ms = now_ms - floor_seconds * 1000;  // strictly older rows go
+  std::vector<Segment> due;
+  for (const Segment& s : segments_) {
+    if (static_cast<int64_t>(due.size()) >= batch) break;
+    if (s.sidecar_present && s.created_at_ms < cutoff_ms) due.push_back(s);
+  }
+  return due;
+}
+
+void Partition::record_ack(const std::string& group, int64_t offset) {
+  // Any group counts ("acked by at least one consumer group"), so one bit per
+  // offset is enough; the group is kept in the interface for the reader.
+  (void)group;
+  assert(acked_.size() == messages_.size());
+  if (offset < 0 || offset > last_offset()) return;
+  acked_[static_cast<size_t>(offset)] = true;
+}
+
+bool Partition::fully_acked(const Segment& segment) const {
+  assert(segment.base_offset <= segment.end_offset);
+  for (int64_t o = segment.base_offset; o <= segment.end_offset; ++o) {
+    if (o < 0 || o > last_offset() || !acked_[static_cast<size_t>(o)]) return false;
+  }
+  return true;
+}
+
+int64_t Partition::txns_start() const {
+  for (const Segment& s : segments_) {
+    if (s.sidecar_present) return s.base_offset;
+  }
+  return last_offset() + 1;
 }
 
 size_t Partition::purge(int64_t now_ms, int64_t floor_seconds) {
@@ -70,6 +124,7 @@ size_t Partition::purge(int64_t now_ms, int64_t floor_seconds) {
       ++purged;
     }
   }
+  for (Segment& s : segments_) s.sidecar_present = s.sidecar_present && s.created_at_ms >= cutoff_ms;
   return purged;
 }
 
@@ -84,6 +139,9 @@ size_t Partition::purge_rows(int64_t base_offset, int64_t end_offset) {
       m.sidecar_present = false;
       ++purged;
     }
+  }
+  for (Segment& s : segments_) {
+    if (s.base_offset >= base_offset && s.end_offset <= end_offset) s.sidecar_present = false;
   }
   return purged;
 }

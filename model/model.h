@@ -3,7 +3,9 @@
 //
 // It is fed the events of storage in commit order (pushes with the storage
 // time read under the serializer, configure, segment deletions, sidecar
-// purges, acks, reads) and says what each must answer. It is deliberately
+// purges, acks, reads) and says what each must answer, including what a
+// retention pass must delete and what a purge step must remove (SPEC 2.8):
+// checkers compare storage's retention with these decisions, never adopt it. It is deliberately
 // naive: linear scans over plain vectors, so that it is obviously correct.
 // Keys are compared as transactionId strings (the 128-bit hash is an
 // implementation detail; SPEC 2.3 admits no other collision).
@@ -43,6 +45,17 @@ struct AckAnswer {
   std::string message_id;  // kZeroId when the segment is gone
 };
 
+// One segment (SPEC 2.4): a contiguous offset span written by one queued push,
+// with its sidecar row (same span, same created_at).
+struct Segment {
+  int64_t base_offset = 0;
+  int64_t end_offset = 0;
+  int64_t created_at_ms = 0;
+  bool present = true;          // the segment (payloads) is still stored
+  bool sidecar_present = true;  // its sidecar row is still stored
+  bool operator==(const Segment&) const = default;
+};
+
 struct Message {
   int64_t offset = 0;
   std::string message_id;
@@ -65,6 +78,24 @@ class Partition {
   // or kZeroId when its segment is gone.
   std::string resolve_id(int64_t offset) const;
   void delete_segment(int64_t base_offset, int64_t end_offset);
+  // Retention (SPEC 2.8): the present segments a retention pass at `now_ms`
+  // must delete, ascending: created_at < now - retentionSeconds (when > 0), or
+  // fully acknowledged and created_at < now - completedRetentionSeconds (when
+  // > 0). Writes nothing; apply with delete_segment().
+  std::vector<Segment> retention_due(int64_t now_ms, const QueueOptions& options) const;
+  // One bounded purge step (SPEC 2.8): the first `batch` present sidecar rows
+  // in offset order with created_at < now - floor. Writes nothing; apply with
+  // purge_rows().
+  std::vector<Segment> purge_due(int64_t now_ms, int64_t floor_seconds, int64_t batch) const;
+  // An ack by `group` resolved to `offset` (SPEC 2.9): it counts towards
+  // "fully acknowledged".
+  void record_ack(const std::string& group, int64_t offset);
+  // Every offset of the segment acked by at least one consumer group.
+  bool fully_acked(const Segment& segment) const;
+  // The first offset still present in the sidecar; one past the last offset
+  // when every row is gone (0 for an empty partition).
+  int64_t txns_start() const;
+  const std::vector<Segment>& segments() const { return segments_; }
   // Rows with created_at < now - floor are purged (SPEC 2.8); returns how many.
   size_t purge(int64_t now_ms, int64_t floor_seconds);
   // One bounded purge step as storage recorded it: the sidecar rows of the
@@ -78,6 +109,8 @@ class Partition {
 
  private:
   std::vector<Message> messages_;  // index == offset
+  std::vector<Segment> segments_;  // ascending, contiguous
+  std::vector<bool> acked_;        // index == offset: acked by some consumer group
   // Offsets of each key, ascending: keeps a history of 100k pushes linear.
   std::map<std::string, std::vector<int64_t>> offsets_by_transaction_;
 };
@@ -91,6 +124,7 @@ class Model {
   const Partition* find(const std::string& queue, const std::string& partition) const;
   // max(window, completedRetentionSeconds, 900)
   int64_t sidecar_floor_seconds(const std::string& queue) const;
+  const std::map<std::pair<std::string, std::string>, Partition>& partitions() const { return partitions_; }
 
  private:
   std::map<std::string, QueueOptions> queues_;

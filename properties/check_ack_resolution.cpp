@@ -14,7 +14,8 @@ std::vector<Failure> check_ack_resolution(const history::History& history) {
   FailureSink sink("ack-resolution");
   StorageReplay replay;
   for (size_t e = 0; e < history.events.size(); ++e) {
-    if (const auto* ack = std::get_if<history::AckEvent>(&history.events[e])) {
+    // A failed ack changed nothing and answered error: not an answer to judge.
+    if (const auto* ack = std::get_if<history::AckEvent>(&history.events[e]); ack && !ack->failed) {
       const PartitionReplay* partition = replay.find(ack->queue, ack->partition);
       const std::string label = partition_label(ack->queue, ack->partition);
       const std::string at = "ack event " + std::to_string(e) + " of txn " + ack->transaction_id + ": ";

@@ -61,11 +61,13 @@ std::vector<Failure> check_duplicate_id(const history::History& history) {
     } else if (const auto* fetch = std::get_if<history::FetchEvent>(&event)) {
       const PartitionReplay* partition = replay.find(fetch->queue, fetch->partition);
       const StoredMessage* original = partition ? partition->at(fetch->offset) : nullptr;
-      const bool present = original != nullptr && original->segment_present;
+      // A failed fetch legitimately reads nothing (SPEC 2.6: "can no longer be read").
+      const bool present = original != nullptr && original->segment_present && !fetch->failed;
       const std::string want = present ? original->message_id : history::kZeroUuid;
       if (fetch->message_id != want || fetch->found != present) {
         auto it = pending_step.find({fetch->broker, fetch->queue, fetch->partition, fetch->offset});
         std::string state = original == nullptr ? "was never stored"
+                            : fetch->failed     ? "could not be read (the fetch failed)"
                             : present           ? "is present"
                                                 : "was deleted";
         sink.add(it == pending_step.end() ? "" : it->second, partition_label(fetch->queue, fetch->partition),

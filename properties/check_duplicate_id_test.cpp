@@ -79,5 +79,41 @@ TEST(DuplicateId, FollowerOfAQueuedLeaderMustCarryTheLeadersId) {
   EXPECT_TRUE(has_failure(check(b.history()), kName, "p1", "q/p"));
 }
 
+TEST(DuplicateId, FailedFetchLegitimatelyAnswersZero) {
+  HistoryBuilder b;
+  b.push("p1", "q", "p", {"a"}).fail(Txn::fetch).push("p2", "q", "p", {"a"});
+  const history::History& h = b.history();
+  EXPECT_TRUE(nth<history::FetchEvent>(b.history()).failed);
+  EXPECT_EQ(h.requests[1].responses[0].message_id, history::kZeroUuid);
+  EXPECT_TRUE(check_history(h).empty()) << show(check_history(h));
+}
+
+TEST(DuplicateId, FailedFetchThatClaimsTheOriginalFails) {
+  HistoryBuilder b;
+  b.push("p1", "q", "p", {"a"}).fail(Txn::fetch).push("p2", "q", "p", {"a"});
+  history::FetchEvent& fetch = nth<history::FetchEvent>(b.history());
+  fetch.found = true;
+  fetch.message_id = request(b.history(), "p1").responses[0].message_id;
+  const auto failures = check(b.history());
+  EXPECT_TRUE(has_failure(failures, kName, "p2", "q/p")) << show(failures);
+}
+
+TEST(DuplicateId, OriginalIdAfterRetentionDeletedTheSegmentFails) {
+  // The replay consumes RetentionEvent deletions: a fetch after it must read nothing.
+  HistoryBuilder b;
+  b.configure("q", 3600, 0, 10).push("p1", "q", "p", {"a"}).advance_seconds(11).retention("q");
+  b.push("p2", "q", "p", {"a"});
+  ASSERT_EQ(nth<history::RetentionEvent>(b.history()).deleted.size(), 1u);
+  EXPECT_EQ(request(b.history(), "p2").responses[0].message_id, history::kZeroUuid);
+  EXPECT_TRUE(check_history(b.history()).empty()) << show(check_history(b.history()));
+  const std::string original = request(b.history(), "p1").responses[0].message_id;
+  history::FetchEvent& fetch = nth<history::FetchEvent>(b.history());
+  fetch.found = true;
+  fetch.message_id = original;
+  request(b.history(), "p2").responses[0].message_id = original;
+  const auto failures = check(b.history());
+  EXPECT_TRUE(has_failure(failures, kName, "p2", "q/p")) << show(failures);
+}
+
 }  // namespace
 }  // namespace qdt::properties

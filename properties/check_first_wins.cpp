@@ -7,7 +7,10 @@
 //   same frame may be pushed again after a duplicate round, but never a second
 //   frame with another message id;
 // - in each response, a follower answers duplicate with exactly the id its
-//   leader answered, or error when the leader errored.
+//   leader answered, or error when the leader errored;
+// - a layer-2 FollowerRecord names a frame of its segment (index in range)
+//   of its own key, and the follower request's item of that key answers what
+//   the leader frame's request answered for it (the same rule as layer 1).
 #include <map>
 #include <string>
 #include <tuple>
@@ -19,6 +22,53 @@
 #include "properties/step_index.h"
 
 namespace qdt::properties {
+namespace {
+
+// The response a request gave for the first item of (queue, partition, txn); nullptr if none.
+const history::ResponseItem* answer_of(const history::RequestRecord* r, const std::string& queue,
+                                       const std::string& partition, const std::string& txn) {
+  if (r == nullptr || r->rejected || r->responses.size() != r->items.size()) return nullptr;
+  for (size_t i = 0; i < r->items.size(); ++i) {
+    const history::ItemRecord& item = r->items[i];
+    if (item.queue == queue && item.partition == partition && item.transaction_id == txn) return &r->responses[i];
+  }
+  return nullptr;
+}
+
+bool follows(const history::ResponseItem& leader, const history::ResponseItem& follower) {
+  return leader.status == "error" ? follower.status == "error"
+                                  : follower.status == "duplicate" && follower.message_id == leader.message_id;
+}
+
+void check_followers(const history::PushEvent& push, size_t e, const StepIndex& steps, FailureSink& sink) {
+  const std::string label = partition_label(push.queue, push.partition);
+  for (const history::FollowerRecord& follower : push.followers) {
+    const std::string at = "event " + std::to_string(e) + ": follower request " + std::to_string(follower.request) +
+                           " (txn " + follower.transaction_id + ") names frame " + std::to_string(follower.frame);
+    if (follower.frame >= push.frames.size()) {
+      sink.add(steps.step_of(follower.request), label,
+               at + ", but the segment has " + std::to_string(push.frames.size()) + " frames");
+      continue;
+    }
+    const history::FrameRecord& leader = push.frames[follower.frame];
+    if (leader.transaction_id != follower.transaction_id) {
+      sink.add(steps.step_of(follower.request), label,
+               at + " (id " + leader.message_id + "), whose key is txn " + leader.transaction_id);
+      continue;
+    }
+    const history::ResponseItem* led =
+        answer_of(steps.find(leader.origin_request), push.queue, push.partition, leader.transaction_id);
+    const history::ResponseItem* got =
+        answer_of(steps.find(follower.request), push.queue, push.partition, follower.transaction_id);
+    if (led == nullptr || got == nullptr || follows(*led, *got)) continue;  // unanswered: liveness' concern
+    sink.add(steps.step_of(follower.request), label,
+             at + " (id " + leader.message_id + ", request " + std::to_string(leader.origin_request) +
+                 "): the leader answered " + led->status + " " + led->message_id + ", the follower answered " +
+                 got->status + " " + got->message_id);
+  }
+}
+
+}  // namespace
 
 std::vector<Failure> check_first_wins(const history::History& history) {
   FailureSink sink("first-wins");
@@ -29,6 +79,7 @@ std::vector<Failure> check_first_wins(const history::History& history) {
     const auto* push = std::get_if<history::PushEvent>(&history.events[e]);
     if (push == nullptr) continue;
     const std::string label = partition_label(push->queue, push->partition);
+    check_followers(*push, e, steps, sink);
     std::map<std::string, size_t> in_segment;  // txn -> first frame index
     for (size_t j = 0; j < push->frames.size(); ++j) {
       const history::FrameRecord& f = push->frames[j];
@@ -62,10 +113,7 @@ std::vector<Failure> check_first_wins(const history::History& history) {
       if (l == i) continue;
       const history::ResponseItem& leader = r.responses[l];
       const history::ResponseItem& follower = r.responses[i];
-      const bool ok = leader.status == "error"
-                          ? follower.status == "error"
-                          : follower.status == "duplicate" && follower.message_id == leader.message_id;
-      if (ok) continue;
+      if (follows(leader, follower)) continue;
       sink.add(r.step, partition_label(r.items[i].queue, r.items[i].partition),
                "item " + std::to_string(i) + " follows item " + std::to_string(l) + " (txn " +
                    r.items[i].transaction_id + "): the leader answered " + leader.status + " " + leader.message_id +

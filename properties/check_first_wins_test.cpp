@@ -72,5 +72,33 @@ TEST(FirstWins, FramesOfTwoRequestsMayShareAKeyAcrossSegments) {
   EXPECT_TRUE(check(b.history()).empty());
 }
 
+TEST(FirstWins, FusedFollowersPass) {
+  HistoryBuilder b;
+  b.fuse({{"p1", {{"q", "p", "a"}, {"q", "p", "b"}}}, {"p2", {{"q", "p", "b"}, {"q", "p", "a"}, {"q", "p", "b"}}}});
+  const history::PushEvent& segment = nth<history::PushEvent>(b.history());
+  ASSERT_EQ(segment.followers.size(), 2u);
+  EXPECT_EQ(segment.followers[0].frame, 1u);  // p2's "b" follows p1's "b"
+  EXPECT_TRUE(check_history(b.history()).empty()) << show(check_history(b.history()));
+}
+
+TEST(FirstWins, FollowerRecordOutOfRangeFails) {
+  HistoryBuilder b;
+  b.fuse({{"p1", {{"q", "p", "a"}}}, {"p2", {{"q", "p", "a"}}}});
+  nth<history::PushEvent>(b.history()).followers[0].frame = 7;
+  const auto failures = check(b.history());
+  ASSERT_TRUE(has_failure(failures, kName, "p2", "q/p")) << show(failures);
+  EXPECT_NE(failures[0].detail.find("the segment has 1 frames"), std::string::npos) << show(failures);
+  EXPECT_TRUE(has_failure(check_property("model-agreement", b.history()), "model-agreement", "p2", "q/p"));
+}
+
+TEST(FirstWins, FollowerRecordOfAnotherKeyFails) {
+  HistoryBuilder b;
+  b.fuse({{"p1", {{"q", "p", "b"}, {"q", "p", "a"}}}, {"p2", {{"q", "p", "a"}}}});
+  nth<history::PushEvent>(b.history()).followers[0].frame = 0;  // frame 0 is "b"
+  const auto failures = check(b.history());
+  ASSERT_TRUE(has_failure(failures, kName, "p2", "q/p")) << show(failures);
+  EXPECT_NE(failures[0].detail.find("whose key is txn b"), std::string::npos) << show(failures);
+}
+
 }  // namespace
 }  // namespace qdt::properties

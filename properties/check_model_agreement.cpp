@@ -2,9 +2,12 @@
 // being fed the same commit order and storage times.
 //
 // Storage level: each event is replayed through model::Model and storage's
-// answer compared with the model's. When they disagree the model follows
-// storage (a queued push is written, a duplicate is not), so one divergence
-// is reported once instead of poisoning every later comparison.
+// answer compared with the model's: push verdicts, fetched ids, the segments
+// each retention pass deleted and the rows each purge step removed (decided
+// by the model's retention rules, never adopted from storage), ack and read
+// answers. Failed events are not answers and are not compared. When they
+// disagree the model follows storage (properties/model_follower.h), so one
+// divergence is reported once instead of poisoning every later comparison.
 // Response level: every item of every answered request must say what its
 // frame's final verdict implies (properties/verdicts.h).
 #include <algorithm>
@@ -18,6 +21,8 @@
 #include "model/model.h"
 #include "properties/checks.h"
 #include "properties/failure_sink.h"
+#include "properties/model_follower.h"
+#include "properties/retention_judge.h"
 #include "properties/step_index.h"
 #include "properties/verdicts.h"
 
@@ -50,16 +55,12 @@ class Replay {
       } else if (const auto* fetch = std::get_if<history::FetchEvent>(&event)) {
         on_fetch(*fetch, e);
       } else if (const auto* configure = std::get_if<history::ConfigureEvent>(&event)) {
-        if (configure->window_seconds < 0) {
-          sink_.add("", "", "configure event " + std::to_string(e) + " set a negative window on " + configure->queue);
-          continue;
+        if (configure->window_seconds < 0 || configure->retention_seconds < 0 ||
+            configure->completed_retention_seconds < 0) {
+          sink_.add("", "", "configure event " + std::to_string(e) + " set a negative option on " + configure->queue);
         }
-        model_.configure(configure->queue, model::QueueOptions{configure->window_seconds, configure->retention_seconds,
-                                                               configure->completed_retention_seconds});
-      } else if (const auto* del = std::get_if<history::DeleteSegmentEvent>(&event)) {
-        if (del->base_offset <= del->end_offset) {
-          model_.partition(del->queue, del->partition).delete_segment(del->base_offset, del->end_offset);
-        }
+      } else if (const auto* retention = std::get_if<history::RetentionEvent>(&event)) {
+        on_retention(*retention, e);
       } else if (const auto* purge = std::get_if<history::PurgeEvent>(&event)) {
         on_purge(*purge, e);
       } else if (const auto* ack = std::get_if<history::AckEvent>(&event)) {
@@ -67,6 +68,8 @@ class Replay {
       } else if (const auto* read = std::get_if<history::ReadEvent>(&event)) {
         on_read(*read, e);
       }
+      // Deletions by the delete_segment fault are an input, not a verdict.
+      follower_.apply(event);  // after judging: the model follows storage
     }
     check_responses();
   }
@@ -76,7 +79,7 @@ class Replay {
     if (push.failed || push.frames.empty()) return;  // committed nothing
     const std::string label = partition_label(push.queue, push.partition);
     const std::string& step = steps_.step_of(push, 0);
-    const int64_t window = model_.options(push.queue).window_seconds;
+    const int64_t window = follower_.model().options(push.queue).window_seconds;
     if (push.window_seconds != window) {
       sink_.add(step, label,
                 "event " + std::to_string(e) + ": storage probed with window " + std::to_string(push.window_seconds) +
@@ -85,8 +88,9 @@ class Replay {
     std::vector<model::Frame> frames;
     frames.reserve(push.frames.size());
     for (const history::FrameRecord& f : push.frames) frames.push_back({f.message_id, f.transaction_id});
-    model::Partition& partition = model_.partition(push.queue, push.partition);
-    const model::PushAnswer want = partition.probe(frames, push.now_ms, window);
+    const model::Partition* partition = follower_.find(push.queue, push.partition);
+    const model::PushAnswer want = partition ? partition->probe(frames, push.now_ms, window)
+                                             : model::Partition{}.probe(frames, push.now_ms, window);
     Duplicates got = push.duplicates;
     std::sort(got.begin(), got.end());
     if (want.queued != push.queued || (want.queued && want.base_offset != push.base_offset)) {
@@ -112,8 +116,6 @@ class Replay {
         }
       }
     }
-    // The model follows storage from here on: written exactly when storage wrote.
-    if (push.queued) partition.push(frames, push.now_ms, 0);
     if (!push.queued) {
       for (const auto& [index, offset] : push.duplicates) {
         pending_step_[{push.broker, push.queue, push.partition, offset}] = steps_.step_of(push, index);
@@ -122,8 +124,9 @@ class Replay {
   }
 
   void on_fetch(const history::FetchEvent& fetch, size_t e) {
-    const model::Partition* partition = model_.find(fetch.queue, fetch.partition);
-    const std::string want = partition ? partition->resolve_id(fetch.offset) : model::kZeroId;
+    const model::Partition* partition = follower_.find(fetch.queue, fetch.partition);
+    // A fetch that failed cannot read the segment: the id degrades to zero (SPEC 2.6).
+    const std::string want = partition && !fetch.failed ? partition->resolve_id(fetch.offset) : model::kZeroId;
     std::string step;
     if (auto it = pending_step_.find({fetch.broker, fetch.queue, fetch.partition, fetch.offset});
         it != pending_step_.end()) {
@@ -134,6 +137,9 @@ class Replay {
       sink_.add(step, label,
                 "fetch event " + std::to_string(e) + " of offset " + std::to_string(fetch.offset) + ": model id " +
                     want + ", storage returned " + fetch.message_id);
+    } else if (fetch.failed && fetch.found) {
+      sink_.add(step, label, "fetch event " + std::to_string(e) + " of offset " + std::to_string(fetch.offset) +
+                                 " failed but reports the frame found");
     } else if (fetch.found && want != model::kZeroId &&
                fetch.transaction_id != partition->messages()[static_cast<size_t>(fetch.offset)].transaction_id) {
       sink_.add(step, label,
@@ -143,35 +149,36 @@ class Replay {
     }
   }
 
+  void on_retention(const history::RetentionEvent& retention, size_t e) {
+    const RetentionJudgement j = judge_retention(follower_.find(retention.queue, retention.partition),
+                                                 follower_.model().options(retention.queue), retention);
+    if (j.agrees()) return;
+    sink_.add("", partition_label(retention.queue, retention.partition),
+              "retention event " + std::to_string(e) + " at " + std::to_string(retention.now_ms) +
+                  " ms deleted what the model keeps: " + show_spans(j.early) + "; left what the model deletes: " +
+                  show_spans(j.left_behind));
+  }
+
   void on_purge(const history::PurgeEvent& purge, size_t e) {
     const std::string label = partition_label(purge.queue, purge.partition);
-    const int64_t floor = model_.sidecar_floor_seconds(purge.queue);
-    if (purge.floor_seconds != floor) {
+    const int64_t floor = follower_.model().sidecar_floor_seconds(purge.queue);
+    if (purge.floor_seconds != floor && !purge.failed) {
       sink_.add("", label,
                 "purge event " + std::to_string(e) + " used floor " + std::to_string(purge.floor_seconds) +
                     " s, the model's floor is " + std::to_string(floor) + " s");
     }
-    const int64_t cutoff_ms = purge.now_ms - floor * 1000;
-    model::Partition& partition = model_.partition(purge.queue, purge.partition);
-    for (const history::SidecarRowRecord& row : purge.rows) {
-      const std::string span = "[" + std::to_string(row.base_offset) + ", " + std::to_string(row.end_offset) + "]";
-      if (row.base_offset > row.end_offset || row.base_offset < 0 || row.end_offset > partition.last_offset()) {
-        sink_.add("", label, "purge event " + std::to_string(e) + " removed row " + span + ", which the model never stored");
-        continue;
-      }
-      const model::Message& first = partition.messages()[static_cast<size_t>(row.base_offset)];
-      if (first.created_at_ms >= cutoff_ms) {
-        sink_.add("", label,
-                  "purge event " + std::to_string(e) + " at " + std::to_string(purge.now_ms) + " ms removed row " +
-                      span + " created at " + std::to_string(first.created_at_ms) +
-                      " ms; the model purges only rows older than " + std::to_string(cutoff_ms) + " ms");
-      }
-      partition.purge_rows(row.base_offset, row.end_offset);
-    }
+    const PurgeJudgement j = judge_purge(follower_.find(purge.queue, purge.partition), floor, purge);
+    if (j.extra.empty() && j.missing.empty()) return;  // batch and `more` are retention-model's
+    sink_.add("", label,
+              "purge event " + std::to_string(e) + " at " + std::to_string(purge.now_ms) +
+                  " ms removed rows the model keeps: " + show_spans(j.extra) + "; kept rows the model removes: " +
+                  show_spans(j.missing) + " (the model purges only rows older than " +
+                  std::to_string(purge.now_ms - floor * 1000) + " ms)");
   }
 
   void on_ack(const history::AckEvent& ack, size_t e) {
-    const model::Partition* partition = model_.find(ack.queue, ack.partition);
+    if (ack.failed) return;  // changes nothing; the step answers error
+    const model::Partition* partition = follower_.find(ack.queue, ack.partition);
     const model::AckAnswer want = partition ? partition->ack(ack.transaction_id) : model::AckAnswer{};
     if (want.acked == ack.acked && (!want.acked || (want.offset == ack.offset && want.message_id == ack.message_id))) {
       return;
@@ -186,7 +193,8 @@ class Replay {
   }
 
   void on_read(const history::ReadEvent& read, size_t e) {
-    const model::Partition* partition = model_.find(read.queue, read.partition);
+    if (read.failed) return;  // the step answers error
+    const model::Partition* partition = follower_.find(read.queue, read.partition);
     const std::vector<model::Message> want = partition ? partition->read(read.from, read.limit)
                                                        : std::vector<model::Message>{};
     const std::string label = partition_label(read.queue, read.partition);
@@ -214,7 +222,7 @@ class Replay {
   void check_responses() {
     const Verdicts verdicts(h_);
     for (const history::RequestRecord& r : h_.requests) {
-      if (r.rejected) continue;
+      if (r.rejected || !r.delivered || r.lost_in_crash) continue;  // no answer to judge (liveness covers them)
       if (r.responses.size() != r.items.size()) {
         sink_.add(r.step, "",
                   "request " + std::to_string(r.request) + " has " + std::to_string(r.items.size()) + " items but " +
@@ -254,7 +262,7 @@ class Replay {
   const history::History& h_;
   FailureSink& sink_;
   StepIndex steps_;
-  model::Model model_;
+  ModelFollower follower_;
   // The step whose duplicate a later fetch of (broker, queue, partition, offset) resolves.
   std::map<std::tuple<uint32_t, std::string, std::string, int64_t>, std::string> pending_step_;
 };

@@ -111,5 +111,80 @@ TEST(ModelAgreement, ResponseOfTheWrongShapeFails) {
   EXPECT_TRUE(has_failure(failures, kName, "p2", "q/p")) << show(failures);
 }
 
+TEST(ModelAgreement, FailedAckReadPurgeAndRetentionAreNotCompared) {
+  HistoryBuilder b = duplicate_history();
+  b.configure("q", 3600, 0, 1).advance_seconds(3601);
+  b.fail(Txn::ack).ack("a9", "q", "p", "a").fail(Txn::read).read("r9", "q", "p");
+  b.fail(Txn::purge).purge("q", "p").fail(Txn::retention).retention("q");
+  // The ack and the read answered nothing; the purge and the pass deleted nothing.
+  EXPECT_TRUE(nth<history::AckEvent>(b.history(), 1).failed);
+  EXPECT_TRUE(nth<history::ReadEvent>(b.history(), 1).messages.empty());
+  EXPECT_TRUE(nth<history::RetentionEvent>(b.history()).deleted.empty());
+  b.ack("a10", "q", "p", "a").read("r10", "q", "p").purge("q", "p").retention("q");  // now they happen
+  EXPECT_FALSE(nth<history::ReadEvent>(b.history(), 2).messages.empty());
+  EXPECT_FALSE(nth<history::RetentionEvent>(b.history(), 1).deleted.empty());
+  const auto failures = check_history(b.history());
+  EXPECT_TRUE(failures.empty()) << show(failures);
+}
+
+TEST(ModelAgreement, FailedPurgeThatRemovedRowsFails) {
+  HistoryBuilder b;
+  b.push("p1", "q", "p", {"a"}).advance_seconds(3601).purge("q", "p");
+  history::PurgeEvent& purge = nth<history::PurgeEvent>(b.history());
+  ASSERT_EQ(purge.rows.size(), 1u);
+  purge.failed = true;  // recorded as failed, yet rows are gone
+  const auto failures = check(b.history());
+  EXPECT_TRUE(has_failure(failures, kName, "", "q/p")) << show(failures);
+}
+
+TEST(ModelAgreement, RetentionIsDecidedByTheModelNotAdoptedFromStorage) {
+  HistoryBuilder b;
+  b.push("p1", "q", "p", {"a"}).advance_ms(1).retention("q");  // retention off: nothing due
+  history::RetentionEvent& pass = nth<history::RetentionEvent>(b.history());
+  ASSERT_TRUE(pass.deleted.empty());
+  pass.deleted.push_back({0, 0, 1'000'000});
+  const auto failures = check(b.history());
+  ASSERT_TRUE(has_failure(failures, kName, "", "q/p")) << show(failures);
+  EXPECT_NE(failures[0].detail.find("retention event 1"), std::string::npos) << show(failures);
+}
+
+TEST(ModelAgreement, FirstPushOfAKeyAnsweringZeroDuplicateWithNothingStoredFails) {
+  // A lost write: no frame, no follower record, nothing stored, yet "duplicate".
+  HistoryBuilder b;
+  b.push("p0", "q", "p", {"x"});
+  history::History& h = b.history();
+  history::RequestRecord lost = h.requests[0];
+  lost.request = 99;
+  lost.step = "p1";
+  lost.push_id = 99;
+  lost.items = {{"q", "p", "a"}};
+  lost.responses = {{"duplicate", history::kZeroUuid, "a", "q"}};
+  h.requests.push_back(lost);
+  const auto failures = check(h);
+  ASSERT_TRUE(has_failure(failures, kName, "p1", "q/p")) << show(failures);
+  EXPECT_NE(failures[0].detail.find("no push event records it as a layer-2 follower"), std::string::npos)
+      << show(failures);
+}
+
+TEST(ModelAgreement, LayerTwoFollowerAnsweringErrorWhileItsLeaderQueuedFails) {
+  HistoryBuilder b;
+  b.fuse({{"p1", {{"q", "p", "a"}}}, {"p2", {{"q", "p", "a"}}}});
+  EXPECT_TRUE(check_history(b.history()).empty()) << show(check_history(b.history()));
+  request(b.history(), "p2").responses[0] = {"error", history::kZeroUuid, "a", "q"};
+  const auto failures = check(b.history());
+  EXPECT_TRUE(has_failure(failures, kName, "p2", "q/p")) << show(failures);
+  EXPECT_TRUE(has_failure(check_property("first-wins", b.history()), "first-wins", "p2", "q/p"));
+}
+
+TEST(ModelAgreement, LayerTwoFollowerNamingAnotherIdOfItsKeyFails) {
+  HistoryBuilder b;
+  b.push("p0", "q", "p", {"a"}).advance_seconds(3601);
+  b.fuse({{"p1", {{"q", "p", "a"}}}, {"p2", {{"q", "p", "a"}}}});
+  request(b.history(), "p2").responses[0].message_id = request(b.history(), "p0").responses[0].message_id;
+  const auto failures = check(b.history());
+  EXPECT_TRUE(has_failure(failures, kName, "p2", "q/p")) << show(failures);
+  EXPECT_TRUE(has_failure(check_property("first-wins", b.history()), "first-wins", "p2", "q/p"));
+}
+
 }  // namespace
 }  // namespace qdt::properties

@@ -1,7 +1,9 @@
 // nothing-written-on-duplicate (SPEC 5, 2.4 step 4): a duplicate verdict
 // leaves last_offset, segments and sidecar unchanged, and so does a failed
-// transaction. The recorder inspects storage right around the transaction:
-// last_offset and sqlite3_total_changes must not move.
+// transaction ("nothing of a failed transaction is visible"). The recorder
+// reads the partition's fingerprint (last_offset, txns_start, segment and
+// sidecar row counts) under the writer's lock before its first write and
+// after it ended: nothing may move.
 #include <string>
 #include <variant>
 
@@ -10,6 +12,14 @@
 #include "properties/step_index.h"
 
 namespace qdt::properties {
+namespace {
+
+std::string show(const history::PartitionFingerprint& f) {
+  return "{last_offset " + std::to_string(f.last_offset) + ", txns_start " + std::to_string(f.txns_start) +
+         ", segments " + std::to_string(f.segments) + ", sidecar rows " + std::to_string(f.sidecar_rows) + "}";
+}
+
+}  // namespace
 
 std::vector<Failure> check_nothing_written_on_duplicate(const history::History& history) {
   FailureSink sink("nothing-written-on-duplicate");
@@ -27,11 +37,10 @@ std::vector<Failure> check_nothing_written_on_duplicate(const history::History& 
                "event " + std::to_string(e) + " " + verdict + " but moved last_offset from " +
                    std::to_string(push->last_offset_before) + " to " + std::to_string(push->last_offset_after));
     }
-    if (push->changes_after != push->changes_before) {
+    if (push->rows_after != push->rows_before) {
       sink.add(step, label,
-               "event " + std::to_string(e) + " " + verdict + " but changed " +
-                   std::to_string(push->changes_after - push->changes_before) + " rows (total changes " +
-                   std::to_string(push->changes_before) + " -> " + std::to_string(push->changes_after) + ")");
+               "event " + std::to_string(e) + " " + verdict + " but changed the partition's rows: " +
+                   show(push->rows_before) + " -> " + show(push->rows_after));
     }
   }
   return sink.take();

@@ -34,14 +34,39 @@ TEST(NothingWrittenOnDuplicate, DuplicateThatBumpedLastOffsetFails) {
 
 TEST(NothingWrittenOnDuplicate, DuplicateThatWroteARowFails) {
   HistoryBuilder b = with_duplicate_and_failure();
-  nth_duplicate_push(b.history()).changes_after += 1;  // e.g. a sidecar row
+  nth_duplicate_push(b.history()).rows_after.sidecar_rows += 1;
   EXPECT_TRUE(has_failure(check(b.history()), kName, "p2", "q/p"));
 }
 
 TEST(NothingWrittenOnDuplicate, FailedTransactionThatWroteFails) {
   HistoryBuilder b = with_duplicate_and_failure();
-  nth<history::PushEvent>(b.history(), 2).changes_after += 2;
-  EXPECT_TRUE(has_failure(check(b.history()), kName, "p3", "q/p"));
+  nth<history::PushEvent>(b.history(), 2).rows_after.segments += 1;
+  const auto failures = check(b.history());
+  EXPECT_TRUE(has_failure(failures, kName, "p3", "q/p")) << show(failures);
+  EXPECT_NE(failures[0].detail.find("failed but changed the partition's rows"), std::string::npos) << show(failures);
+}
+
+TEST(NothingWrittenOnDuplicate, DuplicateThatMovedTxnsStartFails) {
+  HistoryBuilder b = with_duplicate_and_failure();
+  nth_duplicate_push(b.history()).rows_after.txns_start += 1;
+  EXPECT_TRUE(has_failure(check(b.history()), kName, "p2", "q/p"));
+}
+
+TEST(NothingWrittenOnDuplicate, FailedTransactionThatBumpedLastOffsetFails) {
+  HistoryBuilder b = with_duplicate_and_failure();
+  history::PushEvent& failed = nth<history::PushEvent>(b.history(), 2);
+  failed.last_offset_after += 1;
+  failed.rows_after.last_offset += 1;
+  const auto failures = check(b.history());
+  EXPECT_TRUE(has_failure(failures, kName, "p3", "q/p")) << show(failures);
+  EXPECT_EQ(failures.size(), 2u) << show(failures);
+}
+
+TEST(NothingWrittenOnDuplicate, QueuedPushMayWrite) {
+  HistoryBuilder b = with_duplicate_and_failure();
+  const history::PushEvent& queued = nth<history::PushEvent>(b.history(), 0);
+  EXPECT_NE(queued.rows_before, queued.rows_after);
+  EXPECT_TRUE(check(b.history()).empty());
 }
 
 }  // namespace

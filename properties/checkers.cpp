@@ -31,6 +31,10 @@ constexpr Entry kRegistry[] = {
     {"retry-convergence", check_retry_convergence},
     {"window-expiry", check_window_expiry},
     {"cache-transparency", check_cache_transparency},
+    {"retention-model", check_retention_model},
+    {"sidecar-floor", check_sidecar_floor},
+    {"client-visible", check_client_visible},
+    {"liveness", check_liveness},
 };
 
 }  // namespace

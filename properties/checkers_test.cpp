@@ -4,6 +4,7 @@
 #include <rapidcheck/gtest.h>
 
 #include <algorithm>
+#include <set>
 #include <stdexcept>
 #include <tuple>
 
@@ -17,12 +18,13 @@ using testing::HistoryBuilder;
 using testing::Item;
 using testing::show;
 
-TEST(Checkers, NamesTheTwelvePropertiesInOrder) {
+TEST(Checkers, NamesEveryPropertyInOrder) {
   const std::vector<std::string> want = {"model-agreement", "no-double-write", "no-false-duplicate",
                                          "duplicate-id",    "partition-scope", "first-wins",
                                          "nothing-written-on-duplicate",       "offsets",
                                          "dedup-off",       "ack-resolution",  "retry-convergence",
-                                         "window-expiry", "cache-transparency"};
+                                         "window-expiry", "cache-transparency", "retention-model",
+                                         "sidecar-floor", "client-visible", "liveness"};
   EXPECT_EQ(property_names(), want);
 }
 
@@ -57,7 +59,7 @@ TEST(Checkers, FailuresAreCappedWithASummary) {
   HistoryBuilder b;
   for (int i = 0; i < 80; ++i) b.push("s" + std::to_string(i), "q", "p", {"k" + std::to_string(i)});
   history::History h = b.history();
-  for (history::Event& e : h.events) std::get<history::PushEvent>(e).changes_after += 1;
+  for (history::Event& e : h.events) std::get<history::PushEvent>(e).rows_after.segments += 1;
   for (history::Event& e : h.events) std::get<history::PushEvent>(e).queued = false;
   const std::vector<Failure> failures = check_property("nothing-written-on-duplicate", h);
   ASSERT_EQ(failures.size(), 51u);
@@ -83,7 +85,7 @@ template <>
 struct Arbitrary<qdt::properties::RandomOp> {
   static Gen<qdt::properties::RandomOp> arbitrary() {
     return gen::build<qdt::properties::RandomOp>(
-        gen::set(&qdt::properties::RandomOp::kind, gen::inRange(0, 14)),
+        gen::set(&qdt::properties::RandomOp::kind, gen::inRange(0, 17)),
         gen::set(&qdt::properties::RandomOp::a, gen::inRange(0, 5)),
         gen::set(&qdt::properties::RandomOp::b, gen::inRange(0, 5)),
         gen::set(&qdt::properties::RandomOp::items,
@@ -110,23 +112,39 @@ history::History run_random(const std::vector<RandomOp>& ops) {
       case 5:
         b.advance_seconds(kAdvanceSeconds[op.a]);
         break;
+      case 15:  // past the purge floor and every retention the generator configures
+        b.advance_seconds(kAdvanceSeconds[4]);
+        break;
       case 6:
-        b.configure(q(op.a), kWindows[op.b], op.a == 4 ? 5000 : 0);
+        b.configure(q(op.a), kWindows[op.b], op.a == 4 ? 5000 : op.a == 3 ? 30 : 0, op.b % 2 == 1 ? 60 : 0);
         break;
       case 7:
-        b.purge(q(op.a), p(op.b));
+        b.purge(q(op.a), p(op.b), op.a + 1);
         break;
+      case 14:
+        b.retention(q(op.a));
+        break;
+      case 16: {  // two requests fused by one broker (layer 2), split at op.a
+        std::vector<Item> first, second;
+        for (size_t i = 0; i < op.items.size(); ++i) {
+          const auto& [qi, pi, ti] = op.items[i];
+          (static_cast<int>(i) < op.a ? first : second).push_back({q(qi), p(pi), "t" + std::to_string(ti)});
+        }
+        b.fuse({{id, first}, {id + "f", second}}, static_cast<uint32_t>(op.b % 2));
+        last_push = id;
+        break;
+      }
       case 8:
         b.delete_segment(q(op.a), p(op.b), op.a);
         break;
       case 9:
-        b.ack(id, q(op.a), p(op.b), "t" + std::to_string(op.a % 3));
+        b.ack(id, q(op.a), p(op.b), "t" + std::to_string(op.a % 3), op.b % 2 ? "g1" : "g2");
         break;
       case 10:
         b.read(id, q(op.a), p(op.b), op.a, op.b);
         break;
       case 11:
-        b.fail_pushes(1);
+        b.fail(op.a < 2 ? testing::Txn::push : static_cast<testing::Txn>(op.b % 6));
         break;
       case 12:
       case 13:
@@ -151,7 +169,7 @@ history::History run_random(const std::vector<RandomOp>& ops) {
 
 RC_GTEST_PROP(CheckersProperty, CorrectHistoriesPassEveryChecker, (const std::vector<RandomOp>& ops)) {
   const history::History h = run_random(ops);
-  bool duplicate = false, zero_id = false, purged = false, window_off = false;
+  bool duplicate = false, zero_id = false, purged = false, window_off = false, retained = false;
   for (const history::Event& e : h.events) {
     if (const auto* p = std::get_if<history::PushEvent>(&e)) {
       duplicate |= !p->failed && !p->queued;
@@ -159,7 +177,9 @@ RC_GTEST_PROP(CheckersProperty, CorrectHistoriesPassEveryChecker, (const std::ve
     }
     if (const auto* f = std::get_if<history::FetchEvent>(&e)) zero_id |= !f->found;
     if (const auto* p = std::get_if<history::PurgeEvent>(&e)) purged |= !p->rows.empty();
+    if (const auto* r = std::get_if<history::RetentionEvent>(&e)) retained |= !r->deleted.empty();
   }
+  RC_CLASSIFY(retained, "retention deleted");
   RC_CLASSIFY(duplicate, "duplicate");
   RC_CLASSIFY(zero_id, "zero id");
   RC_CLASSIFY(purged, "purged rows");
@@ -197,6 +217,65 @@ RC_GTEST_PROP(CheckersProperty, AnyDuplicateAnsweringAFreshIdIsCaught, (const st
   RC_ASSERT(has_property(failures, "duplicate-id"));
   RC_ASSERT(testing::has_failure(failures, "model-agreement", h.requests[r].step,
                                  partition_label(h.requests[r].items[i].queue, h.requests[r].items[i].partition)));
+}
+
+// A layer-2 follower that answers anything but its leader's final answer.
+RC_GTEST_PROP(CheckersProperty, AnyCorruptedLayerTwoFollowerIsCaught, (const std::vector<RandomOp>& ops)) {
+  // Random fusions rarely share a key: end with one that surely does.
+  std::vector<RandomOp> all = ops;
+  all.push_back(RandomOp{16, 1, 0, {{0, 0, 0}, {0, 0, 0}}});
+  history::History h = run_random(all);
+  std::vector<std::pair<uint64_t, std::string>> followers;  // (request, txn)
+  for (const history::Event& e : h.events) {
+    if (const auto* p = std::get_if<history::PushEvent>(&e)) {
+      for (const history::FollowerRecord& f : p->followers) followers.emplace_back(f.request, f.transaction_id);
+    }
+  }
+  RC_PRE(!followers.empty());
+  const auto [request, txn] = followers[*rc::gen::inRange<size_t>(0, followers.size())];
+  auto r = std::find_if(h.requests.begin(), h.requests.end(), [&](const auto& x) { return x.request == request; });
+  RC_ASSERT(r != h.requests.end());
+  size_t i = 0;
+  while (i < r->items.size() && r->items[i].transaction_id != txn) ++i;
+  RC_ASSERT(i < r->items.size());
+  history::ResponseItem& answer = r->responses[i];
+  if (answer.status == "error" || *rc::gen::arbitrary<bool>()) {
+    answer.status = answer.status == "error" ? "duplicate" : "error";
+  } else {
+    answer.message_id = "m-fresh";
+  }
+  const std::vector<Failure> failures = check_history(h);
+  const std::string label = partition_label(r->items[i].queue, r->items[i].partition);
+  RC_ASSERT(testing::has_failure(failures, "model-agreement", r->step, label));
+  RC_ASSERT(testing::has_failure(failures, "first-wins", r->step, label));
+}
+
+// The black box sees a queued message vanish from its partition's final read
+// (where neither retention nor a delete fault touched the partition).
+RC_GTEST_PROP(CheckersProperty, AnyQueuedMessageMissingFromTheFinalReadIsCaught, (const std::vector<RandomOp>& ops)) {
+  history::History h = run_random(ops);
+  std::set<std::pair<std::string, std::string>> touched;
+  for (const history::Event& e : h.events) {
+    if (const auto* d = std::get_if<history::DeleteSegmentEvent>(&e)) touched.insert({d->queue, d->partition});
+    if (const auto* r = std::get_if<history::RetentionEvent>(&e)) touched.insert({r->queue, r->partition});
+  }
+  std::vector<std::pair<size_t, size_t>> candidates;  // (final read, message)
+  for (size_t f = 0; f < h.final_reads.size(); ++f) {
+    if (touched.contains({h.final_reads[f].queue, h.final_reads[f].partition})) continue;
+    for (size_t m = 0; m < h.final_reads[f].messages.size(); ++m) candidates.emplace_back(f, m);
+  }
+  RC_PRE(!candidates.empty());
+  const auto [f, m] = candidates[*rc::gen::inRange<size_t>(0, candidates.size())];
+  const std::string id = h.final_reads[f].messages[m].message_id;
+  const std::string label = partition_label(h.final_reads[f].queue, h.final_reads[f].partition);
+  h.final_reads[f].messages.erase(h.final_reads[f].messages.begin() + static_cast<std::ptrdiff_t>(m));
+  std::string step;  // the step that was answered queued with it
+  for (const history::RequestRecord& r : h.requests) {
+    for (const history::ResponseItem& x : r.responses) {
+      if (x.status == "queued" && x.message_id == id) step = r.step;
+    }
+  }
+  RC_ASSERT(testing::has_failure(check_property("client-visible", h), "client-visible", step, label));
 }
 
 RC_GTEST_PROP(CheckersProperty, AnyShiftedQueuedBaseIsCaught, (const std::vector<RandomOp>& ops)) {

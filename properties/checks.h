@@ -22,5 +22,9 @@ std::vector<Failure> check_ack_resolution(const history::History& history);
 std::vector<Failure> check_retry_convergence(const history::History& history);
 std::vector<Failure> check_window_expiry(const history::History& history);
 std::vector<Failure> check_cache_transparency(const history::History& history);
+std::vector<Failure> check_retention_model(const history::History& history);
+std::vector<Failure> check_sidecar_floor(const history::History& history);
+std::vector<Failure> check_client_visible(const history::History& history);
+std::vector<Failure> check_liveness(const history::History& history);
 
 }  // namespace qdt::properties

@@ -213,6 +213,13 @@ struct RequestRecord {
   bool response_received = true;  // false: the response was lost or came after the producer stopped waiting
   bool lost_in_crash = false;     // the broker crashed with this request in flight: it answered nothing
   std::vector<ItemRecord> items;  // as the broker saw them (valid requests only)
+  // On the storage clock (world time, no broker skew), filled when
+  // History::recorded_request_times: when the broker received this delivery
+  // and when it answered it (or crashed with it). Every frame this delivery
+  // produced committed with received_at_ms <= created_at <= answered_at_ms;
+  // client-visible bounds storage times from the outside with them.
+  int64_t received_at_ms = 0;
+  int64_t answered_at_ms = 0;
   bool rejected = false;          // rejected whole by validation (SPEC 2.1)
   std::string error;
   std::vector<ResponseItem> responses;
@@ -253,6 +260,7 @@ struct History {
   // in older tests do not): the black-box checkers skip what was not recorded.
   bool recorded_outcomes = false;
   bool recorded_final_reads = false;
+  bool recorded_request_times = false;  // RequestRecord::received_at_ms / answered_at_ms
 };
 
 }  // namespace qdt::history

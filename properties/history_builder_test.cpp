@@ -2,9 +2,16 @@
 
 #include <algorithm>
 #include <cassert>
+#include <deque>
 #include <tuple>
 
 namespace qdt::properties::testing {
+
+HistoryBuilder::HistoryBuilder() {
+  history_.recorded_outcomes = true;
+  history_.recorded_final_reads = true;
+  history_.recorded_request_times = true;
+}
 
 HistoryBuilder& HistoryBuilder::advance_ms(int64_t ms) {
   assert(ms >= 0);
@@ -13,22 +20,41 @@ HistoryBuilder& HistoryBuilder::advance_ms(int64_t ms) {
 }
 
 HistoryBuilder& HistoryBuilder::configure(const std::string& queue, int64_t window_seconds,
-                                          int64_t completed_retention_seconds) {
-  model_.configure(queue, model::QueueOptions{window_seconds, 0, completed_retention_seconds});
-  history_.events.emplace_back(history::ConfigureEvent{queue, now_ms_, window_seconds, 0, completed_retention_seconds});
+                                          int64_t completed_retention_seconds, int64_t retention_seconds) {
+  model_.configure(queue, model::QueueOptions{window_seconds, retention_seconds, completed_retention_seconds});
+  history_.events.emplace_back(
+      history::ConfigureEvent{queue, now_ms_, window_seconds, retention_seconds, completed_retention_seconds});
   return *this;
 }
 
-int64_t HistoryBuilder::txns_start(const PartitionKey& key) const {
-  auto it = segments_.find(key);
-  if (it == segments_.end()) return 0;
-  for (const Segment& s : it->second) {
-    if (s.sidecar_present) return s.base_offset;
-  }
-  return it->second.empty() ? 0 : it->second.back().end_offset + 1;
+HistoryBuilder& HistoryBuilder::fail(Txn kind, int count) {
+  assert(count >= 0);
+  fail_pending_[kind] += count;
+  return *this;
 }
 
-void HistoryBuilder::push_partition(const PartitionKey& key, std::vector<Pending*>& group, uint32_t broker) {
+bool HistoryBuilder::take_failure(Txn kind) {
+  int& pending = fail_pending_[kind];
+  if (pending == 0) return false;
+  --pending;
+  return true;
+}
+
+// What the recorder reads under the writer's lock, from the model's rows.
+history::PartitionFingerprint HistoryBuilder::fingerprint(const PartitionKey& key) {
+  const model::Partition& p = model_.partition(key.first, key.second);
+  history::PartitionFingerprint f;
+  f.last_offset = p.last_offset();
+  f.txns_start = p.txns_start();
+  for (const model::Segment& s : p.segments()) {
+    f.segments += s.present ? 1 : 0;
+    f.sidecar_rows += s.sidecar_present ? 1 : 0;
+  }
+  return f;
+}
+
+void HistoryBuilder::push_partition(const PartitionKey& key, std::vector<Pending*>& group, uint32_t broker,
+                                    std::vector<history::FollowerRecord> followers) {
   std::vector<Pending*> remaining = group;
   model::Partition& partition = model_.partition(key.first, key.second);
   while (!remaining.empty()) {
@@ -37,14 +63,16 @@ void HistoryBuilder::push_partition(const PartitionKey& key, std::vector<Pending
     ev.queue = key.first;
     ev.partition = key.second;
     for (const Pending* p : remaining) ev.frames.push_back(p->frame);
+    ev.followers = std::move(followers);  // round 0 only
+    followers.clear();
     ev.now_ms = now_ms_;
     ev.last_offset_before = partition.last_offset();
-    ev.changes_before = changes_;
-    if (fail_pending_ > 0) {
-      --fail_pending_;
+    ev.rows_before = fingerprint(key);
+    if (take_failure(Txn::push)) {
       ev.failed = true;
+      ev.fault = history::FaultRecord{2, 10};  // SQLITE_IOERR on the probe
       ev.last_offset_after = ev.last_offset_before;
-      ev.changes_after = changes_;
+      ev.rows_after = ev.rows_before;
       history_.events.emplace_back(std::move(ev));
       for (Pending* p : remaining) {
         p->status = "error";
@@ -55,18 +83,14 @@ void HistoryBuilder::push_partition(const PartitionKey& key, std::vector<Pending
     std::vector<model::Frame> frames;
     for (const Pending* p : remaining) frames.push_back({p->frame.message_id, p->frame.transaction_id});
     ev.window_seconds = model_.options(key.first).window_seconds;
-    ev.probe_ran = ev.window_seconds > 0 && ev.last_offset_before > std::max<int64_t>(-1, txns_start(key) - 1);
+    ev.probe_ran = ev.window_seconds > 0 && ev.last_offset_before > std::max<int64_t>(-1, partition.txns_start() - 1);
     ev.rows_scanned = ev.probe_ran ? 1 : 0;
     const model::PushAnswer answer = partition.push(frames, now_ms_, ev.window_seconds);
     ev.queued = answer.queued;
     ev.base_offset = answer.base_offset;
     ev.duplicates = answer.duplicates;
-    if (answer.queued) {
-      changes_ += 3;  // the offset bump, the segment and the sidecar row
-      segments_[key].push_back(Segment{answer.base_offset, partition.last_offset(), now_ms_});
-    }
     ev.last_offset_after = partition.last_offset();
-    ev.changes_after = changes_;
+    ev.rows_after = fingerprint(key);
     history_.events.emplace_back(std::move(ev));
     if (answer.queued) {
       for (Pending* p : remaining) {
@@ -78,9 +102,12 @@ void HistoryBuilder::push_partition(const PartitionKey& key, std::vector<Pending
     std::vector<bool> settled(remaining.size(), false);
     for (const auto& [index, offset] : answer.duplicates) {
       settled[index] = true;
-      history::FetchEvent fetch{broker, key.first, key.second, offset, false, history::kZeroUuid, ""};
-      const std::string id = partition.resolve_id(offset);
-      if (id != model::kZeroId) {
+      history::FetchEvent fetch{broker, key.first, key.second, offset, false, false, history::kZeroUuid, ""};
+      std::string id = partition.resolve_id(offset);
+      if (take_failure(Txn::fetch)) {
+        fetch.failed = true;
+        id = model::kZeroId;
+      } else if (id != model::kZeroId) {
         fetch.found = true;
         fetch.message_id = id;
         fetch.transaction_id = partition.messages()[static_cast<size_t>(offset)].transaction_id;
@@ -100,7 +127,21 @@ void HistoryBuilder::push_partition(const PartitionKey& key, std::vector<Pending
 HistoryBuilder& HistoryBuilder::push(const std::string& step, const std::vector<Item>& items, uint32_t broker) {
   const uint64_t push_id = ++pushes_;
   push_items_[push_id] = items;
-  return push_attempt(step, items, broker, push_id, 0);
+  return push_attempts({Attempt{step, items, push_id, 0}}, broker);
+}
+
+HistoryBuilder& HistoryBuilder::fuse(const std::vector<FusedRequest>& requests, uint32_t broker) {
+  std::vector<Attempt> attempts;
+  for (const FusedRequest& r : requests) {
+    if (r.redelivery && !attempts.empty()) {
+      attempts.push_back(attempts.back());
+      continue;
+    }
+    const uint64_t push_id = ++pushes_;
+    push_items_[push_id] = r.items;
+    attempts.push_back(Attempt{r.step, r.items, push_id, 0});
+  }
+  return push_attempts(attempts, broker);
 }
 
 const history::RequestRecord& HistoryBuilder::latest(const std::string& step) const {
@@ -114,14 +155,14 @@ HistoryBuilder& HistoryBuilder::retry(const std::string& step, uint32_t broker) 
   const history::RequestRecord& last = latest(step);
   const uint64_t push_id = last.push_id;
   const uint32_t attempt = last.attempt + 1;
-  return push_attempt(step, push_items_.at(push_id), broker, push_id, attempt);
+  return push_attempts({Attempt{step, push_items_.at(push_id), push_id, attempt}}, broker);
 }
 
 HistoryBuilder& HistoryBuilder::redeliver(const std::string& step, uint32_t broker) {
   const history::RequestRecord& last = latest(step);
   const uint64_t push_id = last.push_id;
   const uint32_t attempt = last.attempt;
-  return push_attempt(step, push_items_.at(push_id), broker, push_id, attempt);
+  return push_attempts({Attempt{step, push_items_.at(push_id), push_id, attempt}}, broker);
 }
 
 HistoryBuilder& HistoryBuilder::push_lost(const std::string& step, const std::vector<Item>& items) {
@@ -132,68 +173,98 @@ HistoryBuilder& HistoryBuilder::push_lost(const std::string& step, const std::ve
   record.push_id = ++pushes_;
   record.delivered = false;
   record.response_received = false;
+  record.received_at_ms = now_ms_;
+  record.answered_at_ms = now_ms_;
   push_items_[record.push_id] = items;
   history_.requests.push_back(std::move(record));
+  refresh_outcome(history_.requests.back().push_id);
   return *this;
 }
 
 HistoryBuilder& HistoryBuilder::lose_response() {
   assert(!history_.requests.empty());
   history_.requests.back().response_received = false;
+  refresh_outcome(history_.requests.back().push_id);
   return *this;
 }
 
-HistoryBuilder& HistoryBuilder::push_attempt(const std::string& step, const std::vector<Item>& items, uint32_t broker,
-                                             uint64_t push_id, uint32_t attempt) {
-  const uint64_t request = ++requests_;
-  std::vector<Pending> frames;
-  frames.reserve(items.size());
-  std::vector<size_t> frame_of_item;
-  std::map<std::tuple<std::string, std::string, std::string>, size_t> leader_frame;
-  for (const Item& item : items) {
-    auto [it, first] = leader_frame.try_emplace({item.queue, item.partition, item.transaction_id}, frames.size());
-    if (first) frames.push_back(Pending{{next_id(), item.transaction_id, request}, "", ""});
-    frame_of_item.push_back(it->second);
-  }
+HistoryBuilder& HistoryBuilder::push_attempts(const std::vector<Attempt>& attempts, uint32_t broker) {
+  using Key = std::tuple<std::string, std::string, std::string>;
+  std::deque<Pending> frames;  // stable addresses
+  std::vector<uint64_t> request_ids;
+  std::vector<std::vector<Pending*>> frame_of_item(attempts.size());
+  std::vector<std::vector<bool>> item_leads(attempts.size());
   std::vector<PartitionKey> order;
   std::map<PartitionKey, std::vector<Pending*>> groups;
-  for (size_t f = 0; f < frames.size(); ++f) {
-    const Item& item = items[static_cast<size_t>(std::find(frame_of_item.begin(), frame_of_item.end(), f) -
-                                                 frame_of_item.begin())];
-    PartitionKey key{item.queue, item.partition};
-    if (!groups.contains(key)) order.push_back(key);
-    groups[key].push_back(&frames[f]);
+  std::map<PartitionKey, std::vector<history::FollowerRecord>> followers;
+  std::map<Key, Pending*> segment_leader;  // layer 2: across the fused requests
+  for (size_t a = 0; a < attempts.size(); ++a) {
+    const uint64_t request = ++requests_;
+    request_ids.push_back(request);
+    std::map<Key, Pending*> in_request;  // layer 1
+    for (const Item& item : attempts[a].items) {
+      const Key key{item.queue, item.partition, item.transaction_id};
+      const PartitionKey pk{item.queue, item.partition};
+      if (auto it = in_request.find(key); it != in_request.end()) {
+        frame_of_item[a].push_back(it->second);
+        item_leads[a].push_back(false);
+        continue;
+      }
+      if (auto it = segment_leader.find(key); it != segment_leader.end()) {
+        const std::vector<Pending*>& g = groups[pk];
+        const auto index = static_cast<uint32_t>(std::find(g.begin(), g.end(), it->second) - g.begin());
+        followers[pk].push_back(history::FollowerRecord{request, item.transaction_id, index});
+        in_request[key] = it->second;
+        frame_of_item[a].push_back(it->second);
+        item_leads[a].push_back(false);
+        continue;
+      }
+      frames.push_back(Pending{{next_id(), item.transaction_id, request}, "", ""});
+      Pending* p = &frames.back();
+      in_request[key] = p;
+      segment_leader[key] = p;
+      if (!groups.contains(pk)) order.push_back(pk);
+      groups[pk].push_back(p);
+      frame_of_item[a].push_back(p);
+      item_leads[a].push_back(true);
+    }
   }
-  for (const PartitionKey& key : order) push_partition(key, groups[key], broker);
+  for (const PartitionKey& key : order) push_partition(key, groups[key], broker, followers[key]);
 
-  history::RequestRecord record;
-  record.request = request;
-  record.step = step;
-  record.broker = broker;
-  record.producer = "producer";
-  record.push_id = push_id;
-  record.attempt = attempt;
-  for (size_t i = 0; i < items.size(); ++i) {
-    const Pending& f = frames[frame_of_item[i]];
-    const bool leads = std::find(frame_of_item.begin(), frame_of_item.end(), frame_of_item[i]) ==
-                       frame_of_item.begin() + static_cast<std::ptrdiff_t>(i);
-    record.items.push_back({items[i].queue, items[i].partition, items[i].transaction_id});
-    const std::string status = leads || f.status == "error" ? f.status : "duplicate";
-    record.responses.push_back({status, f.message_id, items[i].transaction_id, items[i].queue});
+  for (size_t a = 0; a < attempts.size(); ++a) {
+    history::RequestRecord record;
+    record.request = request_ids[a];
+    record.step = attempts[a].step;
+    record.broker = broker;
+    record.producer = "producer";
+    record.push_id = attempts[a].push_id;
+    record.attempt = attempts[a].attempt;
+    record.received_at_ms = now_ms_;
+    record.answered_at_ms = now_ms_;
+    for (size_t i = 0; i < attempts[a].items.size(); ++i) {
+      const Item& item = attempts[a].items[i];
+      const Pending& f = *frame_of_item[a][i];
+      record.items.push_back({item.queue, item.partition, item.transaction_id});
+      const std::string status = item_leads[a][i] || f.status == "error" ? f.status : "duplicate";
+      record.responses.push_back({status, f.message_id, item.transaction_id, item.queue});
+    }
+    history_.requests.push_back(std::move(record));
+    refresh_outcome(attempts[a].push_id);
   }
-  history_.requests.push_back(std::move(record));
+  refresh_final_reads();
   return *this;
 }
 
 HistoryBuilder& HistoryBuilder::push(const std::string& step, const std::string& queue, const std::string& partition,
-                              const std::vector<std::string>& transaction_ids, uint32_t broker) {
+                                     const std::vector<std::string>& transaction_ids, uint32_t broker) {
   std::vector<Item> items;
   for (const std::string& t : transaction_ids) items.push_back({queue, partition, t});
   return push(step, items, broker);
 }
 
 HistoryBuilder& HistoryBuilder::push_unprobed(const std::string& step, const std::string& queue,
-                                       const std::string& partition, const std::vector<std::string>& transaction_ids) {
+                                              const std::string& partition,
+                                              const std::vector<std::string>& transaction_ids) {
   const uint64_t request = ++requests_;
   const PartitionKey key{queue, partition};
   model::Partition& p = model_.partition(queue, partition);
@@ -204,13 +275,15 @@ HistoryBuilder& HistoryBuilder::push_unprobed(const std::string& step, const std
   ev.window_seconds = model_.options(queue).window_seconds;
   ev.probe_ran = ev.window_seconds > 0 && p.last_offset() >= 0;
   ev.last_offset_before = p.last_offset();
-  ev.changes_before = changes_;
+  ev.rows_before = fingerprint(key);
   std::vector<model::Frame> frames;
   history::RequestRecord record;
   record.request = request;
   record.step = step;
   record.producer = "producer";
   record.push_id = ++pushes_;
+  record.received_at_ms = now_ms_;
+  record.answered_at_ms = now_ms_;
   for (const std::string& t : transaction_ids) {
     ev.frames.push_back({next_id(), t, request});
     frames.push_back({ev.frames.back().message_id, t});
@@ -219,71 +292,14 @@ HistoryBuilder& HistoryBuilder::push_unprobed(const std::string& step, const std
     push_items_[record.push_id].push_back({queue, partition, t});
   }
   const model::PushAnswer answer = p.push(frames, now_ms_, 0);  // no probe: always written
-  changes_ += 3;
-  segments_[key].push_back(Segment{answer.base_offset, p.last_offset(), now_ms_});
   ev.queued = true;
   ev.base_offset = answer.base_offset;
   ev.last_offset_after = p.last_offset();
-  ev.changes_after = changes_;
+  ev.rows_after = fingerprint(key);
   history_.events.emplace_back(std::move(ev));
   history_.requests.push_back(std::move(record));
-  return *this;
-}
-
-HistoryBuilder& HistoryBuilder::fail_pushes(int count) {
-  assert(count >= 0);
-  fail_pending_ += count;
-  return *this;
-}
-
-HistoryBuilder& HistoryBuilder::delete_segment(const std::string& queue, const std::string& partition, int64_t offset) {
-  for (Segment& s : segments_[{queue, partition}]) {
-    if (s.present && s.base_offset <= offset && offset <= s.end_offset) {
-      s.present = false;
-      model_.partition(queue, partition).delete_segment(s.base_offset, s.end_offset);
-      history_.events.emplace_back(
-          history::DeleteSegmentEvent{queue, partition, now_ms_, s.base_offset, s.end_offset, true});
-      break;
-    }
-  }
-  return *this;
-}
-
-HistoryBuilder& HistoryBuilder::purge(const std::string& queue, const std::string& partition) {
-  const PartitionKey key{queue, partition};
-  history::PurgeEvent ev;
-  ev.queue = queue;
-  ev.partition = partition;
-  ev.now_ms = now_ms_;
-  ev.floor_seconds = model_.sidecar_floor_seconds(queue);
-  const int64_t cutoff_ms = now_ms_ - ev.floor_seconds * 1000;
-  for (Segment& s : segments_[key]) {
-    if (s.sidecar_present && s.created_at_ms < cutoff_ms) {
-      s.sidecar_present = false;
-      model_.partition(queue, partition).purge_rows(s.base_offset, s.end_offset);
-      ev.rows.push_back({s.base_offset, s.end_offset, s.created_at_ms});
-    }
-  }
-  ev.txns_start_after = txns_start(key);
-  history_.events.emplace_back(std::move(ev));
-  return *this;
-}
-
-HistoryBuilder& HistoryBuilder::ack(const std::string& step, const std::string& queue, const std::string& partition,
-                                    const std::string& transaction_id) {
-  const model::AckAnswer a = model_.partition(queue, partition).ack(transaction_id);
-  history_.events.emplace_back(history::AckEvent{step, queue, partition, transaction_id, "group", now_ms_, a.acked,
-                                                 a.offset, a.acked ? a.message_id : ""});
-  return *this;
-}
-
-HistoryBuilder& HistoryBuilder::read(const std::string& step, const std::string& queue, const std::string& partition,
-                                     int64_t from, int64_t limit) {
-  history::ReadEvent ev{step, queue, partition, from, limit, {}};
-  for (const model::Message& m : model_.partition(queue, partition).read(from, limit)) {
-    ev.messages.push_back({m.offset, m.message_id, m.transaction_id});
-  }
-  history_.events.emplace_back(std::move(ev));
+  refresh_outcome(history_.requests.back().push_id);
+  refresh_final_reads();
   return *this;
 }
 

@@ -23,11 +23,28 @@ struct Item {
   std::string transaction_id;
 };
 
+// The storage transactions a test can make fail (SPEC 8): a failed one
+// commits nothing and is recorded with `failed` and a FaultRecord.
+enum class Txn { push, fetch, ack, read, purge, retention };
+
+// One request of a fused flush (layer 2, SPEC 2.5).
+struct FusedRequest {
+  std::string step;
+  std::vector<Item> items;
+  bool redelivery = false;  // a second delivery of the previous request's attempt (same push)
+};
+
+// Besides events and requests the builder records what the sim's recorder
+// records at the end of a run: one PushOutcomeRecord per logical push, a
+// final read of every partition, and request times (all kept current after
+// every call, so a test may break any of them).
 class HistoryBuilder {
  public:
+  HistoryBuilder();
   HistoryBuilder& advance_ms(int64_t ms);
   HistoryBuilder& advance_seconds(int64_t seconds) { return advance_ms(seconds * 1000); }
-  HistoryBuilder& configure(const std::string& queue, int64_t window_seconds, int64_t completed_retention_seconds = 0);
+  HistoryBuilder& configure(const std::string& queue, int64_t window_seconds, int64_t completed_retention_seconds = 0,
+                            int64_t retention_seconds = 0);
 
   // One request through a correct broker: layer-1 first-wins, one segment per
   // partition (in order of first appearance), duplicate rounds until every
@@ -44,6 +61,11 @@ class HistoryBuilder {
   HistoryBuilder& push_lost(const std::string& step, const std::vector<Item>& items);
   // The latest record's response never reached the producer (lost, or late).
   HistoryBuilder& lose_response();
+  // Several requests delivered to one broker at once, whose frames are fused
+  // into one segment per partition: the first frame of each key leads, a
+  // later request's item of that key follows it (a FollowerRecord on the
+  // segment's first push) and answers what the leader finally answers.
+  HistoryBuilder& fuse(const std::vector<FusedRequest>& requests, uint32_t broker = 0);
   // All items in one partition.
   HistoryBuilder& push(const std::string& step, const std::string& queue, const std::string& partition,
                 const std::vector<std::string>& transaction_ids, uint32_t broker = 0);
@@ -51,13 +73,17 @@ class HistoryBuilder {
   HistoryBuilder& push_unprobed(const std::string& step, const std::string& queue, const std::string& partition,
                          const std::vector<std::string>& transaction_ids);
   // The next `count` storage pushes fail whole.
-  HistoryBuilder& fail_pushes(int count);
+  HistoryBuilder& fail_pushes(int count) { return fail(Txn::push, count); }
+  // The next `count` storage transactions of that kind fail.
+  HistoryBuilder& fail(Txn kind, int count = 1);
   // Fault: removes the segment covering `offset`, leaving its sidecar row.
   HistoryBuilder& delete_segment(const std::string& queue, const std::string& partition, int64_t offset);
-  // One purge step removing every sidecar row older than the floor.
-  HistoryBuilder& purge(const std::string& queue, const std::string& partition);
+  // One purge step removing the first `batch` sidecar rows older than the floor.
+  HistoryBuilder& purge(const std::string& queue, const std::string& partition, int64_t batch = 1000);
+  // One retention pass over every partition of `queue` (a RetentionEvent each).
+  HistoryBuilder& retention(const std::string& queue);
   HistoryBuilder& ack(const std::string& step, const std::string& queue, const std::string& partition,
-                      const std::string& transaction_id);
+                      const std::string& transaction_id, const std::string& group = "group");
   HistoryBuilder& read(const std::string& step, const std::string& queue, const std::string& partition,
                        int64_t from = 0, int64_t limit = 0);
 
@@ -66,12 +92,11 @@ class HistoryBuilder {
   history::History& history() { return history_; }
 
  private:
-  struct Segment {
-    int64_t base_offset = 0;
-    int64_t end_offset = 0;
-    int64_t created_at_ms = 0;
-    bool present = true;
-    bool sidecar_present = true;
+  struct Attempt {
+    std::string step;
+    std::vector<Item> items;
+    uint64_t push_id = 0;
+    uint32_t attempt = 0;
   };
   struct Pending {
     history::FrameRecord frame;
@@ -79,23 +104,25 @@ class HistoryBuilder {
     std::string message_id;
   };
   using PartitionKey = std::pair<std::string, std::string>;
-  void push_partition(const PartitionKey& key, std::vector<Pending*>& group, uint32_t broker);
-  HistoryBuilder& push_attempt(const std::string& step, const std::vector<Item>& items, uint32_t broker,
-                               uint64_t push_id, uint32_t attempt);
+  void push_partition(const PartitionKey& key, std::vector<Pending*>& group, uint32_t broker,
+                      std::vector<history::FollowerRecord> followers);
+  HistoryBuilder& push_attempts(const std::vector<Attempt>& attempts, uint32_t broker);
   const history::RequestRecord& latest(const std::string& step) const;
   std::string next_id() { return "m" + std::to_string(++ids_); }
-  int64_t txns_start(const PartitionKey& key) const;
+  history::PartitionFingerprint fingerprint(const PartitionKey& key);
+  bool take_failure(Txn kind);
+  void refresh_outcome(uint64_t push_id);
+  void refresh_final_reads();
 
   history::History history_;
   model::Model model_;
-  std::map<PartitionKey, std::vector<Segment>> segments_;
+  std::map<Txn, int> fail_pending_;
+  std::map<uint64_t, size_t> outcome_index_;  // push id -> index in history_.outcomes
   int64_t now_ms_ = 1'000'000;
   uint64_t requests_ = 0;
   uint64_t pushes_ = 0;
   std::map<uint64_t, std::vector<Item>> push_items_;  // push id -> the items every attempt sends
   uint64_t ids_ = 0;
-  int64_t changes_ = 0;
-  int fail_pending_ = 0;
 };
 
 // The n-th (0-based) event of type E in the history.

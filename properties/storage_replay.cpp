@@ -33,6 +33,12 @@ const StorageReplay::Location* StorageReplay::locate(const std::string& message_
   return it == locations_.end() ? nullptr : &it->second;
 }
 
+void PartitionReplay::delete_span(int64_t base_offset, int64_t end_offset) {
+  for (auto it = messages_.lower_bound(base_offset); it != messages_.end() && it->first <= end_offset; ++it) {
+    it->second.segment_present = false;
+  }
+}
+
 PartitionReplay& StorageReplay::partition(const std::string& queue, const std::string& partition) {
   return partitions_[{queue, partition}];
 }
@@ -58,12 +64,13 @@ void StorageReplay::apply(const history::Event& event, size_t event_index) {
   } else if (const auto* configure = std::get_if<history::ConfigureEvent>(&event)) {
     windows_[configure->queue] = configure->window_seconds;
   } else if (const auto* del = std::get_if<history::DeleteSegmentEvent>(&event)) {
-    PartitionReplay& p = partition(del->queue, del->partition);
-    for (auto it = p.messages_.lower_bound(del->base_offset); it != p.messages_.end() && it->first <= del->end_offset;
-         ++it) {
-      it->second.segment_present = false;
-    }
+    partition(del->queue, del->partition).delete_span(del->base_offset, del->end_offset);
+  } else if (const auto* retention = std::get_if<history::RetentionEvent>(&event)) {
+    if (retention->failed) return;  // a failed pass deleted nothing
+    PartitionReplay& p = partition(retention->queue, retention->partition);
+    for (const history::SidecarRowRecord& span : retention->deleted) p.delete_span(span.base_offset, span.end_offset);
   } else if (const auto* purge = std::get_if<history::PurgeEvent>(&event)) {
+    if (purge->failed) return;  // a failed step purged nothing
     PartitionReplay& p = partition(purge->queue, purge->partition);
     for (const history::SidecarRowRecord& row : purge->rows) {
       assert(row.base_offset <= row.end_offset);

@@ -5,7 +5,10 @@
 //
 // Usage: for each event in order, inspect the state, then apply(event). A
 // queued push stores its frames at base_offset + i, as storage said; failed
-// and duplicate pushes change nothing. Offsets already held are not
+// and duplicate pushes change nothing; segment deletions come from
+// RetentionEvents (as storage recorded them; retention-model checks them
+// against the model) and delete_segment faults; failed retention passes and
+// purge steps change nothing. Offsets already held are not
 // overwritten (the offsets checker reports the overlap).
 #include <cstddef>
 #include <cstdint>
@@ -40,6 +43,7 @@ class PartitionReplay {
 
  private:
   friend class StorageReplay;
+  void delete_span(int64_t base_offset, int64_t end_offset);
   std::map<int64_t, StoredMessage> messages_;
   std::map<std::string, std::set<int64_t>> live_;
   int64_t txns_start_ = 0;  // as the last purge step reported it

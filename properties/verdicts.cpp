@@ -27,6 +27,15 @@ bool Expected::accepts(const history::ResponseItem& response) const {
 Verdicts::Verdicts(const history::History& history) {
   for (size_t e = 0; e < history.events.size(); ++e) {
     if (const auto* push = std::get_if<history::PushEvent>(&history.events[e])) {
+      for (const history::FollowerRecord& follower : push->followers) {
+        // A follower of a frame that does not exist, or of another key, has no
+        // leader (first-wins reports the record).
+        if (follower.frame >= push->frames.size()) continue;
+        const history::FrameRecord& leader = push->frames[follower.frame];
+        if (leader.transaction_id != follower.transaction_id) continue;
+        followers_[{follower.request, push->queue, push->partition, follower.transaction_id}].push_back(
+            Leader{{leader.origin_request, push->queue, push->partition, leader.transaction_id}, leader.message_id, e});
+      }
       std::vector<int64_t> duplicate_of(push->frames.size(), -1);
       for (const auto& [index, offset] : push->duplicates) {
         if (index < duplicate_of.size()) duplicate_of[index] = offset;
@@ -49,7 +58,8 @@ Verdicts::Verdicts(const history::History& history) {
     } else if (const auto* fetch = std::get_if<history::FetchEvent>(&history.events[e])) {
       Fetches& f = fetches_[{fetch->broker, fetch->queue, fetch->partition, fetch->offset}];
       f.event_indices.push_back(e);
-      f.suffix.push_back({fetch->message_id});
+      // A failed fetch could not read the segment: the duplicate's id is zero (SPEC 2.6).
+      f.suffix.push_back({fetch->failed ? std::string(history::kZeroUuid) : fetch->message_id});
     }
   }
   for (auto& [key, f] : fetches_) {
@@ -58,16 +68,6 @@ Verdicts::Verdicts(const history::History& history) {
       for (const std::string& id : f.suffix[k]) {
         if (here.size() >= kFetchIdsMax) break;
         if (std::find(here.begin(), here.end(), id) == here.end()) here.push_back(id);
-      }
-    }
-  }
-  for (const auto& [key, outcomes] : frames_) {
-    const auto& [request, queue, partition, txn] = key;
-    std::set<std::string>& ids = final_ids_[{queue, partition, txn}];
-    for (const Outcome& o : outcomes) {
-      if (o.kind == Kind::queued) ids.insert(o.message_id);
-      if (o.kind == Kind::duplicate) {
-        for (const std::string& id : fetched_after(o, queue, partition)) ids.insert(id);
       }
     }
   }
@@ -84,21 +84,10 @@ std::vector<std::string> Verdicts::fetched_after(const Outcome& o, const std::st
   return f.suffix[static_cast<size_t>(pos - f.event_indices.begin())];
 }
 
-Expected Verdicts::own_answer(const history::RequestRecord& request, const history::ItemRecord& item) const {
-  Expected x;
-  auto it = frames_.find({request.request, item.queue, item.partition, item.transaction_id});
-  if (it == frames_.end()) {
-    // No frame of this request carries the key: it followed an equal frame of
-    // another request fused into the same segment (SPEC 2.5, layer 2).
-    x.statuses = {"duplicate", "error"};
-    auto ids = final_ids_.find({item.queue, item.partition, item.transaction_id});
-    if (ids != final_ids_.end()) x.message_ids = ids->second;
-    x.message_ids.insert(history::kZeroUuid);
-    x.because = "no frame of request " + std::to_string(request.request) +
-                " carries the key, so it follows another request's frame of that key";
-    return x;
-  }
-  for (const Outcome& o : it->second) {
+void Verdicts::add_frame_answer(const std::vector<Outcome>& outcomes, const std::string& message_id,
+                                const history::ItemRecord& item, bool as_follower, Expected& x) const {
+  for (const Outcome& o : outcomes) {
+    if (!message_id.empty() && o.message_id != message_id) continue;
     if (!x.because.empty()) x.because += "; ";
     x.because += "frame " + o.message_id;
     switch (o.kind) {
@@ -106,7 +95,7 @@ Expected Verdicts::own_answer(const history::RequestRecord& request, const histo
         x.because += " never received a verdict";
         break;
       case Kind::queued:
-        x.statuses.insert("queued");
+        x.statuses.insert(as_follower ? "duplicate" : "queued");
         x.message_ids.insert(o.message_id);
         x.because += " queued at offset " + std::to_string(o.offset) + " (event " + std::to_string(o.event_index) + ")";
         break;
@@ -124,6 +113,38 @@ Expected Verdicts::own_answer(const history::RequestRecord& request, const histo
         break;
     }
   }
+}
+
+Expected Verdicts::follower_answer(const history::RequestRecord& request, const history::ItemRecord& item) const {
+  Expected x;
+  auto it = followers_.find({request.request, item.queue, item.partition, item.transaction_id});
+  if (it == followers_.end()) {
+    x.because = "no frame of request " + std::to_string(request.request) +
+                " carries the key and no push event records it as a layer-2 follower: nothing is acceptable";
+    return x;
+  }
+  for (const Leader& leader : it->second) {
+    const std::string prefix = "layer-2 follower (event " + std::to_string(leader.event_index) + ") of ";
+    auto frames = frames_.find(leader.frame);
+    if (frames == frames_.end()) {
+      x.because += (x.because.empty() ? "" : "; ") + prefix + "frame " + leader.message_id + " with no verdict";
+      continue;
+    }
+    Expected leader_x;
+    add_frame_answer(frames->second, leader.message_id, item, true, leader_x);
+    x.statuses.insert(leader_x.statuses.begin(), leader_x.statuses.end());
+    x.message_ids.insert(leader_x.message_ids.begin(), leader_x.message_ids.end());
+    x.because += (x.because.empty() ? "" : "; ") + prefix + "request " + std::to_string(std::get<0>(leader.frame)) +
+                 ": " + leader_x.because;
+  }
+  return x;
+}
+
+Expected Verdicts::own_answer(const history::RequestRecord& request, const history::ItemRecord& item) const {
+  auto it = frames_.find({request.request, item.queue, item.partition, item.transaction_id});
+  if (it == frames_.end()) return follower_answer(request, item);
+  Expected x;
+  add_frame_answer(it->second, "", item, false, x);
   return x;
 }
 

@@ -9,6 +9,14 @@
 // answer) or error (the transaction failed). A frame that survived a duplicate
 // round and was never pushed again has no verdict.
 //
+// An item whose request carries no frame of its key is a layer-2 follower
+// (SPEC 2.5): it must be named in some PushEvent's `followers` (request id and
+// transactionId), which points at its leader frame (that event's
+// frames[frame], identified by origin_request and message_id). It answers
+// exactly what that frame finally answered: queued -> duplicate with the
+// leader's id; duplicate -> duplicate with the ids the leader may carry;
+// error -> error. With no recorded leader nothing is acceptable.
+//
 // A duplicate's id is what a fetch of (broker, queue, partition, offset)
 // recorded after the push. Concurrent requests on one broker may fetch the
 // same offset in either order, so every id fetched after the push is accepted;
@@ -50,18 +58,26 @@ class Verdicts {
   };
   using FrameKey = std::tuple<uint64_t, std::string, std::string, std::string>;
   using FetchKey = std::tuple<uint32_t, std::string, std::string, int64_t>;
-  using ItemKey = std::tuple<std::string, std::string, std::string>;
   struct Fetches {
     std::vector<size_t> event_indices;              // ascending
     std::vector<std::vector<std::string>> suffix;   // distinct ids fetched at or after each position
   };
   Expected own_answer(const history::RequestRecord& request, const history::ItemRecord& item) const;
+  Expected follower_answer(const history::RequestRecord& request, const history::ItemRecord& item) const;
+  // What the frame (origin_request, queue, partition, txn) with `message_id` finally answered, added to `x`.
+  void add_frame_answer(const std::vector<Outcome>& outcomes, const std::string& message_id,
+                        const history::ItemRecord& item, bool as_follower, Expected& x) const;
   std::vector<std::string> fetched_after(const Outcome& o, const std::string& queue,
                                          const std::string& partition) const;
 
   std::map<FrameKey, std::vector<Outcome>> frames_;
   std::map<FetchKey, Fetches> fetches_;
-  std::map<ItemKey, std::set<std::string>> final_ids_;  // every final id of every frame of a key
+  struct Leader {
+    FrameKey frame;
+    std::string message_id;
+    size_t event_index = 0;
+  };
+  std::map<FrameKey, std::vector<Leader>> followers_;  // (follower request, queue, partition, txn) -> its leader frames
 };
 
 }  // namespace qdt::properties

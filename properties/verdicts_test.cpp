@@ -75,22 +75,46 @@ TEST(Verdicts, FrameThatNeverGotAVerdictAcceptsNothing) {
   EXPECT_NE(x.because.find("never received a verdict"), std::string::npos) << x.because;
 }
 
-TEST(Verdicts, ItemWithoutAFrameFollowsAnotherRequestsFrameOfItsKey) {
-  // Layer 2: a request whose item was fused into another request's segment
-  // has no frame of its own; it may only echo an id of that key, or zero.
+TEST(Verdicts, LayerTwoFollowerAnswersExactlyItsLeaderFrame) {
+  HistoryBuilder b;
+  b.push("p0", "q", "p", {"a"}).advance_seconds(3601);  // an older id of the key, out of the window
+  b.fuse({{"p1", {{"q", "p", "a"}}}, {"p2", {{"q", "p", "a"}}}});
+  const history::History& h = b.history();
+  const Verdicts v(h);
+  const std::string older = h.requests[0].responses[0].message_id;
+  const std::string leader = h.requests[1].responses[0].message_id;
+  const Expected x = v.expected(h.requests[2], 0, 0);
+  EXPECT_TRUE(x.accepts(answer("duplicate", leader))) << x.because;
+  EXPECT_FALSE(x.accepts(answer("duplicate", older)));  // another id of the key is not the leader's
+  EXPECT_FALSE(x.accepts(answer("duplicate", history::kZeroUuid)));
+  EXPECT_FALSE(x.accepts(answer("error", "")));
+  EXPECT_FALSE(x.accepts(answer("queued", leader)));
+  EXPECT_NE(x.because.find("layer-2 follower"), std::string::npos) << x.because;
+}
+
+TEST(Verdicts, FollowerOfADuplicateOrFailedLeader) {
+  HistoryBuilder b;
+  b.push("p0", "q", "p", {"a"}).fuse({{"p1", {{"q", "p", "a"}}}, {"p2", {{"q", "p", "a"}}}});
+  b.fail_pushes(1).fuse({{"p3", {{"q", "p", "z"}}}, {"p4", {{"q", "p", "z"}}}});
+  const history::History& h = b.history();
+  const Verdicts v(h);
+  EXPECT_TRUE(v.expected(h.requests[2], 0, 0).accepts(answer("duplicate", h.requests[0].responses[0].message_id)));
+  EXPECT_TRUE(v.expected(h.requests[4], 0, 0).accepts(answer("error", "")));
+  EXPECT_FALSE(v.expected(h.requests[4], 0, 0).accepts(answer("duplicate", history::kZeroUuid)));
+}
+
+TEST(Verdicts, ItemWithNoFrameAndNoRecordedLeaderAcceptsNothing) {
   HistoryBuilder b;
   b.push("p1", "q", "p", {"a"});
   history::History h = b.history();
-  history::RequestRecord follower = h.requests[0];
-  follower.request = 99;
-  follower.step = "p2";
-  const Verdicts v(h);
-  const Expected x = v.expected(follower, 0, 0);
-  EXPECT_TRUE(x.accepts(answer("duplicate", h.requests[0].responses[0].message_id)));
-  EXPECT_TRUE(x.accepts(answer("duplicate", history::kZeroUuid)));
-  EXPECT_TRUE(x.accepts(answer("error", "")));
-  EXPECT_FALSE(x.accepts(answer("queued", h.requests[0].responses[0].message_id)));
-  EXPECT_FALSE(x.accepts(answer("duplicate", "m-other")));
+  history::RequestRecord orphan = h.requests[0];
+  orphan.request = 99;
+  orphan.step = "p2";
+  const Expected x = Verdicts(h).expected(orphan, 0, 0);
+  EXPECT_TRUE(x.statuses.empty());
+  EXPECT_FALSE(x.accepts(answer("duplicate", h.requests[0].responses[0].message_id)));
+  EXPECT_FALSE(x.accepts(answer("duplicate", history::kZeroUuid)));
+  EXPECT_NE(x.because.find("nothing is acceptable"), std::string::npos) << x.because;
 }
 
 }  // namespace

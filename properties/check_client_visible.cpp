@@ -1,0 +1,340 @@
+// client-visible (SPEC 5): a black-box check in the manner of Jepsen, judged
+// from what producers received (RequestRecord responses) and a final read of
+// every partition (History::final_reads), never from storage's push verdicts
+// or fetched ids. Skipped when the recorder did not fill final_reads.
+//
+// Storage times are bounded from the outside: a delivery's frames committed
+// with received_at_ms <= created_at <= answered_at_ms (RequestRecord, storage
+// clock). Without recorded_request_times every time bound is "unknown" and
+// each rule below falls back to its lenient side. Inputs the checker may use
+// besides the clients' view: the queue options (ConfigureEvent), the instants
+// of retention passes (RetentionEvent.now_ms, never what they deleted), the
+// ids acks resolved (AckEvent), and the fault log (delete_segment faults,
+// failed fetches).
+//
+// Rules (each chosen to be sound: a correct storage never fails them):
+// 1. Queued is readable. An id answered `queued` to anyone is in the final
+//    read of its partition, with its key, unless its segment may be gone by
+//    the model: a delete_segment fault on the partition after it was
+//    received, or a retention pass at T with retentionSeconds R > 0 and
+//    received < T - R, or completedRetentionSeconds C > 0, received < T - C
+//    and the id acked before T (fully acknowledged needs its own offset
+//    acked).
+// 2. A duplicate names an original. A non-zero id must be one answered
+//    `queued` for the same key and partition to a delivery received before
+//    the duplicate was answered and possibly inside the window at its probe
+//    (answered >= dup.received - max window in force); an id no client was
+//    answered must be read (final read or a client read) with that key and
+//    partition, or the key must have a delivery whose commit the clients
+//    cannot see (lost in a crash). The
+//    zero id needs such an original whose segment may be unreadable: its id
+//    is absent from the final read, or the partition had a failed fetch, or
+//    the original is unseen (crash). No original at all: a lost write.
+// 3. No key readable twice within a window. For two final-read messages of
+//    one key (consecutive in offset order, so the lower committed first) both
+//    answered `queued` to someone, the copies are legitimate only if their
+//    commits may be farther apart than the smallest window in force between
+//    them: second.answered - first.received > W_lo (or W_lo == 0). Sound
+//    because storage queues the second only when the first is out of the
+//    window at the probe (distance > W(probe) >= W_lo) or its sidecar row was
+//    purged, which needs age > max(W(purge), ...) >= W_lo. Copies whose
+//    commit no client saw answered (crashed deliveries) are not judged.
+// 4. A layer-2 follower names a recorded leader: every PushEvent follower
+//    record names a delivery that carried that key in that partition, and a
+//    frame of its segment that a recorded delivery of the same key produced.
+//    (The record's identity only; the follower's answer is rule 2's.)
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <set>
+#include <string>
+#include <tuple>
+#include <variant>
+
+#include "properties/checks.h"
+#include "properties/failure_sink.h"
+#include "properties/step_index.h"
+
+namespace qdt::properties {
+namespace {
+
+using PartitionKey = std::pair<std::string, std::string>;
+using Key = std::tuple<std::string, std::string, std::string>;  // queue, partition, txn
+
+struct Answer {
+  const history::RequestRecord* request = nullptr;
+  size_t item = 0;
+  const std::string& id() const { return request->responses[item].message_id; }
+};
+
+struct Pass {
+  int64_t now_ms = 0;
+  int64_t retention_seconds = 0;
+  int64_t completed_retention_seconds = 0;
+};
+
+class ClientView {
+ public:
+  ClientView(const history::History& h, FailureSink& sink) : h_(h), sink_(sink), timed_(h.recorded_request_times) {}
+
+  void run() {
+    collect();
+    for (const auto& [id, answer] : queued_) check_readable(answer);
+    for (const Answer& d : duplicates_) check_duplicate(d);
+    for (const history::FinalRead& read : h_.final_reads) check_read_twice(read);
+    check_followers();
+  }
+
+ private:
+  void collect() {
+    for (const history::RequestRecord& r : h_.requests) {
+      if (!r.delivered || r.rejected) continue;
+      if (r.lost_in_crash || r.responses.size() != r.items.size()) {
+        for (const history::ItemRecord& item : r.items) {
+          unseen_.insert({item.queue, item.partition, item.transaction_id});
+        }
+        continue;
+      }
+      for (size_t i = 0; i < r.items.size(); ++i) {
+        const std::string& status = r.responses[i].status;
+        if (status == "queued") queued_.emplace(r.responses[i].message_id, Answer{&r, i});
+        if (status == "duplicate") duplicates_.push_back(Answer{&r, i});
+      }
+    }
+    std::map<std::string, history::ConfigureEvent> options;
+    for (const history::Event& event : h_.events) {
+      if (const auto* c = std::get_if<history::ConfigureEvent>(&event)) {
+        options[c->queue] = *c;
+        windows_[c->queue].emplace_back(c->now_ms, c->window_seconds);
+      } else if (const auto* pass = std::get_if<history::RetentionEvent>(&event); pass && !pass->failed) {
+        auto o = options.find(pass->queue);
+        const history::ConfigureEvent c = o == options.end() ? history::ConfigureEvent{} : o->second;
+        passes_[{pass->queue, pass->partition}].push_back(
+            Pass{pass->now_ms, c.retention_seconds, c.completed_retention_seconds});
+      } else if (const auto* del = std::get_if<history::DeleteSegmentEvent>(&event)) {
+        deletes_[{del->queue, del->partition}].push_back(del->now_ms);
+      } else if (const auto* fetch = std::get_if<history::FetchEvent>(&event); fetch && fetch->failed) {
+        fetch_faults_.insert({fetch->queue, fetch->partition});
+      } else if (const auto* ack = std::get_if<history::AckEvent>(&event); ack && ack->acked && !ack->failed) {
+        acked_at_.try_emplace(ack->message_id, ack->now_ms);
+      } else if (const auto* read = std::get_if<history::ReadEvent>(&event); read && !read->failed) {
+        for (const history::ReadMessage& m : read->messages) {
+          read_ids_.insert({m.message_id, read->queue, read->partition, m.transaction_id});
+        }
+      }
+    }
+    for (const history::FinalRead& read : h_.final_reads) {
+      for (const history::ReadMessage& m : read.messages) {
+        read_ids_.insert({m.message_id, read.queue, read.partition, m.transaction_id});
+        final_.emplace(std::make_pair(std::make_pair(read.queue, read.partition), m.message_id), &m);
+      }
+    }
+  }
+
+  // The smallest (or largest) window in force at some instant of [from, to]:
+  // the one in force before `from` and every one configured within. A
+  // configure at the very instant of a push may have committed on either side
+  // of it, so both count (the bound only gets more lenient).
+  int64_t window_bound(const std::string& queue, int64_t from, int64_t to, bool smallest) const {
+    int64_t before = 3600;
+    int64_t out = -1;
+    auto take = [&](int64_t w) { out = out < 0 ? w : smallest ? std::min(out, w) : std::max(out, w); };
+    if (auto it = windows_.find(queue); it != windows_.end()) {
+      for (const auto& [now_ms, window] : it->second) {
+        if (now_ms < from) before = window;
+        if (now_ms >= from && now_ms <= to) take(window);
+      }
+    }
+    take(before);
+    return out;
+  }
+
+  const history::ReadMessage* in_final_read(const std::string& queue, const std::string& partition,
+                                            const std::string& id) const {
+    auto it = final_.find({{queue, partition}, id});
+    return it == final_.end() ? nullptr : it->second;
+  }
+
+  bool may_be_gone(const Answer& a) const {
+    const history::ItemRecord& item = a.request->items[a.item];
+    const int64_t received = a.request->received_at_ms;
+    if (auto it = deletes_.find({item.queue, item.partition}); it != deletes_.end()) {
+      if (!timed_ || std::any_of(it->second.begin(), it->second.end(), [&](int64_t t) { return t >= received; })) {
+        return true;
+      }
+    }
+    auto it = passes_.find({item.queue, item.partition});
+    if (it == passes_.end()) return false;
+    auto acked = acked_at_.find(a.id());
+    for (const Pass& p : it->second) {
+      if (p.retention_seconds > 0 && (!timed_ || received < p.now_ms - p.retention_seconds * 1000)) return true;
+      if (p.completed_retention_seconds > 0 && acked != acked_at_.end() && acked->second <= p.now_ms &&
+          (!timed_ || received < p.now_ms - p.completed_retention_seconds * 1000)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  void check_readable(const Answer& a) {
+    const history::ItemRecord& item = a.request->items[a.item];
+    const std::string label = partition_label(item.queue, item.partition);
+    const std::string at = "item " + std::to_string(a.item) + " (txn " + item.transaction_id + ") of request " +
+                           std::to_string(a.request->request) + " was answered queued with id " + a.id();
+    const history::ReadMessage* m = in_final_read(item.queue, item.partition, a.id());
+    if (m != nullptr) {
+      if (m->transaction_id != item.transaction_id) {
+        sink_.add(a.request->step, label,
+                  at + ", but the final read holds that id at offset " + std::to_string(m->offset) + " with txn " +
+                      m->transaction_id);
+      }
+      return;
+    }
+    if (may_be_gone(a)) return;
+    sink_.add(a.request->step, label,
+              at + ", but the final read of " + label +
+                  " does not hold it, and no retention pass or delete_segment fault the model replays could have "
+                  "removed its segment");
+  }
+
+  // A queued answer of the duplicate's key that may be its original.
+  bool may_be_original(const Answer& q, const Answer& d) const {
+    if (!timed_) return true;
+    const history::ItemRecord& item = d.request->items[d.item];
+    if (q.request->received_at_ms > d.request->answered_at_ms) return false;  // committed after the probe
+    const int64_t w_max = window_bound(item.queue, d.request->received_at_ms, d.request->answered_at_ms, false);
+    return q.request->answered_at_ms >= d.request->received_at_ms - w_max * 1000;
+  }
+
+  void check_duplicate(const Answer& d) {
+    const history::ItemRecord& item = d.request->items[d.item];
+    const Key key{item.queue, item.partition, item.transaction_id};
+    const std::string label = partition_label(item.queue, item.partition);
+    const std::string& id = d.id();
+    const bool unseen = unseen_.contains(key);
+    const std::string at = "item " + std::to_string(d.item) + " (txn " + item.transaction_id + ") answered duplicate";
+    if (id != history::kZeroUuid) {
+      auto it = queued_.find(id);
+      if (it != queued_.end()) {
+        const history::ItemRecord& original = it->second.request->items[it->second.item];
+        if (std::tie(original.queue, original.partition, original.transaction_id) == key &&
+            may_be_original(it->second, d)) {
+          return;
+        }
+        sink_.add(d.request->step, label,
+                  at + " with id " + id + ", answered queued to step " + it->second.request->step + " for txn " +
+                      original.transaction_id + " in " + partition_label(original.queue, original.partition) +
+                      ": not an original of this key that committed before the probe inside the window");
+        return;
+      }
+      // An id no client was answered: only a read of the key, or a commit no
+      // client saw answered, can vouch for it.
+      if (unseen || read_ids_.contains({id, item.queue, item.partition, item.transaction_id})) return;
+      sink_.add(d.request->step, label,
+                at + " with id " + id + ", which no producer was answered queued and no read shows");
+      return;
+    }
+    // The zero id: an original must exist whose segment may be unreadable.
+    if (unseen || fetch_faults_.contains({item.queue, item.partition})) {
+      if (unseen || has_original(d, key, false)) return;
+    } else if (has_original(d, key, true)) {
+      return;
+    }
+    sink_.add(d.request->step, label,
+              at + " with the zero id, but no original of the key can explain it: " +
+                  (has_original(d, key, false) ? "every possible original is still readable in the final read"
+                                               : "the key was never answered queued nor read (a lost write)"));
+  }
+
+  bool has_original(const Answer& d, const Key& key, bool unreadable_only) const {
+    for (const auto& [id, q] : queued_) {
+      const history::ItemRecord& original = q.request->items[q.item];
+      if (std::tie(original.queue, original.partition, original.transaction_id) != key) continue;
+      if (!may_be_original(q, d)) continue;
+      if (!unreadable_only || in_final_read(original.queue, original.partition, id) == nullptr) return true;
+    }
+    return false;
+  }
+
+  void check_read_twice(const history::FinalRead& read) {
+    std::map<std::string, const history::ReadMessage*> last;  // txn -> previous copy (offset order)
+    std::vector<const history::ReadMessage*> ordered;
+    for (const history::ReadMessage& m : read.messages) ordered.push_back(&m);
+    std::sort(ordered.begin(), ordered.end(), [](auto* a, auto* b) { return a->offset < b->offset; });
+    const std::string label = partition_label(read.queue, read.partition);
+    for (const history::ReadMessage* m : ordered) {
+      auto [it, first] = last.try_emplace(m->transaction_id, m);
+      if (first) continue;
+      const history::ReadMessage* earlier = it->second;
+      it->second = m;
+      auto q1 = queued_.find(earlier->message_id);
+      auto q2 = queued_.find(m->message_id);
+      if (!timed_ || q1 == queued_.end() || q2 == queued_.end()) continue;  // commit time unseen: not judged
+      const int64_t from = q1->second.request->received_at_ms;
+      const int64_t to = q2->second.request->answered_at_ms;
+      const int64_t w_lo = window_bound(read.queue, from, to, true);
+      if (w_lo == 0 || to - from > w_lo * 1000) continue;
+      sink_.add(q2->second.request->step, label,
+                "txn " + m->transaction_id + " is readable twice: offset " + std::to_string(earlier->offset) + " (id " +
+                    earlier->message_id + ", step " + q1->second.request->step + ") and offset " +
+                    std::to_string(m->offset) + " (id " + m->message_id + ", step " + q2->second.request->step +
+                    "), committed at most " + std::to_string(to - from) + " ms apart, inside the smallest window " +
+                    std::to_string(w_lo) + " s in force between them");
+    }
+  }
+
+  void check_followers() {
+    const StepIndex steps(h_);
+    auto carries = [](const history::RequestRecord* r, const std::string& q, const std::string& p,
+                      const std::string& txn) {
+      return r != nullptr && std::any_of(r->items.begin(), r->items.end(), [&](const history::ItemRecord& i) {
+               return i.queue == q && i.partition == p && i.transaction_id == txn;
+             });
+    };
+    for (size_t e = 0; e < h_.events.size(); ++e) {
+      const auto* push = std::get_if<history::PushEvent>(&h_.events[e]);
+      if (push == nullptr) continue;
+      const std::string label = partition_label(push->queue, push->partition);
+      for (const history::FollowerRecord& f : push->followers) {
+        const std::string at = "event " + std::to_string(e) + ": follower record of request " +
+                               std::to_string(f.request) + " (txn " + f.transaction_id + ")";
+        if (!carries(steps.find(f.request), push->queue, push->partition, f.transaction_id)) {
+          sink_.add(steps.step_of(f.request), label, at + " names no recorded delivery carrying that key");
+          continue;
+        }
+        const bool leader_known = f.frame < push->frames.size() &&
+                                  carries(steps.find(push->frames[f.frame].origin_request), push->queue,
+                                          push->partition, f.transaction_id);
+        if (!leader_known) {
+          sink_.add(steps.step_of(f.request), label,
+                    at + " names frame " + std::to_string(f.frame) +
+                        ", which no recorded delivery of that key produced");
+        }
+      }
+    }
+  }
+
+  const history::History& h_;
+  FailureSink& sink_;
+  const bool timed_;
+  std::map<std::string, Answer> queued_;  // id -> its queued answer
+  std::vector<Answer> duplicates_;
+  std::set<Key> unseen_;  // keys of deliveries whose commit no client saw answered
+  std::map<std::string, std::vector<std::pair<int64_t, int64_t>>> windows_;  // queue -> (now, window) in order
+  std::map<PartitionKey, std::vector<Pass>> passes_;
+  std::map<PartitionKey, std::vector<int64_t>> deletes_;
+  std::set<PartitionKey> fetch_faults_;
+  std::map<std::string, int64_t> acked_at_;  // id -> first ack that resolved it
+  std::set<std::tuple<std::string, std::string, std::string, std::string>> read_ids_;  // id, queue, partition, txn
+  std::map<std::pair<PartitionKey, std::string>, const history::ReadMessage*> final_;
+};
+
+}  // namespace
+
+std::vector<Failure> check_client_visible(const history::History& history) {
+  FailureSink sink("client-visible");
+  if (history.recorded_final_reads) ClientView(history, sink).run();
+  return sink.take();
+}
+
+}  // namespace qdt::properties

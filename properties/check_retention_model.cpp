@@ -1,0 +1,120 @@
+// retention-model (SPEC 5, 2.8): segments are deleted, and sidecar rows
+// purged, exactly when the model's retention rules say, in steps of at most
+// `purge_batch` rows; nothing is deleted early, nothing due is left behind.
+//
+// The model decides (model::Partition::retention_due / purge_due) from the
+// queue options in force, each segment's created_at and the acks that
+// resolved an offset; storage's RetentionEvents and PurgeEvents are only
+// compared with that decision. After each comparison the model follows
+// storage (ModelFollower), so one wrong pass is reported once.
+// - a retention pass deletes exactly the model's due set at its now_ms;
+// - a purge step removes exactly the first `batch` rows older than the
+//   model's floor in offset order, never more than `batch`, reports
+//   `more == (rows == batch)`, and leaves txns_start at the first offset
+//   still in the sidecar;
+// - a failed pass or step deletes nothing.
+#include <string>
+#include <variant>
+
+#include "properties/checks.h"
+#include "properties/failure_sink.h"
+#include "properties/model_follower.h"
+#include "properties/retention_judge.h"
+
+namespace qdt::properties {
+namespace {
+
+std::string options_text(const model::QueueOptions& o) {
+  return "retentionSeconds " + std::to_string(o.retention_seconds) + ", completedRetentionSeconds " +
+         std::to_string(o.completed_retention_seconds);
+}
+
+// Why the model keeps a span storage deleted.
+std::string why_kept(const model::Partition* partition, const model::QueueOptions& o, int64_t now_ms,
+                     const history::SidecarRowRecord& span) {
+  if (partition == nullptr || span.base_offset < 0 || span.end_offset > partition->last_offset()) {
+    return "the model never stored it";
+  }
+  for (const model::Segment& s : partition->segments()) {
+    if (s.base_offset != span.base_offset) continue;
+    if (!s.present) return "it was already deleted";
+    if (s.end_offset != span.end_offset) return "the segment there spans [" + std::to_string(s.base_offset) + ", " +
+                                                std::to_string(s.end_offset) + "]";
+    const int64_t age_ms = now_ms - s.created_at_ms;
+    std::string out = "created at " + std::to_string(s.created_at_ms) + " ms, " + std::to_string(age_ms) +
+                      " ms old; " + options_text(o);
+    if (o.completed_retention_seconds > 0 && !partition->fully_acked(s)) out += "; not fully acknowledged";
+    return out;
+  }
+  return "no segment starts at offset " + std::to_string(span.base_offset);
+}
+
+void check_pass(const history::RetentionEvent& pass, size_t e, const ModelFollower& follower, FailureSink& sink) {
+  const model::Partition* partition = follower.find(pass.queue, pass.partition);
+  const model::QueueOptions options = follower.model().options(pass.queue);
+  const RetentionJudgement j = judge_retention(partition, options, pass);
+  const std::string label = partition_label(pass.queue, pass.partition);
+  const std::string at = "retention event " + std::to_string(e) + " at " + std::to_string(pass.now_ms) + " ms";
+  for (const history::SidecarRowRecord& span : j.early) {
+    sink.add("", label,
+             at + (pass.failed ? " failed but" : "") + " deleted segment [" + std::to_string(span.base_offset) + ", " +
+                 std::to_string(span.end_offset) + "] early: " +
+                 (pass.failed ? "a failed pass deletes nothing" : why_kept(partition, options, pass.now_ms, span)));
+  }
+  for (const model::Segment& s : j.left_behind) {
+    sink.add("", label,
+             at + " left segment [" + std::to_string(s.base_offset) + ", " + std::to_string(s.end_offset) +
+                 "] created at " + std::to_string(s.created_at_ms) + " ms behind; it is due (" +
+                 options_text(options) + (partition->fully_acked(s) ? ", fully acknowledged" : "") + ")");
+  }
+}
+
+void check_step(const history::PurgeEvent& purge, size_t e, const ModelFollower& follower, FailureSink& sink) {
+  const int64_t floor = follower.model().sidecar_floor_seconds(purge.queue);
+  const PurgeJudgement j = judge_purge(follower.find(purge.queue, purge.partition), floor, purge);
+  const std::string label = partition_label(purge.queue, purge.partition);
+  const std::string at = "purge event " + std::to_string(e) + " at " + std::to_string(purge.now_ms) + " ms (floor " +
+                         std::to_string(floor) + " s, batch " + std::to_string(purge.batch) + ")";
+  if (!j.extra.empty()) {
+    sink.add("", label,
+             at + (purge.failed ? " failed but removed rows " : " removed rows the model keeps in this step: ") +
+                 show_spans(j.extra));
+  }
+  if (!j.missing.empty()) {
+    sink.add("", label, at + " left rows the model removes in this step: " + show_spans(j.missing));
+  }
+  if (j.over_batch) {
+    sink.add("", label, at + " removed " + std::to_string(purge.rows.size()) + " rows, more than its batch");
+  }
+  if (j.more_wrong && !purge.failed) {
+    sink.add("", label,
+             at + " removed " + std::to_string(purge.rows.size()) + " rows and reported more=" +
+                 (purge.more ? "true" : "false") + "; more must say whether a full batch was removed");
+  }
+}
+
+}  // namespace
+
+std::vector<Failure> check_retention_model(const history::History& history) {
+  FailureSink sink("retention-model");
+  ModelFollower follower;
+  for (size_t e = 0; e < history.events.size(); ++e) {
+    const history::Event& event = history.events[e];
+    if (const auto* pass = std::get_if<history::RetentionEvent>(&event)) check_pass(*pass, e, follower, sink);
+    if (const auto* purge = std::get_if<history::PurgeEvent>(&event)) check_step(*purge, e, follower, sink);
+    follower.apply(event);
+    if (const auto* purge = std::get_if<history::PurgeEvent>(&event); purge && !purge->failed) {
+      const model::Partition* p = follower.find(purge->queue, purge->partition);
+      const int64_t want = p ? p->txns_start() : 0;
+      if (purge->txns_start_after != want) {
+        sink.add("", partition_label(purge->queue, purge->partition),
+                 "purge event " + std::to_string(e) + " left txns_start at " +
+                     std::to_string(purge->txns_start_after) + ", the first offset still in the sidecar is " +
+                     std::to_string(want));
+      }
+    }
+  }
+  return sink.take();
+}
+
+}  // namespace qdt::properties

@@ -1,0 +1,50 @@
+// sidecar-floor (SPEC 5, 2.8): sidecar rows younger than max(window,
+// completedRetentionSeconds, 900) at the purge step's now are never purged.
+// Its own checker because it is the one retention rule that protects
+// deduplication and acks (a row purged inside the window lets a repeat be
+// written twice) and must hold even when the window is 0.
+//
+// The floor comes from the queue options the history configured, and a row's
+// age from the created_at its push committed with (the model's copy), never
+// from what the purge event says about itself.
+#include <algorithm>
+#include <string>
+#include <variant>
+
+#include "properties/checks.h"
+#include "properties/failure_sink.h"
+#include "properties/model_follower.h"
+
+namespace qdt::properties {
+
+std::vector<Failure> check_sidecar_floor(const history::History& history) {
+  FailureSink sink("sidecar-floor");
+  ModelFollower follower;
+  for (size_t e = 0; e < history.events.size(); ++e) {
+    const history::Event& event = history.events[e];
+    if (const auto* purge = std::get_if<history::PurgeEvent>(&event); purge && !purge->failed) {
+      const model::QueueOptions o = follower.model().options(purge->queue);
+      const int64_t floor = std::max({o.window_seconds, o.completed_retention_seconds, model::kSidecarFloorSeconds});
+      const int64_t cutoff_ms = purge->now_ms - floor * 1000;
+      const model::Partition* partition = follower.find(purge->queue, purge->partition);
+      for (const history::SidecarRowRecord& row : purge->rows) {
+        int64_t created_at_ms = row.created_at_ms;  // only when the model never stored the row
+        if (partition != nullptr && row.base_offset >= 0 && row.base_offset <= partition->last_offset()) {
+          created_at_ms = partition->messages()[static_cast<size_t>(row.base_offset)].created_at_ms;
+        }
+        if (created_at_ms < cutoff_ms) continue;
+        sink.add("", partition_label(purge->queue, purge->partition),
+                 "purge event " + std::to_string(e) + " at " + std::to_string(purge->now_ms) + " ms removed row [" +
+                     std::to_string(row.base_offset) + ", " + std::to_string(row.end_offset) + "] created at " +
+                     std::to_string(created_at_ms) + " ms (" + std::to_string(purge->now_ms - created_at_ms) +
+                     " ms old), younger than the floor max(window " + std::to_string(o.window_seconds) +
+                     " s, completedRetentionSeconds " + std::to_string(o.completed_retention_seconds) + " s, 900 s) = " +
+                     std::to_string(floor) + " s (step's own floor " + std::to_string(purge->floor_seconds) + " s)");
+      }
+    }
+    follower.apply(event);
+  }
+  return sink.take();
+}
+
+}  // namespace qdt::properties
