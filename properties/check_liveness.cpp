@@ -25,11 +25,13 @@ std::string label_of(const history::RequestRecord& r) {
 }
 
 void check_outcomes(const history::History& history, FailureSink& sink) {
-  // push id -> its first delivered, valid record (which says how many items the push has)
+  // push id -> its first answered record (which says how many items the push
+  // has); a delivery lost on the way or in a crash carries no items.
+  auto answered = [](const history::RequestRecord& r) { return r.delivered && !r.lost_in_crash; };
   std::map<uint64_t, const history::RequestRecord*> pushes;
   for (const history::RequestRecord& r : history.requests) {
     auto [it, inserted] = pushes.try_emplace(r.push_id, &r);
-    if (!inserted && !it->second->delivered && r.delivered) it->second = &r;
+    if (!inserted && !answered(*it->second) && answered(r)) it->second = &r;
   }
   std::map<uint64_t, const history::PushOutcomeRecord*> outcomes;
   for (const history::PushOutcomeRecord& o : history.outcomes) {
@@ -51,7 +53,7 @@ void check_outcomes(const history::History& history, FailureSink& sink) {
       continue;
     }
     if (o.rejected) continue;
-    if (r->delivered && !r->rejected && o.statuses.size() != r->items.size()) {
+    if (answered(*r) && !r->rejected && o.statuses.size() != r->items.size()) {
       sink.add(r->step, label_of(*r),
                at + " has " + std::to_string(r->items.size()) + " items but " + std::to_string(o.statuses.size()) +
                    " final statuses");

@@ -71,6 +71,21 @@ TEST(Liveness, DeliveredRequestWithoutResponsesFails) {
   EXPECT_TRUE(check(b.history()).empty()) << show(check(b.history()));
 }
 
+// A first attempt lost in a broker crash carries no items; the retry that was
+// answered says how many the push has (found by replaying crash-after-commit).
+TEST(Liveness, AttemptLostInACrashDoesNotDecideTheItemCount) {
+  HistoryBuilder b = retried();
+  history::RequestRecord lost = request(b.history(), "p2");
+  lost.request = 9999;
+  lost.items.clear();
+  lost.responses.clear();
+  lost.lost_in_crash = true;
+  b.history().requests.insert(b.history().requests.begin(), lost);
+  EXPECT_TRUE(check(b.history()).empty()) << show(check(b.history()));
+  b.history().outcomes[1].statuses.clear();  // still caught when the outcome really lacks the item
+  EXPECT_TRUE(has_failure(check(b.history()), kName, "p2", "q/p"));
+}
+
 TEST(Liveness, TransactionOpenAtTheEndFails) {
   HistoryBuilder b = retried();
   b.history().open_transactions_at_end = {"retention"};

@@ -1,5 +1,6 @@
 #include "sim/network.h"
 
+#include "impl/push_request.h"
 #include "sim/storage_link.h"
 
 namespace qdt::sim {
@@ -41,12 +42,22 @@ void Network::deliver(impl::Broker& broker, const nlohmann::json& request, const
       .field("b", broker.id())
       .end();
   impl::PushResponse response;
+  // Storage-clock bounds of every commit this delivery can make (client-visible).
+  record.received_at_ms = kEpochUnixMs + clock_.now_ms();
   try {
     response = broker.push(request, request_id);
+    record.answered_at_ms = kEpochUnixMs + clock_.now_ms();
   } catch (const impl::BrokerLost&) {
+    record.answered_at_ms = kEpochUnixMs + clock_.now_ms();
     // The broker died with this request in flight: it answers nothing.
     stats_.crashed++;
     record.lost_in_crash = true;
+    // The items it carried, as the broker would have seen them: a follower
+    // record may name this request, and checkers must find its keys.
+    const auto validated = impl::validate_push_request(request);
+    if (const auto* items = std::get_if<std::vector<impl::PushItem>>(&validated)) {
+      for (const impl::PushItem& item : *items) record.items.push_back({item.queue, item.partition, item.transaction_id});
+    }
     history_.requests.push_back(std::move(record));
     return;
   }

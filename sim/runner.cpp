@@ -395,6 +395,7 @@ RunOutcome run_scenario(const Scenario& scenario, const RunOptions& options) {
   world.run([&] { runner.script(); });
   world.finish_history();
   world.history().recorded_outcomes = true;
+  world.history().recorded_request_times = true;
 
   json failures = json::array();
   check_expectations(scenario, runner.outcomes(), world.history(), world, failures);

@@ -89,7 +89,11 @@ impl::PushResult StorageLink::push(const impl::SegmentPush& segment) {
   impl::PushResult result;
   const std::optional<impl::StorageError> failure = attempt([&] { result = storage.push(segment); });
   // A call that never held the lock (it failed before, or a variant answered
-  // from a read transaction) wrote nothing through this connection.
+  // from a read transaction) wrote nothing through this connection; another
+  // connection may hold the lock now, so read nothing more: what the read
+  // snapshot saw is the state at this point of the commit order (no commit
+  // can land while a read transaction is open, nor since it ended).
+  if (!gate.locked_in_call() && !failure) before.last_offset = result.last_offset_before;
   const history::PartitionFingerprint after =
       gate.locked_in_call() ? fingerprint(storage.partition_rows(segment.queue, segment.partition)) : before;
   record_push(side_, gate, segment, failure ? nullptr : &result, before, after);
