@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <vector>
+
 namespace qdt::impl {
 namespace {
 
@@ -22,8 +24,10 @@ struct DirectStorage : StoragePort {
   Storage storage;
   int fail_next = 0;
   int pushes = 0;
+  std::vector<int64_t> windows_assumed;  // per segment push
   PushResult push(const SegmentPush& segment) override {
     ++pushes;
+    windows_assumed.push_back(segment.window_seconds_assumed);
     if (fail_next > 0) {
       --fail_next;
       throw StorageError("injected");
@@ -119,6 +123,20 @@ TEST_F(BrokerFixture, IdsAreTimeOrderedV7FromTheBrokerClock) {
   EXPECT_EQ(a.items[0].message_id[14], '7');
   EXPECT_EQ(a.items[0].status, ItemStatus::queued);  // no transactionId: never deduplicates
   EXPECT_EQ(b.items[0].status, ItemStatus::queued);
+}
+
+// Issue finding 7: a crash loses what the broker learnt, the window storage
+// reported included: the first flush after a restart claims no window, so
+// storage ignores any watermark until it has told the window again.
+TEST_F(BrokerFixture, CrashForgetsTheLearntWindow) {
+  push(R"([{"queue":"q","transactionId":"a","data":1}])");
+  push(R"([{"queue":"q","transactionId":"b","data":1}])");
+  ASSERT_EQ(storage.windows_assumed, (std::vector<int64_t>{-1, kDefaultWindowSeconds}));
+  broker.crash();
+  EXPECT_EQ(broker.cache().stats().partitions, 0u);
+  push(R"([{"queue":"q","transactionId":"c","data":1}])");
+  push(R"([{"queue":"q","transactionId":"d","data":1}])");
+  EXPECT_EQ(storage.windows_assumed, (std::vector<int64_t>{-1, kDefaultWindowSeconds, -1, kDefaultWindowSeconds}));
 }
 
 TEST_F(BrokerFixture, EmptyRequestAnswersEmpty) {

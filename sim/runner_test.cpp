@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <set>
 
 namespace qdt::sim {
@@ -119,6 +120,68 @@ TEST(Runner, FusionFusesConcurrentRequestsAndChangesNoVerdict) {
   EXPECT_EQ(plain.result["metrics"]["segments"].get<int>(), 3);
   EXPECT_EQ(fused.result["metrics"]["queued"], 3);
   EXPECT_EQ(fused.result["metrics"]["duplicates"], 3);
+}
+
+// Issue finding 5: a file-backed database lives in a fresh per-run folder, so
+// replaying the same scenario twice gives the same verdicts and trace hash.
+TEST(Runner, FileBackedStorageStartsFreshEveryRun) {
+  std::string text = kBasic;
+  text.replace(text.find(R"("seed": 1,)"), 10, R"("seed": 1, "world": {"storage": {"path": "qdt-runner-test.sqlite"}},)");
+  const RunOutcome first = run_scenario(load(text), {});
+  const RunOutcome second = run_scenario(load(text), {});
+  EXPECT_TRUE(first.passed) << first.result["failures"].dump(2);
+  EXPECT_TRUE(second.passed) << second.result["failures"].dump(2);
+  EXPECT_EQ(first.result["trace_hash"], second.result["trace_hash"]);
+  EXPECT_NE(first.result["trace_hash"], run_scenario(load(kBasic), {}).result["trace_hash"]);  // the world says "file"
+  EXPECT_FALSE(std::ifstream("qdt-runner-test.sqlite").good()) << "nothing is written beside the caller";
+}
+
+// Issue finding 7: a crash loses every request waiting in a fusion lane, not
+// only the one whose flush is out at storage; the restarted broker serves a
+// new request on the same partition.
+TEST(Runner, CrashLosesTheRequestsWaitingInAFusionLane) {
+  std::string children;
+  for (int i = 0; i < 4; ++i) {
+    children += R"({"id": "c)" + std::to_string(i) + R"(", "op": "push", "retry": {"timeout_ms": 100},
+                   "items": [{"queue": "q", "transactionId": "k)" + std::to_string(i) + R"(", "data": {}}]},)";
+  }
+  const RunOutcome out = run_scenario(load(R"({"seed": 3,
+      "world": {"network": {"latency_ms": [0, 0]}, "storage": {"latency_ms": [5, 5]}},
+      "steps": [{"op": "parallel", "steps": [)" + children + R"(
+                  {"op": "sequence", "steps": [{"op": "advance", "ms": 3}, {"op": "crash_broker", "broker": 0}]}]},
+                {"id": "after", "op": "push", "items": [{"queue": "q", "transactionId": "k9", "data": {}}]}],
+      "expect": {"c0": [{"status": "timeout"}], "c1": [{"status": "timeout"}], "c2": [{"status": "timeout"}],
+                 "c3": [{"status": "timeout"}], "after": [{"status": "queued"}], "stored": {"q/Default": 1}}})"),
+                                      {});
+  EXPECT_TRUE(out.passed) << out.result["failures"].dump(2);
+  int lost = 0;
+  for (const auto& r : out.history.requests) lost += r.lost_in_crash ? 1 : 0;
+  EXPECT_EQ(lost, 4);
+}
+
+// Issue finding 3: faults enter SQLite inside the transaction, for every kind
+// of transaction, and each surfaces the way SPEC says.
+TEST(Runner, StorageFaultsHitEveryKindOfTransaction) {
+  const RunOutcome out = run_scenario(load(R"({"seed": 2, "steps": [
+      {"id": "p1", "op": "push", "items": [{"queue": "q", "transactionId": "k", "data": 1}]},
+      {"op": "storage_fail", "count": 1, "target": "fetch"},
+      {"id": "p2", "op": "push", "items": [{"queue": "q", "transactionId": "k", "data": 1}]},
+      {"op": "storage_fail", "count": 1, "target": "ack", "after_statements": 2, "code": "full"},
+      {"id": "a1", "op": "ack", "queue": "q", "transactionId": "k"},
+      {"id": "a2", "op": "ack", "queue": "q", "transactionId": "k"},
+      {"op": "storage_fail", "count": 1, "target": "read", "after_statements": 1},
+      {"id": "r1", "op": "read", "queue": "q"},
+      {"op": "storage_fail", "count": 1, "target": "push", "after_statements": 4},
+      {"id": "p3", "op": "push", "items": [{"queue": "q", "transactionId": "fresh", "data": 1}]},
+      {"id": "r2", "op": "read", "queue": "q"}],
+    "expect": {"p1": [{"status": "queued"}], "p2": [{"status": "duplicate", "message_id": "zero"}],
+               "a1": {"status": "error"}, "a2": {"status": "acked"},
+               "r2": {"transactionIds": ["k"]}, "stored": {"q/Default": 1}}})"),
+                                      {});
+  EXPECT_TRUE(out.passed) << out.result["failures"].dump(2);
+  EXPECT_EQ(out.result["steps"]["r1"]["response"]["status"], "error");
+  EXPECT_EQ(out.result["steps"]["p3"]["response"][0]["status"], "error");
+  EXPECT_EQ(out.result["metrics"]["storage_faults_injected"], 4);
 }
 
 }  // namespace

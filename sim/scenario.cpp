@@ -467,13 +467,14 @@ class Loader {
           break;
         case Op::ack:
           if (!value.is_object()) {
-            r_.fail(p, "an ack expectation is {\"status\": \"acked\"|\"unresolvable\"}");
+            r_.fail(p, "an ack expectation is {\"status\": \"acked\"|\"unresolvable\"|\"error\"}");
             break;
           }
           r_.only(value, p, {"status"});
           x.ack_status = r_.string(value, p, "status", true);
-          if (x.ack_status && *x.ack_status != "acked" && *x.ack_status != "unresolvable") {
-            r_.fail(p + "/status", "expected \"acked\" or \"unresolvable\"");
+          // "error": an injected storage fault failed the ack (storage_fail target "ack").
+          if (x.ack_status && *x.ack_status != "acked" && *x.ack_status != "unresolvable" && *x.ack_status != "error") {
+            r_.fail(p + "/status", "expected \"acked\", \"unresolvable\" or \"error\"");
           }
           break;
         case Op::read:
