@@ -119,14 +119,9 @@ class Runner {
       }
       case Op::ack: {
         impl::AckResult r;
-        std::string error;
-        try {
-          r = world_.admin().ack(step.id, *step.queue, step.partition, step.transaction_id, step.consumer_group);
-        } catch (const impl::StorageError& e) {
-          error = e.what();
-        }
-        if (!error.empty()) {
-          out_.responses[step.id] = {{"status", "error"}, {"error", error}};
+        if (failed_in_storage(step, [&] {
+              r = world_.admin().ack(step.id, *step.queue, step.partition, step.transaction_id, step.consumer_group);
+            })) {
           break;
         }
         json response = {{"status", r.acked ? "acked" : "unresolvable"}};
@@ -140,14 +135,9 @@ class Runner {
       case Op::read: {
         json messages = json::array();
         std::vector<impl::StoredMessage> read;
-        std::string error;
-        try {
-          read = world_.admin().read(step.id, *step.queue, step.partition, step.from, step.limit);
-        } catch (const impl::StorageError& e) {
-          error = e.what();
-        }
-        if (!error.empty()) {
-          out_.responses[step.id] = {{"status", "error"}, {"error", error}};
+        if (failed_in_storage(step, [&] {
+              read = world_.admin().read(step.id, *step.queue, step.partition, step.from, step.limit);
+            })) {
           break;
         }
         for (const auto& m : read) {
@@ -165,6 +155,21 @@ class Runner {
   const StepOutcomes& outcomes() const { return out_; }
 
  private:
+  // Runs a script step's storage call; when a fault failed it, the step
+  // answers {"status": "error"} and this returns true.
+  template <typename Call>
+  bool failed_in_storage(const Step& step, Call&& call) {
+    std::string error;
+    try {
+      call();
+    } catch (const impl::StorageError& e) {
+      error = e.what();
+    }
+    if (error.empty()) return false;
+    out_.responses[step.id] = {{"status", "error"}, {"error", error}};
+    return true;
+  }
+
   const Scenario& scenario_;
   World& world_;
   StepOutcomes out_;
