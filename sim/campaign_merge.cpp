@@ -17,7 +17,8 @@ using json = nlohmann::json;
 void add_metrics(json& totals, const json& metrics) {
   static const char* kSummed[] = {"requests", "items", "queued", "duplicates", "zero_id_duplicates", "errors",
                                   "timeouts", "retries", "storage_pushes", "probes_run", "probes_skipped",
-                                  "sidecar_rows_scanned", "fused_segments"};
+                                  "sidecar_rows_scanned", "fused_segments", "storage_statements",
+                                  "storage_busy_waits", "storage_faults_injected", "storage_push_failures"};
   for (const char* key : kSummed) totals[key] = totals.value(key, int64_t{0}) + metrics.value(key, int64_t{0});
   static const char* kCache[] = {"answers", "vouched", "hits", "hydrations_full", "hydrations_span",
                                  "evictions", "suppressed_partitions", "rebuilds"};
@@ -95,6 +96,10 @@ int report_campaign(const std::vector<json>& parts, const CampaignOptions& a, co
               << " answers, " << totals.value("cache_hydrations_full", 0) << " full + "
               << totals.value("cache_hydrations_span", 0) << " span hydrations, " << totals.value("cache_evictions", 0)
               << " evictions, " << totals.value("cache_suppressed_partitions", 0) << " suppressed\n";
+    std::cout << "  storage: " << totals.value("storage_statements", 0) << " statements, "
+              << totals.value("storage_busy_waits", 0) << " waits for a lock (SQLITE_BUSY), "
+              << totals.value("storage_faults_injected", 0) << " faults injected, "
+              << totals.value("storage_push_failures", 0) << " failed push transactions\n";
   }
   return failed == 0 ? kExitOk : kExitFailed;
 }
