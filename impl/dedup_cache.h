@@ -47,6 +47,7 @@
 
 #include "impl/hash.h"
 #include "impl/storage_types.h"
+#include "impl/variant.h"
 
 namespace qdt::impl {
 
@@ -56,6 +57,8 @@ struct CacheConfig {
   // A partition that alone exceeds the budget answers -1 for this many of its
   // own flushes before it is tried again.
   int64_t decline_cooldown_flushes = 64;
+  // Design variants that change the cache (SPEC 7) take effect at construction.
+  Variant variant = Variant::none;
 };
 
 // What the cache needs from storage to hydrate; supplied by the broker. One

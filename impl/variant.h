@@ -19,10 +19,23 @@ enum class Variant {
   watermark_off_by_one,   // the cache vouches one offset further than it knows
   probe_outside_lock,     // storage probes in one transaction and allocates in a later one
   stamp_before_lock,      // storage reads `now` before it takes the write lock
+  bloom_filter,           // storage matches hashes through a small Bloom filter instead of exactly
+  no_expire_before_verify,  // the cache answers without expiring first
+  plain_set,              // the cache's hash set is not refcounted
+  stale_window,           // the cache ignores a window change
+  trust_local_hit,        // a cache hit answers duplicate without asking storage
+  span_hydration,         // after an eviction or a gap the cache fetches only the missing span
+  shipped_expiry,         // the cache expires by the broker's clock, hydrating by storage time + 5 s
+  shipped_meta_ttl,       // the broker learns window changes through a 30 s TTL; storage has no window guard
+  no_window_guard,        // storage applies any watermark whatever window it was computed with
+  sidecar_with_segment,   // retention deletes a segment's sidecar row together with the segment
 };
 
 std::optional<Variant> parse_variant(const std::string& name);
 std::string variant_name(Variant variant);
 std::vector<std::string> variant_names();  // every variant but none
+// One line: what the variant changes and where (qdt mutants --list).
+std::string variant_description(Variant variant);
+std::vector<Variant> all_variants();  // every variant but none, in catalogue order
 
 }  // namespace qdt::impl
