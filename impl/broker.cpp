@@ -228,6 +228,23 @@ void Broker::flush_round(const std::vector<Batch*>& round) {
   }
 }
 
+void Broker::set_variant(Variant variant) {
+  variant_ = variant;
+  learn_window_ = variant == Variant::shipped_meta_ttl ? &Broker::learn_window_by_ttl : &Broker::learn_window_now;
+}
+
+void Broker::learn_window_now(const std::pair<std::string, std::string>& key, int64_t window_seconds) {
+  known_window_[key] = {window_seconds, clock_.now_ms()};
+}
+
+void Broker::learn_window_by_ttl(const std::pair<std::string, std::string>& key, int64_t window_seconds) {
+  auto [it, inserted] = known_window_.try_emplace(key, KnownWindow{window_seconds, clock_.now_ms()});
+  // A cached entry is refreshed only once it is older than the TTL.
+  if (!inserted && clock_.now_ms() - it->second.learnt_at_ms >= kMetaTtlMs) {
+    it->second = {window_seconds, clock_.now_ms()};
+  }
+}
+
 void Broker::crash() {
   cache_.clear();
   known_window_.clear();
@@ -265,7 +282,7 @@ void Broker::push_partition(std::vector<PendingFrame>& group, std::vector<std::p
     }
     const auto key = std::make_pair(queue, partition);
     const auto known = known_window_.find(key);
-    segment.window_seconds_assumed = known == known_window_.end() ? -1 : known->second;
+    segment.window_seconds_assumed = known == known_window_.end() ? -1 : known->second.window_seconds;
     // The cache only narrows the probe; unknown window or any doubt: -1.
     segment.p_verified = segment.window_seconds_assumed > 0
                              ? cache_.watermark(queue, partition, hashes, clock_.now_ms(),
@@ -276,7 +293,7 @@ void Broker::push_partition(std::vector<PendingFrame>& group, std::vector<std::p
     try {
       stats_.segments_pushed++;
       result = storage_.push(segment);
-      known_window_[key] = result.window_seconds;
+      (this->*learn_window_)(key, result.window_seconds);
       if (result.queued) {
         cache_.record_queued(queue, partition, result.base_offset,
                              result.base_offset + static_cast<int64_t>(hashes.size()) - 1, result.created_at_ms,

@@ -68,7 +68,8 @@ class Broker : private HydrationSource {
 
   uint32_t id() const { return id_; }
   // Design variants that change the broker (SPEC 7); Variant::none by default.
-  void set_variant(Variant variant) { variant_ = variant; }
+  // Called once, right after construction; picks the policies it implies.
+  void set_variant(Variant variant);
   // The switch that turns fusion off (one segment per request per partition).
   void set_fusion(bool enabled) { fusion_ = enabled; }
 
@@ -114,7 +115,19 @@ class Broker : private HydrationSource {
   DedupCache cache_;
   // The window storage last reported per partition: the cache computes its
   // watermark with it, and storage ignores the watermark if it has widened.
-  std::map<std::pair<std::string, std::string>, int64_t> known_window_;
+  struct KnownWindow {
+    int64_t window_seconds = -1;
+    int64_t learnt_at_ms = 0;  // broker clock
+  };
+  std::map<std::pair<std::string, std::string>, KnownWindow> known_window_;
+  // How a window storage reported is learnt: at once (the reference), or
+  // through a metadata cache that is refreshed only every kMetaTtlMs
+  // (variant shipped-meta-ttl, as Queen's shipped broker does).
+  static constexpr int64_t kMetaTtlMs = 30'000;
+  using LearnWindow = void (Broker::*)(const std::pair<std::string, std::string>& key, int64_t window_seconds);
+  void learn_window_now(const std::pair<std::string, std::string>& key, int64_t window_seconds);
+  void learn_window_by_ttl(const std::pair<std::string, std::string>& key, int64_t window_seconds);
+  LearnWindow learn_window_ = &Broker::learn_window_now;
 };
 
 }  // namespace qdt::impl

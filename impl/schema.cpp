@@ -114,6 +114,38 @@ void qdt_match(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
   }
 }
 
+// The bloom-filter variant's matcher: a 16-bit filter per sidecar row, two
+// bits per hash; false positives answer the row's first position.
+uint32_t bloom_bits(const uint8_t* hash) { return (1u << (hash[15] % 16)) | (1u << (hash[14] % 16)); }
+
+void qdt_match_bloom(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
+  assert(argc == 2);
+  auto* counter = static_cast<ProbeCounter*>(sqlite3_user_data(ctx));
+  counter->rows++;
+  const auto* row = static_cast<const uint8_t*>(sqlite3_value_blob(argv[0]));
+  const int row_bytes = sqlite3_value_bytes(argv[0]);
+  const auto* in = static_cast<const uint8_t*>(sqlite3_value_blob(argv[1]));
+  const int in_bytes = sqlite3_value_bytes(argv[1]);
+  if (row_bytes % 16 != 0 || in_bytes % 16 != 0) {
+    sqlite3_result_error(ctx, "qdt_match: not a whole number of hashes", -1);
+    return;
+  }
+  uint32_t filter = 0;
+  for (int pos = 0; pos < row_bytes / 16; ++pos) filter |= bloom_bits(row + 16 * pos);
+  std::string out;
+  for (int i = 0; i < in_bytes / 16; ++i) {
+    const uint32_t bits = bloom_bits(in + 16 * i);
+    if ((filter & bits) != bits) continue;
+    put_u32(out, static_cast<uint32_t>(i));
+    put_u32(out, 0);
+  }
+  if (out.empty()) {
+    sqlite3_result_null(ctx);
+  } else {
+    sqlite3_result_blob(ctx, out.data(), static_cast<int>(out.size()), SQLITE_TRANSIENT);
+  }
+}
+
 }  // namespace
 
 uint32_t match_u32(const char* p) {
@@ -124,9 +156,10 @@ uint32_t match_u32(const char* p) {
 
 void create_schema(Database& db) { db.exec(kSchema); }
 
-void register_match_function(Database& db, ProbeCounter& counter) {
+void register_match_function(Database& db, ProbeCounter& counter, MatchKind kind) {
   if (sqlite3_create_function_v2(db.handle(), "qdt_match", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC, &counter,
-                                 qdt_match, nullptr, nullptr, nullptr) != SQLITE_OK) {
+                                 kind == MatchKind::bloom ? qdt_match_bloom : qdt_match, nullptr, nullptr,
+                                 nullptr) != SQLITE_OK) {
     db.fail("registering qdt_match");
   }
 }

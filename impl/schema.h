@@ -26,7 +26,11 @@ struct ProbeCounter {
 // NULL when no incoming hash occurs in the sidecar row; otherwise a blob of
 // u32 pairs (incoming frame index, position in the row), one pair per matched
 // incoming index, for its first position.
-void register_match_function(Database& db, ProbeCounter& counter);
+// kind bloom (variant bloom-filter): membership through a 16-bit Bloom filter
+// of the row's hashes (two bits per hash); a match names the row's first
+// position, since a filter cannot say which frame matched.
+enum class MatchKind { exact, bloom };
+void register_match_function(Database& db, ProbeCounter& counter, MatchKind kind = MatchKind::exact);
 
 // Little-endian u32 of a qdt_match result pair.
 uint32_t match_u32(const char* p);

@@ -32,7 +32,9 @@ Storage::Storage(StorageClock& clock, StorageOptions options)
 void Storage::init() {
   assert(options_.purge_batch >= 1);
   create_schema(conn_.db());
-  register_match_function(conn_.db(), counter_);
+  // Variant bloom-filter swaps the exact matcher for a small Bloom filter.
+  register_match_function(conn_.db(), counter_,
+                          options_.variant == Variant::bloom_filter ? MatchKind::bloom : MatchKind::exact);
   st_ = std::make_unique<Statements>(conn_.handle());
   // Policies are chosen once, where a designer would make the change (SPEC 7).
   switch (options_.variant) {
@@ -43,6 +45,10 @@ void Storage::init() {
   probe_statement_ = options_.variant == Variant::queue_scope ? &st_->probe_queue : &st_->probe;
   probe_enabled_ = options_.variant != Variant::skip_probe;
   floor_policy_ = options_.variant == Variant::purge_below_floor ? window_only_floor_seconds : sidecar_floor_seconds;
+  const bool unguarded = options_.variant == Variant::no_window_guard || options_.variant == Variant::shipped_meta_ttl;
+  watermark_policy_ = unguarded ? unguarded_watermark : guarded_watermark;
+  retire_policy_ = options_.variant == Variant::sidecar_with_segment ? &Storage::retire_segment_and_sidecar
+                                                                     : &Storage::retire_segment;
 }
 
 Storage::~Storage() = default;

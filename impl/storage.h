@@ -112,6 +112,8 @@ class Storage {
   };
   using PushPolicy = PushResult (Storage::*)(const SegmentPush&);
   using FloorPolicy = int64_t (*)(const QueueOptions&);
+  using WatermarkPolicy = bool (*)(const SegmentPush&, int64_t window_seconds);
+  using RetirePolicy = void (Storage::*)(int64_t partition_id, int64_t end_offset);
 
   void init();
   // `gated`: a statement of the open transaction; else an inspection read.
@@ -132,6 +134,12 @@ class Storage {
   PushResult push_under_lock(const SegmentPush& segment);
   PushResult push_stamped_before_lock(const SegmentPush& segment);
   PushResult push_probe_outside_lock(const SegmentPush& segment);
+  static bool guarded_watermark(const SegmentPush& segment, int64_t window_seconds);
+  static bool unguarded_watermark(const SegmentPush& segment, int64_t window_seconds);
+  // Retention's deletion of one expired segment (SPEC 2.8): the segment only,
+  // or (variant sidecar-with-segment) its sidecar row too.
+  void retire_segment(int64_t partition_id, int64_t end_offset);
+  void retire_segment_and_sidecar(int64_t partition_id, int64_t end_offset);
   // The body shared by the policies: inside `tx`, which holds the write lock.
   PushResult push_locked(Txn& tx, const SegmentPush& segment, int64_t now_ms);
   void write_segment(const PartitionRow& row, const SegmentPush& segment, const std::string& hashes,
@@ -146,6 +154,8 @@ class Storage {
   Statement* probe_statement_ = nullptr;  // the partition's own probe, or the queue-wide one
   bool probe_enabled_ = true;
   FloorPolicy floor_policy_ = nullptr;
+  WatermarkPolicy watermark_policy_ = nullptr;
+  RetirePolicy retire_policy_ = &Storage::retire_segment;
 };
 
 }  // namespace qdt::impl

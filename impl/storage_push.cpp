@@ -15,13 +15,17 @@ std::string pack_hashes(const std::vector<Frame>& frames) {
   return out;
 }
 
-// A watermark is only used when it was computed with at least the window in
-// force: a widened window reaches rows the cache never vouched for.
-bool watermark_usable(const SegmentPush& segment, int64_t window_seconds) {
+}  // namespace
+
+// The window guard (SPEC 2.11): a watermark is only used when it was computed
+// with at least the window in force: a widened window reaches rows the cache
+// never vouched for.
+bool Storage::guarded_watermark(const SegmentPush& segment, int64_t window_seconds) {
   return segment.window_seconds_assumed >= 0 && window_seconds <= segment.window_seconds_assumed;
 }
 
-}  // namespace
+// Variants no-window-guard and shipped-meta-ttl: any watermark is used.
+bool Storage::unguarded_watermark(const SegmentPush& segment, int64_t window_seconds) { return true; }
 
 PushResult Storage::push(const SegmentPush& segment) {
   assert(!segment.frames.empty());
@@ -89,7 +93,7 @@ PushResult Storage::push_probe_outside_lock(const SegmentPush& segment) {
     if (row) {
       result.window_seconds = row->options.dedup_window_seconds;
       result.last_offset_before = row->last_offset;
-      const int64_t from = std::max(watermark_usable(segment, result.window_seconds) ? segment.p_verified
+      const int64_t from = std::max(watermark_policy_(segment, result.window_seconds) ? segment.p_verified
                                                                                       : int64_t{-1},
                                     row->txns_start - 1);
       if (result.window_seconds > 0 && row->last_offset > from) {
@@ -153,7 +157,7 @@ PushResult Storage::push_locked(Txn& tx, const SegmentPush& segment, int64_t now
   const int64_t since_ms = now_ms - result.window_seconds * 1000;  // inclusive (SPEC 2.7)
 
   if (result.window_seconds > 0 && probe_enabled_) {
-    const bool watermark_used = segment.p_verified >= 0 && watermark_usable(segment, result.window_seconds);
+    const bool watermark_used = segment.p_verified >= 0 && watermark_policy_(segment, result.window_seconds);
     if (options_.checked_mode && watermark_used && row.last_offset > row.txns_start - 1) {
       // The authority's answer without the watermark, same snapshot, same instant.
       result.checked = true;

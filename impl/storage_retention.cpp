@@ -45,12 +45,21 @@ RetentionDelete Storage::delete_expired_segments(const std::string& queue, const
       result.deleted.push_back({s.column_int(0), s.column_int(1), s.column_int(2)});
     }
     s.reset();
-    for (const SegmentSpan& span : result.deleted) {
-      conn_.run(st_->delete_segment_row.reset().bind(1, row->partition_id).bind(2, span.end_offset));
-    }
+    for (const SegmentSpan& span : result.deleted) (this->*retire_policy_)(row->partition_id, span.end_offset);
   }
   tx.commit();
   return result;
+}
+
+void Storage::retire_segment(int64_t partition_id, int64_t end_offset) {
+  // The sidecar row stays: it outlives its segment (SPEC 2.8), so a repeat is
+  // still a duplicate (with the zero id) while the row is inside the window.
+  conn_.run(st_->delete_segment_row.reset().bind(1, partition_id).bind(2, end_offset));
+}
+
+void Storage::retire_segment_and_sidecar(int64_t partition_id, int64_t end_offset) {
+  conn_.run(st_->delete_segment_row.reset().bind(1, partition_id).bind(2, end_offset));
+  conn_.run(st_->delete_sidecar_row.reset().bind(1, partition_id).bind(2, end_offset));
 }
 
 PurgeStep Storage::purge_step(const std::string& queue, const std::string& partition) {

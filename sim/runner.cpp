@@ -394,7 +394,8 @@ RunOutcome run_scenario(const Scenario& scenario, const RunOptions& options) {
   WorldConfig config = scenario.world;
   config.seed = scenario.seed;
   if (options.cache_enabled) config.cache.enabled = *options.cache_enabled;
-  config.variant = options.variant;
+  // The command line's --variant wins over the scenario's world.variant.
+  if (options.variant != impl::Variant::none) config.variant = options.variant;
   World world(config, options.keep_trace_text);
   Runner runner(scenario, world);
   world.run([&] { runner.script(); });
@@ -420,7 +421,7 @@ RunOutcome run_scenario(const Scenario& scenario, const RunOptions& options) {
   outcome.result = {{"scenario", scenario.name},
                     {"file", scenario.file},
                     {"seed", scenario.seed},
-                    {"variant", impl::variant_name(options.variant)},
+                    {"variant", impl::variant_name(config.variant)},
                     {"passed", outcome.passed},
                     {"trace_hash", world.trace().hash_hex()},
                     {"steps", std::move(steps)},

@@ -122,6 +122,20 @@ TEST(Runner, FusionFusesConcurrentRequestsAndChangesNoVerdict) {
   EXPECT_EQ(fused.result["metrics"]["duplicates"], 3);
 }
 
+// A scenario may name the design variant it runs against (world.variant);
+// --variant (RunOptions::variant) overrides it.
+TEST(Runner, WorldVariantRunsTheScenarioAgainstThatVariant) {
+  std::string text = kBasic;
+  text.replace(text.find(R"("seed": 1,)"), 10, R"("seed": 1, "world": {"variant": "skip-probe"},)");
+  const RunOutcome broken = run_scenario(load(text), {});
+  EXPECT_FALSE(broken.passed);
+  EXPECT_EQ(broken.result["variant"], "skip-probe");
+  EXPECT_EQ(broken.result["steps"]["p2"]["response"][0]["status"], "queued");
+  const RunOutcome other = run_scenario(load(text), {.variant = impl::Variant::fresh_id_on_duplicate});
+  EXPECT_EQ(other.result["variant"], "fresh-id-on-duplicate");
+  EXPECT_EQ(other.result["steps"]["p2"]["response"][0]["status"], "duplicate");
+}
+
 // Issue finding 5: a file-backed database lives in a fresh per-run folder, so
 // replaying the same scenario twice gives the same verdicts and trace hash.
 TEST(Runner, FileBackedStorageStartsFreshEveryRun) {

@@ -205,7 +205,15 @@ class Loader {
 
   void world(const json& w, Scenario& s) {
     if (!w.is_object()) return r_.fail("/world", "expected an object");
-    r_.only(w, "/world", {"brokers", "fusion", "cache", "network", "storage"});
+    r_.only(w, "/world", {"brokers", "fusion", "cache", "network", "storage", "variant"});
+    if (auto v = r_.string(w, "/world", "variant", false)) {
+      // A design variant (SPEC 7) the scenario runs against; --variant overrides it.
+      if (auto variant = impl::parse_variant(*v)) {
+        s.world.variant = *variant;
+      } else {
+        r_.fail("/world/variant", "unknown variant \"" + *v + "\" (qdt mutants --list names them)");
+      }
+    }
     if (auto v = r_.boolean(w, "/world", "fusion")) s.world.fusion = *v;
     if (auto v = r_.integer(w, "/world", "brokers", 1, kMaxBrokers)) s.world.brokers = static_cast<uint32_t>(*v);
     if (auto it = w.find("cache"); it != w.end()) {

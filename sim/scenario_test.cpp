@@ -206,5 +206,14 @@ TEST(ScenarioLoader, ShippedScenariosAllLoad) {
   EXPECT_GE(loaded, 20);
 }
 
+// The schema names the same variants as the code (world.variant), in order.
+TEST(ScenarioSchema, VariantEnumMatchesTheCatalogue) {
+  const nlohmann::json schema = nlohmann::json::parse(scenario_schema_text());
+  const auto& names = schema["definitions"]["world"]["properties"]["variant"]["enum"];
+  std::vector<std::string> want = {"none"};
+  for (const std::string& n : impl::variant_names()) want.push_back(n);
+  EXPECT_EQ(names.get<std::vector<std::string>>(), want);
+}
+
 }  // namespace
 }  // namespace qdt::sim

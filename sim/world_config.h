@@ -75,7 +75,7 @@ struct WorldConfig {
   CacheConfig cache;
   NetworkConfig network;
   StorageConfig storage;
-  impl::Variant variant = impl::Variant::none;  // SPEC 7; never from a scenario file
+  impl::Variant variant = impl::Variant::none;  // SPEC 7: world.variant, or --variant
 };
 
 }  // namespace qdt::sim
