@@ -1,0 +1,38 @@
+#include "sim/mutant_arguments.h"
+
+#include <set>
+
+namespace qdt::sim {
+
+namespace {
+
+// One line per variant argued harmless:
+//   {impl::Variant::NAME, "why surviving breaks nothing (SPEC reference)", "the test that checks it"},
+// Empty until someone can justify an entry: a survivor is a hole by default.
+const HarmlessRegistry kHarmlessArguments = {
+};
+
+}  // namespace
+
+const HarmlessRegistry& harmless_arguments() { return kHarmlessArguments; }
+
+const HarmlessArgument* find_harmless_argument(const HarmlessRegistry& registry, impl::Variant variant) {
+  for (const HarmlessArgument& a : registry) {
+    if (a.variant == variant) return &a;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> registry_problems(const HarmlessRegistry& registry) {
+  std::vector<std::string> problems;
+  std::set<impl::Variant> seen;
+  for (const HarmlessArgument& a : registry) {
+    const std::string name = impl::variant_name(a.variant);
+    if (a.variant == impl::Variant::none) problems.push_back("an entry for none (the reference is not a variant)");
+    if (!seen.insert(a.variant).second) problems.push_back(name + ": argued twice");
+    if (a.argument.empty()) problems.push_back(name + ": no argument written");
+  }
+  return problems;
+}
+
+}  // namespace qdt::sim

@@ -1,0 +1,256 @@
+#include "sim/mutants.h"
+
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cassert>
+#include <filesystem>
+#include <iostream>
+#include <optional>
+
+#include "sim/campaign.h"
+#include "sim/exit_codes.h"
+#include "sim/failure_file.h"
+#include "sim/workload.h"
+
+namespace qdt::sim {
+
+using json = nlohmann::json;
+
+namespace {
+
+std::vector<std::string> profiles_of(const std::string& profile) {
+  if (profile == "all") return profile_names();
+  return {profile};
+}
+
+}  // namespace
+
+MutantResult run_mutant(const MutantsOptions& o, impl::Variant variant, const WallClock& wall,
+                        const std::string& progress_prefix) {
+  assert(variant != impl::Variant::none);
+  const std::vector<std::string> profiles = profiles_of(o.profile);
+  assert(!profiles.empty() && o.seeds > 0);
+  const std::string name = impl::variant_name(variant);
+  MutantResult r;
+  r.variant = variant;
+  r.seeds_total = o.seeds * profiles.size();
+  const double start = wall();
+  double last_progress = start;
+  // Interleaved: seed 1 of every profile, then seed 2, ...; the first failure in this order is the catch.
+  for (uint64_t i = 0; i < o.seeds && !r.caught; ++i) {
+    const uint64_t seed = o.first_seed + i;
+    for (const std::string& profile : profiles) {
+      SeedOutcome outcome = check_seed(seed, profile, variant);
+      ++r.seeds_run;
+      if (!outcome.passed) {
+        r.caught = true;
+        r.property = outcome.signature;
+        r.detail = outcome.result["failures"][0].value("detail", std::string());
+        r.profile = profile;
+        r.seed = seed;
+        if (!o.quiet) {
+          std::cerr << progress_prefix << name << ": caught by " << r.property << " at " << profile << " seed " << seed
+                    << " after " << r.seeds_run << " seeds; shrinking\n";
+        }
+        // Only the first failure is shrunk: it is the one the report names.
+        const FailureFile file =
+            write_failure_file(outcome, profile, variant, (std::filesystem::path(o.out_dir) / name).string());
+        r.file = file.path;
+        r.file_written = file.written;
+        r.steps = file.steps;
+        r.shrink_runs = file.shrink_runs;
+        r.replay = file.replay;
+        break;
+      }
+      if (!o.quiet && wall() - last_progress > 2.0) {
+        last_progress = wall();
+        const double rate = r.seeds_run / std::max(last_progress - start, 1e-9);
+        std::cerr << progress_prefix << name << ": " << r.seeds_run << "/" << r.seeds_total << " seeds, not caught, "
+                  << static_cast<int64_t>(rate) << " seeds/s, ~"
+                  << static_cast<int64_t>((r.seeds_total - r.seeds_run) / std::max(rate, 1e-9)) << " s left\n";
+      }
+    }
+  }
+  assert(r.seeds_run <= r.seeds_total);
+  assert(r.caught || r.seeds_run == r.seeds_total);
+  r.wall_s = wall() - start;
+  if (!o.quiet) {
+    std::cerr << progress_prefix << name << ": "
+              << (r.caught ? "caught, shrunk to " + std::to_string(r.steps) + " steps"
+                           : "survived " + std::to_string(r.seeds_run) + " seeds")
+              << " (" << static_cast<int64_t>(r.wall_s * 10) / 10.0 << " s)\n";
+  }
+  return r;
+}
+
+VariantSelection select_variants(const std::vector<std::string>& names) {
+  VariantSelection out;
+  std::vector<impl::Variant> named;
+  for (const std::string& name : names) {
+    const std::optional<impl::Variant> v = impl::parse_variant(name);
+    if (!v) {
+      out.error = "--variant: unknown variant '" + name + "' (qdt mutants --list names them)";
+      return out;
+    }
+    if (*v == impl::Variant::none) {
+      out.error = "--variant: 'none' is the reference implementation, not a variant";
+      return out;
+    }
+    named.push_back(*v);
+  }
+  for (impl::Variant v : impl::all_variants()) {
+    if (names.empty() || std::find(named.begin(), named.end(), v) != named.end()) out.variants.push_back(v);
+  }
+  return out;
+}
+
+namespace {
+
+std::string prefix(size_t index, size_t count) {
+  return "[" + std::to_string(index + 1) + "/" + std::to_string(count) + "] ";
+}
+
+// Every variant in its own forked process, at most `jobs` at a time, each
+// sending its result as JSON through a pipe. Pipes are drained as they fill
+// (poll), so a worker never blocks on a full pipe. nullopt (with a message
+// on stderr) when a pipe, a fork or a worker fails.
+std::optional<std::vector<MutantResult>> run_forked(const MutantsOptions& o, const std::vector<impl::Variant>& variants,
+                                                    const WallClock& wall) {
+  struct Worker {
+    pid_t pid;
+    int fd;
+    size_t index;
+    std::string text;
+  };
+  std::vector<std::optional<MutantResult>> results(variants.size());
+  std::vector<Worker> running;
+  size_t next = 0;
+  bool ok = true;
+  std::cout.flush();  // a child must not print the parent's buffered output again
+  while (next < variants.size() || !running.empty()) {
+    while (ok && next < variants.size() && running.size() < o.jobs) {
+      int fds[2];
+      if (pipe(fds) != 0) {
+        std::cerr << "error: pipe failed\n";
+        ok = false;
+        break;
+      }
+      const pid_t pid = fork();
+      if (pid < 0) {
+        std::cerr << "error: fork failed\n";
+        close(fds[0]);
+        close(fds[1]);
+        ok = false;
+        break;
+      }
+      if (pid == 0) {
+        close(fds[0]);
+        for (const Worker& w : running) close(w.fd);
+        const std::string text = result_json(run_mutant(o, variants[next], wall, prefix(next, variants.size()))).dump();
+        size_t off = 0;
+        while (off < text.size()) {
+          const ssize_t n = write(fds[1], text.data() + off, text.size() - off);
+          if (n <= 0) _exit(kExitBadInput);
+          off += static_cast<size_t>(n);
+        }
+        std::cout.flush();
+        _exit(0);
+      }
+      close(fds[1]);
+      running.push_back({pid, fds[0], next, {}});
+      ++next;
+    }
+    if (!ok) next = variants.size();  // start nothing more; collect the running ones
+    if (running.empty()) break;
+    std::vector<pollfd> polled;
+    for (const Worker& w : running) polled.push_back({w.fd, POLLIN, 0});
+    if (poll(polled.data(), polled.size(), -1) < 0) continue;  // EINTR: poll again
+    for (size_t i = running.size(); i-- > 0;) {
+      if (polled[i].revents == 0) continue;
+      Worker& w = running[i];
+      char buf[65536];
+      const ssize_t n = read(w.fd, buf, sizeof buf);
+      if (n > 0) {
+        w.text.append(buf, static_cast<size_t>(n));
+        continue;
+      }
+      close(w.fd);
+      int status = 0;
+      waitpid(w.pid, &status, 0);
+      const json doc = json::parse(w.text, nullptr, false);
+      if (doc.is_discarded() || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        std::cerr << "error: the worker for variant " << impl::variant_name(variants[w.index]) << " failed\n";
+        ok = false;
+      } else {
+        results[w.index] = result_from_json(doc);
+      }
+      running.erase(running.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+  }
+  if (!ok) return std::nullopt;
+  std::vector<MutantResult> out;
+  for (auto& r : results) {
+    assert(r.has_value());
+    out.push_back(std::move(*r));
+  }
+  return out;
+}
+
+}  // namespace
+
+int run_mutants(const MutantsOptions& o, const WallClock& wall) {
+  const HarmlessRegistry& registry = harmless_arguments();
+  const std::vector<std::string> problems = registry_problems(registry);
+  // mutants_test checks the registry; a malformed one is a defect of this build, not a verdict.
+  for (const std::string& p : problems) std::cerr << "error: harmless-argument registry: " << p << "\n";
+  if (!problems.empty()) return kExitBadInput;
+  if (o.list) {
+    std::cout << variant_list(registry, o.as_json);
+    return kExitOk;
+  }
+  const VariantSelection selection = select_variants(o.variants);
+  if (!selection.error.empty()) {
+    std::cerr << "error: " << selection.error << "\nnothing was run (exit 2)\n";
+    return kExitBadInput;
+  }
+  if (o.profile != "all" && !is_profile(o.profile)) {
+    std::cerr << "error: --profile: unknown profile '" << o.profile << "' (one of";
+    for (const std::string& p : profile_names()) std::cerr << " " << p;
+    std::cerr << ", or all)\nnothing was run (exit 2)\n";
+    return kExitBadInput;
+  }
+  if (o.seeds == 0 || o.jobs == 0) {
+    std::cerr << "error: --seeds and --jobs must be at least 1\nnothing was run (exit 2)\n";
+    return kExitBadInput;
+  }
+  const double start = wall();
+  std::vector<MutantResult> results;
+  if (o.jobs <= 1 || selection.variants.size() <= 1) {
+    for (size_t i = 0; i < selection.variants.size(); ++i) {
+      results.push_back(run_mutant(o, selection.variants[i], wall, prefix(i, selection.variants.size())));
+    }
+  } else {
+    std::optional<std::vector<MutantResult>> forked = run_forked(o, selection.variants, wall);
+    if (!forked) return kExitBadInput;
+    results = std::move(*forked);
+  }
+  const double wall_s = wall() - start;
+  if (o.as_json) {
+    const json settings = {{"profile", o.profile},
+                           {"profiles", profiles_of(o.profile)},
+                           {"seeds", o.seeds},
+                           {"first_seed", o.first_seed},
+                           {"out_dir", o.out_dir},
+                           {"wall_s", wall_s}};
+    std::cout << mutants_json(results, registry, settings).dump(2) << "\n";
+  } else {
+    std::cout << mutants_table(results, registry);
+  }
+  if (!o.quiet) std::cerr << results.size() << " variants in " << static_cast<int64_t>(wall_s * 10) / 10.0 << " s wall\n";
+  return mutants_exit_code(results, registry);
+}
+
+}  // namespace qdt::sim
