@@ -39,6 +39,20 @@ Broker::Broker(uint32_t id, BrokerClock& clock, RandomSource& random, StoragePor
 
 Broker::~Broker() = default;
 
+void Broker::set_variant(Variant variant) {
+  variant_ = variant;
+  settle_locally_ = variant == Variant::trust_local_hit ? &Broker::settle_held_hits : &Broker::settle_none;
+  CacheConfig config = cache_.config();
+  config.variant = variant;
+  cache_ = DedupCache(config);
+}
+
+void Broker::configure_cache(const CacheConfig& config) {
+  CacheConfig with_variant = config;
+  if (with_variant.variant == Variant::none) with_variant.variant = variant_;
+  cache_ = DedupCache(with_variant);
+}
+
 SidecarRead Broker::sidecar_rows(const std::string& queue, const std::string& partition, int64_t after_offset,
                                  int64_t since_ms) {
   return storage_.sidecar_rows(queue, partition, after_offset, since_ms);
@@ -272,6 +286,10 @@ void Broker::push_partition(std::vector<PendingFrame>& group, std::vector<std::p
                                                 segment.window_seconds_assumed, *this)
                              : -1;
     if (variant_ == Variant::watermark_off_by_one && segment.p_verified >= 0) segment.p_verified += 1;
+    if (segment.p_verified < 0) {
+      (this->*settle_locally_)(group, remaining, segment, hashes);
+      if (remaining.empty()) return;
+    }
     PushResult result;
     try {
       stats_.segments_pushed++;
@@ -316,6 +334,43 @@ void Broker::push_partition(std::vector<PendingFrame>& group, std::vector<std::p
     }
     remaining = std::move(survivors);
   }
+}
+
+void Broker::settle_held_hits(std::vector<PendingFrame>& group, std::vector<size_t>& remaining, SegmentPush& segment,
+                              std::vector<Hash128>& hashes) {
+  // The designer's shortcut: the cache holds the hash, so it is a duplicate.
+  // (The reference never does this: a held row may be out of storage's window.)
+  const std::string queue = segment.queue;
+  const std::string partition = segment.partition;
+  std::vector<size_t> survivors;
+  std::vector<int64_t> new_index(remaining.size(), -1);
+  SegmentPush rest;
+  rest.queue = queue;
+  rest.partition = partition;
+  rest.window_seconds_assumed = segment.window_seconds_assumed;
+  rest.p_verified = segment.p_verified;
+  std::vector<Hash128> rest_hashes;
+  for (size_t k = 0; k < remaining.size(); ++k) {
+    if (auto offset = cache_.held_offset(queue, partition, hashes[k])) {
+      PendingFrame& f = group[remaining[k]];
+      f.status = ItemStatus::duplicate;
+      f.message_id = resolve_original_id(queue, partition, *offset);
+      continue;
+    }
+    new_index[k] = static_cast<int64_t>(survivors.size());
+    survivors.push_back(remaining[k]);
+    rest.frames.push_back(std::move(segment.frames[k]));
+    rest_hashes.push_back(hashes[k]);
+  }
+  if (survivors.size() == remaining.size()) return;
+  // A follower of a frame settled here is not recorded with any push: its
+  // answer is the leader's, and the leader never reached storage.
+  for (const auto& [frame, request] : segment.followers) {
+    if (new_index[frame] >= 0) rest.followers.emplace_back(static_cast<uint32_t>(new_index[frame]), request);
+  }
+  remaining = std::move(survivors);
+  segment = std::move(rest);
+  hashes = std::move(rest_hashes);
 }
 
 std::string Broker::resolve_original_id(const std::string& queue, const std::string& partition, int64_t offset) {

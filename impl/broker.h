@@ -68,7 +68,8 @@ class Broker : private HydrationSource {
 
   uint32_t id() const { return id_; }
   // Design variants that change the broker (SPEC 7); Variant::none by default.
-  void set_variant(Variant variant) { variant_ = variant; }
+  // The cache takes the broker's variant too (configure_cache keeps it).
+  void set_variant(Variant variant);
   // The switch that turns fusion off (one segment per request per partition).
   void set_fusion(bool enabled) { fusion_ = enabled; }
 
@@ -80,7 +81,8 @@ class Broker : private HydrationSource {
 
   // The dedup cache (SPEC 2.11): its only output is the watermark sent with
   // each segment. A crash empties it.
-  void configure_cache(const CacheConfig& config) { cache_ = DedupCache(config); }
+  // A config naming no variant gets the broker's.
+  void configure_cache(const CacheConfig& config);
   DedupCache& cache() { return cache_; }
   const DedupCache& cache() const { return cache_; }
   const BrokerStats& stats() const { return stats_; }
@@ -96,6 +98,15 @@ class Broker : private HydrationSource {
   void push_partition(std::vector<PendingFrame>& frames,
                       std::vector<std::pair<uint32_t, uint64_t>> followers = {});
   std::string resolve_original_id(const std::string& queue, const std::string& partition, int64_t offset);
+  // Before a segment goes to storage with p_verified == -1: settles frames
+  // without storage, drops them from `remaining` and `segment` (followers
+  // re-indexed). The reference settles none; trust-local-hit settles every
+  // frame the cache holds as a duplicate of the offset it holds.
+  using SettleLocally = void (Broker::*)(std::vector<PendingFrame>& group, std::vector<size_t>& remaining,
+                                         SegmentPush& segment, std::vector<Hash128>& hashes);
+  void settle_none(std::vector<PendingFrame>&, std::vector<size_t>&, SegmentPush&, std::vector<Hash128>&) {}
+  void settle_held_hits(std::vector<PendingFrame>& group, std::vector<size_t>& remaining, SegmentPush& segment,
+                        std::vector<Hash128>& hashes);
 
   SidecarRead sidecar_rows(const std::string& queue, const std::string& partition, int64_t after_offset,
                            int64_t since_ms) override;
@@ -106,6 +117,7 @@ class Broker : private HydrationSource {
   StoragePort& storage_;
   BrokerStats stats_;
   Variant variant_ = Variant::none;
+  SettleLocally settle_locally_ = &Broker::settle_none;  // bound in set_variant
   WaitPort* wait_;
   bool fusion_ = true;
   // Shared with the fibers flushing them, so a crash can drop a lane while
