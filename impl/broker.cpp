@@ -342,6 +342,13 @@ void Broker::settle_held_hits(std::vector<PendingFrame>& group, std::vector<size
   // (The reference never does this: a held row may be out of storage's window.)
   const std::string queue = segment.queue;
   const std::string partition = segment.partition;
+  std::vector<std::optional<int64_t>> held(remaining.size());
+  bool any = false;
+  for (size_t k = 0; k < remaining.size(); ++k) {
+    held[k] = cache_.held_offset(queue, partition, hashes[k]);
+    any = any || held[k].has_value();
+  }
+  if (!any) return;  // the segment goes to storage untouched
   std::vector<size_t> survivors;
   std::vector<int64_t> new_index(remaining.size(), -1);
   SegmentPush rest;
@@ -351,10 +358,10 @@ void Broker::settle_held_hits(std::vector<PendingFrame>& group, std::vector<size
   rest.p_verified = segment.p_verified;
   std::vector<Hash128> rest_hashes;
   for (size_t k = 0; k < remaining.size(); ++k) {
-    if (auto offset = cache_.held_offset(queue, partition, hashes[k])) {
+    if (held[k]) {
       PendingFrame& f = group[remaining[k]];
       f.status = ItemStatus::duplicate;
-      f.message_id = resolve_original_id(queue, partition, *offset);
+      f.message_id = resolve_original_id(queue, partition, *held[k]);
       continue;
     }
     new_index[k] = static_cast<int64_t>(survivors.size());
@@ -362,7 +369,6 @@ void Broker::settle_held_hits(std::vector<PendingFrame>& group, std::vector<size
     rest.frames.push_back(std::move(segment.frames[k]));
     rest_hashes.push_back(hashes[k]);
   }
-  if (survivors.size() == remaining.size()) return;
   // A follower of a frame settled here is not recorded with any push: its
   // answer is the leader's, and the leader never reached storage.
   for (const auto& [frame, request] : segment.followers) {

@@ -186,6 +186,17 @@ TEST(BrokerVariant, TrustLocalHitAnswersDuplicateForAnOriginalOutOfTheWindow) {
   const auto mixed = var_world.push(R"([{"queue":"q","transactionId":"x","data":1},{"queue":"q","transactionId":"n","data":1}])");
   EXPECT_EQ(mixed.items[0].status, ItemStatus::duplicate);
   EXPECT_EQ(mixed.items[1].status, ItemStatus::queued);
+  // What went to storage is intact: every stored frame carries its own key.
+  for (One* w : {&ref_world, &var_world}) {
+    const int64_t stored = w->storage.storage.stored_messages("q", "Default");
+    for (int64_t offset = 0; offset < stored; ++offset) {
+      const auto segment = w->storage.storage.covering_segment("q", "Default", offset);
+      ASSERT_TRUE(segment.has_value());
+      const auto frame = frame_at(segment->frames, static_cast<size_t>(offset - segment->base_offset));
+      ASSERT_TRUE(frame.has_value());
+      EXPECT_FALSE(frame->transaction_id.empty()) << "offset " << offset;
+    }
+  }
 }
 
 TEST_F(BrokerFixture, EmptyRequestAnswersEmpty) {
