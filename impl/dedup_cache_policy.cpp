@@ -27,7 +27,9 @@ std::optional<int64_t> cutoff_by_storage_floor(int64_t now_ms, std::optional<int
   return std::min(now_ms, *floor_ms) - window_seconds * 1000;
 }
 
-// no-expire-before-verify: the answer step keeps whatever it holds.
+// no-expire-before-verify: the answer step keeps whatever it holds. Harmless:
+// expiry never moves verified_upto, so the held set is a superset of the
+// reference's and the answer is the same watermark or -1 (a full probe).
 std::optional<int64_t> cutoff_none(int64_t, std::optional<int64_t>, int64_t) { return std::nullopt; }
 
 // shipped-expiry: the broker's own clock, no slack.
