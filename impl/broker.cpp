@@ -39,6 +39,25 @@ Broker::Broker(uint32_t id, BrokerClock& clock, RandomSource& random, StoragePor
 
 Broker::~Broker() = default;
 
+void Broker::set_variant(Variant variant) {
+  // Every broker variant is a policy picked here, once (SPEC 7).
+  variant_ = variant;
+  settle_locally_ = variant == Variant::trust_local_hit ? &Broker::settle_held_hits : &Broker::settle_none;
+  learn_window_ = variant == Variant::shipped_meta_ttl ? &Broker::learn_window_by_ttl : &Broker::learn_window_now;
+  on_repeat_ = variant == Variant::last_wins ? &Broker::repeat_takes_over : &Broker::repeat_follows;
+  duplicate_id_ = variant == Variant::fresh_id_on_duplicate ? &Broker::fresh_duplicate_id : &Broker::resolve_original_id;
+  watermark_slack_ = variant == Variant::watermark_off_by_one ? 1 : 0;
+  CacheConfig config = cache_.config();
+  config.variant = variant;
+  cache_ = DedupCache(config);
+}
+
+void Broker::configure_cache(const CacheConfig& config) {
+  CacheConfig with_variant = config;
+  if (with_variant.variant == Variant::none) with_variant.variant = variant_;
+  cache_ = DedupCache(with_variant);
+}
+
 SidecarRead Broker::sidecar_rows(const std::string& queue, const std::string& partition, int64_t after_offset,
                                  int64_t since_ms) {
   return storage_.sidecar_rows(queue, partition, after_offset, since_ms);
@@ -95,12 +114,7 @@ PushResponse Broker::push(const nlohmann::json& request, uint64_t request_id) {
                                      std::string_view(item.transaction_id));
     if (keyed) {
       if (auto it = leader_frame.find(key); it != leader_frame.end()) {
-        if (variant_ == Variant::last_wins) {
-          // The later occurrence takes over the frame: its payload, its lead.
-          PendingFrame& f = frames[it->second];
-          f.frame.payload = item.data->dump();
-          f.leader_item = i;
-        }
+        (this->*on_repeat_)(frames[it->second], item, i);
         frame_of_item[i] = it->second;
         continue;
       }
@@ -228,11 +242,6 @@ void Broker::flush_round(const std::vector<Batch*>& round) {
   }
 }
 
-void Broker::set_variant(Variant variant) {
-  variant_ = variant;
-  learn_window_ = variant == Variant::shipped_meta_ttl ? &Broker::learn_window_by_ttl : &Broker::learn_window_now;
-}
-
 void Broker::learn_window_now(const std::pair<std::string, std::string>& key, int64_t window_seconds) {
   known_window_[key] = {window_seconds, clock_.now_ms()};
 }
@@ -288,7 +297,11 @@ void Broker::push_partition(std::vector<PendingFrame>& group, std::vector<std::p
                              ? cache_.watermark(queue, partition, hashes, clock_.now_ms(),
                                                 segment.window_seconds_assumed, *this)
                              : -1;
-    if (variant_ == Variant::watermark_off_by_one && segment.p_verified >= 0) segment.p_verified += 1;
+    if (segment.p_verified >= 0) segment.p_verified += watermark_slack_;
+    if (segment.p_verified < 0) {
+      (this->*settle_locally_)(group, remaining, segment, hashes);
+      if (remaining.empty()) return;
+    }
     PushResult result;
     try {
       stats_.segments_pushed++;
@@ -323,9 +336,7 @@ void Broker::push_partition(std::vector<PendingFrame>& group, std::vector<std::p
       settled[frame_index] = true;
       PendingFrame& f = group[remaining[frame_index]];
       f.status = ItemStatus::duplicate;
-      f.message_id = variant_ == Variant::fresh_id_on_duplicate
-                         ? to_string(make_uuid_v7(clock_.now_ms(), random_.next_u64(), random_.next_u64()))
-                         : resolve_original_id(queue, partition, offset);
+      f.message_id = (this->*duplicate_id_)(queue, partition, offset);
     }
     std::vector<size_t> survivors;
     for (size_t k = 0; k < remaining.size(); ++k) {
@@ -333,6 +344,63 @@ void Broker::push_partition(std::vector<PendingFrame>& group, std::vector<std::p
     }
     remaining = std::move(survivors);
   }
+}
+
+void Broker::settle_held_hits(std::vector<PendingFrame>& group, std::vector<size_t>& remaining, SegmentPush& segment,
+                              std::vector<Hash128>& hashes) {
+  // The designer's shortcut: the cache holds the hash, so it is a duplicate.
+  // (The reference never does this: a held row may be out of storage's window.)
+  const std::string queue = segment.queue;
+  const std::string partition = segment.partition;
+  std::vector<std::optional<int64_t>> held(remaining.size());
+  bool any = false;
+  for (size_t k = 0; k < remaining.size(); ++k) {
+    held[k] = cache_.held_offset(queue, partition, hashes[k]);
+    any = any || held[k].has_value();
+  }
+  if (!any) return;  // the segment goes to storage untouched
+  std::vector<size_t> survivors;
+  std::vector<int64_t> new_index(remaining.size(), -1);
+  SegmentPush rest;
+  rest.queue = queue;
+  rest.partition = partition;
+  rest.window_seconds_assumed = segment.window_seconds_assumed;
+  rest.p_verified = segment.p_verified;
+  std::vector<Hash128> rest_hashes;
+  for (size_t k = 0; k < remaining.size(); ++k) {
+    if (held[k]) {
+      PendingFrame& f = group[remaining[k]];
+      f.status = ItemStatus::duplicate;
+      f.message_id = resolve_original_id(queue, partition, *held[k]);
+      continue;
+    }
+    new_index[k] = static_cast<int64_t>(survivors.size());
+    survivors.push_back(remaining[k]);
+    rest.frames.push_back(std::move(segment.frames[k]));
+    rest_hashes.push_back(hashes[k]);
+  }
+  // A follower of a frame settled here is not recorded with any push: its
+  // answer is the leader's, and the leader never reached storage.
+  for (const auto& [frame, request] : segment.followers) {
+    if (new_index[frame] >= 0) rest.followers.emplace_back(static_cast<uint32_t>(new_index[frame]), request);
+  }
+  remaining = std::move(survivors);
+  segment = std::move(rest);
+  hashes = std::move(rest_hashes);
+}
+
+// First-wins (SPEC 2.5): a repeat inside the request follows the leader.
+void Broker::repeat_follows(PendingFrame& leader, const PushItem& item, size_t index) {}
+
+// Variant last-wins: the later occurrence takes over the frame: its payload, its lead.
+void Broker::repeat_takes_over(PendingFrame& leader, const PushItem& item, size_t index) {
+  leader.frame.payload = item.data->dump();
+  leader.leader_item = index;
+}
+
+// Variant fresh-id-on-duplicate: a duplicate answers a new id.
+std::string Broker::fresh_duplicate_id(const std::string& queue, const std::string& partition, int64_t offset) {
+  return to_string(make_uuid_v7(clock_.now_ms(), random_.next_u64(), random_.next_u64()));
 }
 
 std::string Broker::resolve_original_id(const std::string& queue, const std::string& partition, int64_t offset) {

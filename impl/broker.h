@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "impl/dedup_cache.h"
+#include "impl/push_request.h"
 #include "impl/ports.h"
 #include "impl/variant.h"
 
@@ -69,6 +70,7 @@ class Broker : private HydrationSource {
   uint32_t id() const { return id_; }
   // Design variants that change the broker (SPEC 7); Variant::none by default.
   // Called once, right after construction; picks the policies it implies.
+  // The cache takes the broker's variant too (configure_cache keeps it).
   void set_variant(Variant variant);
   // The switch that turns fusion off (one segment per request per partition).
   void set_fusion(bool enabled) { fusion_ = enabled; }
@@ -81,7 +83,8 @@ class Broker : private HydrationSource {
 
   // The dedup cache (SPEC 2.11): its only output is the watermark sent with
   // each segment. A crash empties it.
-  void configure_cache(const CacheConfig& config) { cache_ = DedupCache(config); }
+  // A config naming no variant gets the broker's.
+  void configure_cache(const CacheConfig& config);
   DedupCache& cache() { return cache_; }
   const DedupCache& cache() const { return cache_; }
   const BrokerStats& stats() const { return stats_; }
@@ -97,6 +100,15 @@ class Broker : private HydrationSource {
   void push_partition(std::vector<PendingFrame>& frames,
                       std::vector<std::pair<uint32_t, uint64_t>> followers = {});
   std::string resolve_original_id(const std::string& queue, const std::string& partition, int64_t offset);
+  // Before a segment goes to storage with p_verified == -1: settles frames
+  // without storage, drops them from `remaining` and `segment` (followers
+  // re-indexed). The reference settles none; trust-local-hit settles every
+  // frame the cache holds as a duplicate of the offset it holds.
+  using SettleLocally = void (Broker::*)(std::vector<PendingFrame>& group, std::vector<size_t>& remaining,
+                                         SegmentPush& segment, std::vector<Hash128>& hashes);
+  void settle_none(std::vector<PendingFrame>&, std::vector<size_t>&, SegmentPush&, std::vector<Hash128>&) {}
+  void settle_held_hits(std::vector<PendingFrame>& group, std::vector<size_t>& remaining, SegmentPush& segment,
+                        std::vector<Hash128>& hashes);
 
   SidecarRead sidecar_rows(const std::string& queue, const std::string& partition, int64_t after_offset,
                            int64_t since_ms) override;
@@ -107,6 +119,7 @@ class Broker : private HydrationSource {
   StoragePort& storage_;
   BrokerStats stats_;
   Variant variant_ = Variant::none;
+  SettleLocally settle_locally_ = &Broker::settle_none;  // bound in set_variant
   WaitPort* wait_;
   bool fusion_ = true;
   // Shared with the fibers flushing them, so a crash can drop a lane while
@@ -128,6 +141,15 @@ class Broker : private HydrationSource {
   void learn_window_now(const std::pair<std::string, std::string>& key, int64_t window_seconds);
   void learn_window_by_ttl(const std::pair<std::string, std::string>& key, int64_t window_seconds);
   LearnWindow learn_window_ = &Broker::learn_window_now;
+  // The other broker policies (SPEC 7), picked by set_variant().
+  using OnRepeat = void (Broker::*)(PendingFrame& leader, const PushItem& item, size_t index);
+  using DuplicateId = std::string (Broker::*)(const std::string& queue, const std::string& partition, int64_t offset);
+  void repeat_follows(PendingFrame& leader, const PushItem& item, size_t index);
+  void repeat_takes_over(PendingFrame& leader, const PushItem& item, size_t index);
+  std::string fresh_duplicate_id(const std::string& queue, const std::string& partition, int64_t offset);
+  OnRepeat on_repeat_ = &Broker::repeat_follows;
+  DuplicateId duplicate_id_ = &Broker::resolve_original_id;
+  int64_t watermark_slack_ = 0;  // watermark-off-by-one: 1
 };
 
 }  // namespace qdt::impl

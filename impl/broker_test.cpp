@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <tuple>
 #include <vector>
 
 namespace qdt::impl {
@@ -137,6 +138,65 @@ TEST_F(BrokerFixture, CrashForgetsTheLearntWindow) {
   push(R"([{"queue":"q","transactionId":"c","data":1}])");
   push(R"([{"queue":"q","transactionId":"d","data":1}])");
   EXPECT_EQ(storage.windows_assumed, (std::vector<int64_t>{-1, kDefaultWindowSeconds, -1, kDefaultWindowSeconds}));
+}
+
+// trust-local-hit (SPEC 7): a cache hit answers duplicate without asking
+// storage. The cache keeps rows until it has seen storage time move past them
+// (I3), so a key repeated after the window, with no push in between, is still
+// held: the reference asks storage (queued, the window has passed); the
+// variant answers a false duplicate with the expired original's id.
+TEST(BrokerVariant, TrustLocalHitAnswersDuplicateForAnOriginalOutOfTheWindow) {
+  // A port that serves hydration, so the cache warms.
+  struct Hydrating : DirectStorage {
+    using DirectStorage::DirectStorage;
+    SidecarRead sidecar_rows(const std::string& q, const std::string& p, int64_t after, int64_t since) override {
+      return storage.read_sidecar(q, p, after, since);
+    }
+  };
+  struct One {
+    FixedClock clock;
+    CountingRandom random;
+    Hydrating storage{clock};
+    Broker broker{0, clock, random, storage};
+    uint64_t next_request = 1;
+    PushResponse push(const char* json) { return broker.push(nlohmann::json::parse(json), next_request++); }
+  };
+  auto run = [](Variant variant, One& w) {
+    w.broker.set_variant(variant);
+    w.storage.storage.configure("q", nlohmann::json::parse(R"({"dedupWindowSeconds":60})"));
+    w.push(R"([{"queue":"q","transactionId":"x","data":1}])");  // learns the window
+    const auto original = w.push(R"([{"queue":"q","transactionId":"a","data":1}])");
+    EXPECT_EQ(original.items[0].status, ItemStatus::queued);
+    w.clock.now += 61'000;
+    const int pushes = w.storage.pushes;
+    const auto repeat = w.push(R"([{"queue":"q","transactionId":"a","data":1}])");
+    return std::make_tuple(original.items[0].message_id, repeat.items[0], w.storage.pushes - pushes);
+  };
+  One ref_world;
+  One var_world;
+  const auto [ref_original, ref_repeat, ref_pushes] = run(Variant::none, ref_world);
+  const auto [var_original, var_repeat, var_pushes] = run(Variant::trust_local_hit, var_world);
+  EXPECT_EQ(ref_repeat.status, ItemStatus::queued);  // storage: the window has passed
+  EXPECT_EQ(ref_pushes, 1);
+  EXPECT_EQ(var_repeat.status, ItemStatus::duplicate);  // the false duplicate
+  EXPECT_EQ(var_repeat.message_id, var_original);
+  EXPECT_EQ(var_pushes, 0);  // storage never asked
+  EXPECT_EQ(var_world.storage.storage.stored_messages("q", "Default"), 2);
+  // An in-request mix: the held key settles locally, the fresh one still goes to storage.
+  const auto mixed = var_world.push(R"([{"queue":"q","transactionId":"x","data":1},{"queue":"q","transactionId":"n","data":1}])");
+  EXPECT_EQ(mixed.items[0].status, ItemStatus::duplicate);
+  EXPECT_EQ(mixed.items[1].status, ItemStatus::queued);
+  // What went to storage is intact: every stored frame carries its own key.
+  for (One* w : {&ref_world, &var_world}) {
+    const int64_t stored = w->storage.storage.stored_messages("q", "Default");
+    for (int64_t offset = 0; offset < stored; ++offset) {
+      const auto segment = w->storage.storage.covering_segment("q", "Default", offset);
+      ASSERT_TRUE(segment.has_value());
+      const auto frame = frame_at(segment->frames, static_cast<size_t>(offset - segment->base_offset));
+      ASSERT_TRUE(frame.has_value());
+      EXPECT_FALSE(frame->transaction_id.empty()) << "offset " << offset;
+    }
+  }
 }
 
 TEST_F(BrokerFixture, EmptyRequestAnswersEmpty) {

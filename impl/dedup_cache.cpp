@@ -3,21 +3,11 @@
 #include "impl/storage_types.h"
 
 #include <algorithm>
-#include <cstring>
-#include <limits>
+#include <cassert>
 
 namespace qdt::impl {
 
-size_t DedupCache::HashHasher::operator()(const Hash128& h) const noexcept {
-  // The key is already a uniform 128-bit hash: fold it.
-  uint64_t hi = 0;
-  uint64_t lo = 0;
-  std::memcpy(&hi, h.bytes.data(), 8);
-  std::memcpy(&lo, h.bytes.data() + 8, 8);
-  return static_cast<size_t>(hi ^ (lo * 0x9e3779b97f4a7c15ULL));
-}
-
-DedupCache::DedupCache(CacheConfig config) : config_(config) {}
+DedupCache::DedupCache(CacheConfig config) : config_(config), policy_(cache_policy(config.variant)) {}
 
 void DedupCache::observe_storage_time(int64_t created_at_ms) {
   if (!storage_floor_ms_ || created_at_ms > *storage_floor_ms_) storage_floor_ms_ = created_at_ms;
@@ -37,26 +27,22 @@ void DedupCache::reset_data(Partition& p) {
 }
 
 void DedupCache::add_row(Partition& p, int64_t base, Row row) {
-  for (const Hash128& h : row.hashes) ++p.set[h];
+  for (const Hash128& h : row.hashes) policy_.set_add(p.set, h);
   p.ring_hashes += row.hashes.size();
   p.known_upto = std::max(p.known_upto, row.end_offset);
   p.rows.emplace(base, std::move(row));
 }
 
 void DedupCache::drop_row(Partition& p, std::map<int64_t, Row>::iterator it) {
-  for (const Hash128& h : it->second.hashes) {
-    auto s = p.set.find(h);
-    if (s != p.set.end() && --s->second == 0) p.set.erase(s);
-  }
+  for (const Hash128& h : it->second.hashes) policy_.set_remove(p.set, h);
   p.ring_hashes -= it->second.hashes.size();
   p.rows.erase(it);
 }
 
-void DedupCache::expire(Partition& p, int64_t now_ms, int64_t window_seconds) {
-  // I3: only the storage clock's lower bound can prove a row is out of window
-  // for storage; the broker's clock may run ahead of it (skew).
-  if (!storage_floor_ms_) return;
-  const int64_t cutoff = std::min(now_ms, *storage_floor_ms_) - window_seconds * 1000;
+void DedupCache::expire(Partition& p, std::optional<int64_t> cutoff_ms) {
+  // The cutoff comes from the policy (I3 for the reference).
+  if (!cutoff_ms) return;
+  const int64_t cutoff = *cutoff_ms;
   // created_at is non-decreasing along offsets, so the expired rows are a prefix.
   while (!p.rows.empty() && p.rows.begin()->second.created_at_ms < cutoff) {
     drop_row(p, p.rows.begin());
@@ -85,7 +71,14 @@ void DedupCache::erase_partition(std::map<Key, Partition>::iterator it) {
   partitions_.erase(it);
 }
 
+void DedupCache::evict_partition(std::map<Key, Partition>::iterator it) {
+  if (it->second.hydrated) policy_.on_evict(evicted_upto_, it->first, it->second.verified_upto);
+  erase_partition(it);
+  ++stats_.evictions;
+}
+
 void DedupCache::decline(const Key& key, Partition& p) {
+  if (p.hydrated) policy_.on_evict(evicted_upto_, key, p.verified_upto);
   reset_data(p);
   p.declined_flushes_left = config_.decline_cooldown_flushes;
   reaccount(key, p);
@@ -105,8 +98,7 @@ bool DedupCache::enforce_budget(const Key& keep) {
       if (victim == partitions_.end() || it->second.last_used < victim->second.last_used) victim = it;
     }
     if (victim == partitions_.end()) break;
-    erase_partition(victim);
-    ++stats_.evictions;
+    evict_partition(victim);
   }
   return kept;
 }
@@ -119,11 +111,11 @@ bool DedupCache::hydrate(const Key& key, bool full, int64_t now_ms, int64_t wind
     reaccount(key, p);
   }
   const uint64_t generation = p.generation;
-  const int64_t after = full ? -1 : p.verified_upto;
-  // Read at least everything storage may count as in window (I3): below the
-  // storage floor's cutoff when known, otherwise everything still in the sidecar.
-  const int64_t since = storage_floor_ms_ ? std::min(now_ms, *storage_floor_ms_) - window_seconds * 1000
-                                          : std::numeric_limits<int64_t>::min();
+  // A full read starts at the window's start, unless the policy remembered
+  // where an evicted partition stood (span-hydration: the rows below are gone).
+  const auto remembered = evicted_upto_.find(key);
+  const int64_t after = !full ? p.verified_upto : remembered != evicted_upto_.end() ? remembered->second : -1;
+  const int64_t since = policy_.hydrate_since(now_ms, storage_floor_ms_, window_seconds);
   p.hydrating = true;
   SidecarRead read;
   bool failed = false;
@@ -184,9 +176,12 @@ bool DedupCache::hydrate(const Key& key, bool full, int64_t now_ms, int64_t wind
   }
   // Every row ending at or below last_offset was in the snapshot (one transaction).
   q.verified_upto = std::max(q.verified_upto, read.last_offset);
-  if (full) q.hydrated = true;
+  if (full) {
+    q.hydrated = true;
+    evicted_upto_.erase(key);
+  }
   chain(q);
-  expire(q, now_ms, window_seconds);
+  expire(q, policy_.hydrate_cutoff(now_ms, storage_floor_ms_, window_seconds));
   reaccount(key, q);
   return true;
 }
@@ -205,6 +200,7 @@ int64_t DedupCache::watermark(const std::string& queue, const std::string& parti
     // Storage does not probe; nothing to vouch for. Drop the state: a later
     // non-zero window starts from a full read (a window change).
     if (it != partitions_.end()) erase_partition(it);
+    evicted_upto_.erase(key);
     return -1;
   }
   if (it == partitions_.end()) {
@@ -221,12 +217,12 @@ int64_t DedupCache::watermark(const std::string& queue, const std::string& parti
       return -1;
     }
     if (p.hydrating) return -1;  // another flush is reading storage for it
-    if (p.hydrated && !p.rebuild && p.window_seconds != window_seconds) {
+    if (p.hydrated && !p.rebuild && policy_.window_changed(p.window_seconds, window_seconds)) {
       p.rebuild = true;
       ++stats_.rebuilds;
     }
     if (p.hydrated) {
-      expire(p, now_ms, window_seconds);
+      expire(p, policy_.answer_cutoff(now_ms, storage_floor_ms_, window_seconds));
       reaccount(key, p);
     }
     const bool full = !p.hydrated || p.rebuild;
@@ -266,7 +262,7 @@ void DedupCache::record_queued(const std::string& queue, const std::string& part
   if (!p.hydrated) return;  // unknown, declined or mid full read: the next read sees storage
   p.last_used = ++tick_;
   if (p.rebuild) return;
-  if (storage_window_seconds != p.window_seconds || end < base ||
+  if (policy_.window_changed(p.window_seconds, storage_window_seconds) || end < base ||
       static_cast<int64_t>(hashes.size()) != end - base + 1) {
     p.rebuild = true;
     ++stats_.rebuilds;
@@ -293,8 +289,7 @@ void DedupCache::evict(const std::optional<std::string>& queue, const std::optio
     const bool match = (!queue || it->first.first == *queue) && (!partition || it->first.second == *partition);
     if (match) {
       auto victim = it++;
-      erase_partition(victim);
-      ++stats_.evictions;
+      evict_partition(victim);
     } else {
       ++it;
     }
@@ -308,6 +303,7 @@ void DedupCache::set_enabled(bool enabled) {
 
 void DedupCache::clear() {
   partitions_.clear();
+  evicted_upto_.clear();
   total_bytes_ = 0;
   storage_floor_ms_.reset();
 }
@@ -319,6 +315,21 @@ DedupCache::Stats DedupCache::stats() const {
   for (const auto& [key, p] : partitions_) s.hashes += p.set.size();
   s.partitions = partitions_.size();
   return s;
+}
+
+std::optional<int64_t> DedupCache::held_offset(const std::string& queue, const std::string& partition,
+                                               const Hash128& hash) const {
+  auto it = partitions_.find(Key{queue, partition});
+  if (it == partitions_.end() || !it->second.hydrated || !it->second.set.contains(hash)) return std::nullopt;
+  for (const auto& [base, row] : it->second.rows) {  // offset order: the first found is the smallest
+    for (size_t i = 0; i < row.hashes.size(); ++i) {
+      if (row.hashes[i] == hash) return base + static_cast<int64_t>(i);
+    }
+  }
+  // The set names only hashes some held row carries, refcounted or not (a
+  // plain set erases on every row that leaves).
+  assert(false);
+  return std::nullopt;
 }
 
 std::optional<DedupCache::PartitionView> DedupCache::inspect(const std::string& queue,

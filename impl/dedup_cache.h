@@ -45,6 +45,7 @@
 #include <utility>
 #include <vector>
 
+#include "impl/dedup_cache_policy.h"
 #include "impl/hash.h"
 #include "impl/storage_types.h"
 #include "impl/variant.h"
@@ -57,7 +58,9 @@ struct CacheConfig {
   // A partition that alone exceeds the budget answers -1 for this many of its
   // own flushes before it is tried again.
   int64_t decline_cooldown_flushes = 64;
-  // Design variants that change the cache (SPEC 7) take effect at construction.
+  // Design variants that change the cache (SPEC 7) take effect at construction
+  // (dedup_cache_policy.h): no-expire-before-verify, plain-set, stale-window,
+  // span-hydration, shipped-expiry. Any other variant leaves the cache as is.
   Variant variant = Variant::none;
 };
 
@@ -127,10 +130,17 @@ class DedupCache {
   // tracked); turning it on starts cold.
   void set_enabled(bool enabled);
   bool enabled() const { return config_.enabled; }
+  const CacheConfig& config() const { return config_; }
   // A broker crash: all state is lost (config and stats survive).
   void clear();
 
   Stats stats() const;
+
+  // The smallest offset of a held row carrying `hash` in a hydrated partition
+  // (nullopt when none). Not a verdict (I4): a held row may already be out of
+  // storage's window. Only the trust-local-hit variant acts on it.
+  std::optional<int64_t> held_offset(const std::string& queue, const std::string& partition,
+                                     const Hash128& hash) const;
 
   // Introspection for tests and the history (nullopt when the partition is unknown).
   struct PartitionView {
@@ -154,9 +164,6 @@ class DedupCache {
     int64_t created_at_ms = 0;
     std::vector<Hash128> hashes;
   };
-  struct HashHasher {
-    size_t operator()(const Hash128& h) const noexcept;
-  };
   struct Partition {
     bool hydrated = false;     // I1 holds for verified_upto
     bool rebuild = false;      // next flush re-reads the full window
@@ -171,14 +178,14 @@ class DedupCache {
     int64_t bytes = 0;
     size_t ring_hashes = 0;
     std::map<int64_t, Row> rows;  // the ring, by base offset
-    std::unordered_map<Hash128, uint32_t, HashHasher> set;
+    HashCounts set;  // refcounted unless the policy says otherwise
   };
   using Key = std::pair<std::string, std::string>;
 
   void reset_data(Partition& p);  // drop rows/set, not hydrated
   void add_row(Partition& p, int64_t base, Row row);
   void drop_row(Partition& p, std::map<int64_t, Row>::iterator it);
-  void expire(Partition& p, int64_t now_ms, int64_t window_seconds);
+  void expire(Partition& p, std::optional<int64_t> cutoff_ms);
   void chain(Partition& p);
   void observe_storage_time(int64_t created_at_ms);
   void reaccount(const Key& key, Partition& p);
@@ -186,10 +193,13 @@ class DedupCache {
   bool enforce_budget(const Key& keep);
   void erase_partition(std::map<Key, Partition>::iterator it);
   void decline(const Key& key, Partition& p);
+  void evict_partition(std::map<Key, Partition>::iterator it);  // an eviction (not a window-0 drop)
   // Reads storage and merges; false when the partition cannot vouch afterwards.
   bool hydrate(const Key& key, bool full, int64_t now_ms, int64_t window_seconds, HydrationSource& source);
 
   CacheConfig config_;
+  CachePolicy policy_;     // bound once from config_.variant
+  EvictedUpto evicted_upto_;  // empty unless the policy remembers evictions (span-hydration)
   std::map<Key, Partition> partitions_;
   uint64_t tick_ = 0;
   uint64_t generation_ = 0;

@@ -8,8 +8,14 @@ namespace {
 
 // One line per variant argued harmless:
 //   {impl::Variant::NAME, "why surviving breaks nothing (SPEC reference)", "the test that checks it"},
-// Empty until someone can justify an entry: a survivor is a hole by default.
+// A survivor without an entry is a hole.
 const HarmlessRegistry kHarmlessArguments = {
+    {impl::Variant::no_expire_before_verify,
+     "expiry only drops held rows, never moves verified_upto: the held hash set stays a superset of the "
+     "reference's, so every answer is the reference's watermark or -1, and -1 makes storage probe the whole "
+     "window (SPEC 2.11: a cache that cannot vouch answers -1); rows still expire after each hydration, so it "
+     "only costs memory and probes",
+     "DedupCacheRandomized.NoExpireBeforeVerifyIsAlwaysSafe"},
 };
 
 }  // namespace
