@@ -205,3 +205,19 @@ TEST(SweepRun, Units) {
 
 }  // namespace
 }  // namespace qdt::sim
+
+namespace qdt::sim {
+namespace {
+
+TEST(SweepExample, TheShippedSweepLoadsAndEveryPointIsValid) {
+  const std::string file = std::string(QDT_SOURCE_DIR) + "/scenarios/sweeps/cache-budget.json";
+  const SweepLoad r = load_sweep_file(file);
+  ASSERT_TRUE(r.sweep) << r.errors[0].to_string();
+  EXPECT_EQ(r.sweep->name, "cache-budget");
+  EXPECT_EQ(r.sweep->knobs.size(), 2u);
+  const auto errors = check_points(*r.sweep);
+  EXPECT_TRUE(errors.empty()) << errors[0].to_string();
+}
+
+}  // namespace
+}  // namespace qdt::sim
