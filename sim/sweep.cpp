@@ -171,6 +171,21 @@ SweepLoad load_sweep_text(const std::string& text, const std::string& file) {
     out.errors.push_back({file, "/", std::string("not valid JSON: ") + e.what()});
     return out;
   }
+  // Knob path syntax first: the schema says it too (propertyNames), but
+  // valijson reports that failure at "/" rather than at the knob.
+  if (doc.is_object() && doc.contains("vary") && doc["vary"].is_object()) {
+    for (const auto& [path, spec] : doc["vary"].items()) {
+      bool ok = !path.empty() && path.size() <= 200;
+      for (const std::string& seg : split_path(path)) {
+        ok = ok && !seg.empty() &&
+             (seg == "*" || seg.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-") ==
+                                std::string::npos);
+      }
+      ok = ok && path.back() != '.';
+      if (!ok) out.errors.push_back({file, "/vary/" + path, "a knob path is dotted field names or * (world.cache.budget_bytes)"});
+    }
+    if (!out.errors.empty()) return out;
+  }
   // The schema first: the code rules below may then assume its shapes.
   out.errors = sweep_schema_errors(doc, file);
   if (!out.errors.empty()) return out;

@@ -53,6 +53,9 @@ TEST(SweepLoader, SchemaErrorsNameThePath) {
   EXPECT_NE(first_error("{").find("not valid JSON"), std::string::npos);
   EXPECT_EQ(first_error(with(R"({"world.brokers": [1]})", R"(, "colour": 1)")).substr(0, 1), "/");
   EXPECT_EQ(first_error(with(R"({"world.brokers": []})")).substr(0, 20), "/vary/world.brokers:");
+  EXPECT_EQ(first_error(with(R"({"world..brokers": [1]})")),
+            "/vary/world..brokers: a knob path is dotted field names or * (world.cache.budget_bytes)");
+  EXPECT_EQ(first_error(with(R"({"world.brokers.": [1]})")).substr(0, 22), "/vary/world.brokers.: ");
   EXPECT_EQ(first_error(R"({"name": "t", "base": {"profile": "default"}, "vary": {"world.brokers": [1]}, "seeds": 20000, "metrics": ["items"]})")
                 .substr(0, 7),
             "/seeds:");
