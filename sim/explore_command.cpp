@@ -63,12 +63,16 @@ int run_explore(const ExploreOptions& o, const WallClock& wall) {
   std::cout << (failures ? "FAIL " : "PASS ") << sweep.name << ": " << result.document["points"].size()
             << " points, " << result.document["runs"] << " runs, " << failures << " failing\n"
             << "  " << json_path << "\n  " << md_path << "\n  " << html_path << "\n";
+  constexpr uint64_t kListed = 20;  // the rest are in NAME.json and the reports
+  uint64_t listed = 0;
   for (const auto& p : result.document["points"]) {
     for (const auto& f : p["failed_seeds"]) {
+      if (listed++ >= kListed) continue;
       std::cout << "  point " << p["index"] << " (" << p["knobs"].dump() << ") seed " << f["seed"] << ": "
                 << f["property"].get<std::string>() << "\n";
     }
   }
+  if (listed > kListed) std::cout << "  ... and " << listed - kListed << " more failing runs (failed_seeds in " << json_path << ")\n";
   return result.all_passed ? kExitOk : kExitFailed;
 }
 
