@@ -21,7 +21,7 @@ python3 - "$dir" "$out/tiny" <<'PY'
 import json, os, sys
 src, dst = sys.argv[1], sys.argv[2]
 for root, dirs, files in os.walk(src):
-    dirs[:] = [d for d in dirs if d != "schema"]
+    dirs[:] = [d for d in dirs if d not in ("schema", "sweeps")]
     for f in files:
         if f.endswith(".json"):
             j = json.load(open(os.path.join(root, f)))
@@ -43,7 +43,7 @@ python3 - "$out/on.json" "$out/off.json" "$out/tiny.json" "$dir" "$out/evict.jso
 import json, os, sys
 sequential = set()
 for root, dirs, files in os.walk(sys.argv[4]):
-    dirs[:] = [d for d in dirs if d != "schema"]
+    dirs[:] = [d for d in dirs if d not in ("schema", "sweeps")]
     for f in files:
         if f.endswith(".json"):
             j = json.load(open(os.path.join(root, f)))

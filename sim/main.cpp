@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -15,6 +16,7 @@
 #include "sim/campaign_merge.h"
 #include "sim/campaign_options.h"
 #include "sim/exit_codes.h"
+#include "sim/explore_command.h"
 #include "sim/mutants.h"
 #include "sim/runner.h"
 #include "sim/scenario.h"
@@ -31,7 +33,7 @@ using qdt::sim::kExitOk;
 namespace {
 
 // Files named on the command line, and every *.json below named folders
-// (except JSON Schema folders), sorted so the order never depends on the
+// (except JSON Schema folders and sweep folders), sorted so the order never depends on the
 // file system.
 bool collect(const std::vector<std::string>& args, std::vector<std::string>& files, std::vector<LoadError>& errors) {
   for (const std::string& arg : args) {
@@ -40,7 +42,7 @@ bool collect(const std::vector<std::string>& args, std::vector<std::string>& fil
       std::vector<std::string> found;
       for (auto it = fs::recursive_directory_iterator(arg, ec); !ec && it != fs::recursive_directory_iterator();
            it.increment(ec)) {
-        if (it->is_directory() && it->path().filename() == "schema") {
+        if (it->is_directory() && (it->path().filename() == "schema" || it->path().filename() == "sweeps")) {
           it.disable_recursion_pending();
           continue;
         }
@@ -205,16 +207,14 @@ int main(int argc, char** argv) {
   mutants_cmd->add_flag("--json", mutants_args.as_json, "Print {variants, survivors, holes} as JSON");
   mutants_cmd->add_flag("--quiet", mutants_args.quiet, "No progress on stderr");
 
-  // Commands of SPEC 4 that later work fills in; they say so rather than pretend.
-  for (const auto& [name, what] : std::vector<std::pair<std::string, std::string>>{
-           {"explore", "Parameter sweeps rendered as reports (not in this build yet)"}}) {
-    auto* cmd = app.add_subcommand(name, what);
-    cmd->allow_extras();
-    cmd->callback([name = name] {
-      std::cerr << "qdt " << name << ": not available in this build yet\n";
-      std::exit(kExitBadInput);
-    });
-  }
+  auto* explore_cmd = app.add_subcommand(
+      "explore", "Parameter sweep (SPEC 4): OUT/NAME.{json,md,html}, a table per metric and an SVG chart per knob");
+  qdt::sim::ExploreOptions explore_args;
+  explore_cmd->add_option("sweep", explore_args.file, "Sweep file (JSON; scenarios/schema/sweep.schema.json)")->required();
+  explore_cmd->add_option("--jobs", explore_args.jobs, "Worker processes (results identical for any J)")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{64}));
+  explore_cmd->add_option("--out", explore_args.out_dir, "Where NAME.{json,md,html} are written (default reports/out)");
+  explore_cmd->add_flag("--quiet", explore_args.quiet, "No progress on stderr");
 
   try {
     app.parse(argc, argv);
@@ -226,6 +226,17 @@ int main(int argc, char** argv) {
   if (!interleave.empty()) check_args.interleave = interleave == "on";
   if (replay_cmd->parsed()) return replay(paths, as_json, trace_file, cache, report_file, quiet, variant);
   if (check_cmd->parsed() && !merge_files.empty()) return qdt::sim::merge_summaries(merge_files, check_args);
+  if (explore_cmd->parsed()) {
+    const auto wall_start = std::chrono::steady_clock::now();
+    const qdt::sim::WallClock wall = [wall_start] {
+      return std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+    };
+    // The commit and the chart renderer come from the environment, read here
+    // rather than in the libraries (scripts set QDT_COMMIT=$(git rev-parse HEAD)).
+    if (const char* commit = std::getenv("QDT_COMMIT")) explore_args.commit = commit;
+    if (const char* gnuplot = std::getenv("QDT_GNUPLOT"); gnuplot && *gnuplot) explore_args.gnuplot = gnuplot;
+    return qdt::sim::run_explore(explore_args, wall);
+  }
   if (mutants_cmd->parsed()) {
     const auto wall_start = std::chrono::steady_clock::now();
     const qdt::sim::WallClock wall = [wall_start] {

@@ -172,7 +172,10 @@ TEST(ScenarioSchema, AcceptsShippedScenariosAndRejectsInvalidOnes) {
   const std::filesystem::path root(QDT_SOURCE_DIR);
   int valid = 0, invalid = 0;
   for (const auto& entry : std::filesystem::recursive_directory_iterator(root / "scenarios")) {
-    if (entry.path().extension() != ".json" || entry.path().parent_path().filename() == "schema") continue;
+    if (entry.path().extension() != ".json" || entry.path().parent_path().filename() == "schema" ||
+        entry.path().parent_path().filename() == "sweeps") {
+      continue;  // JSON Schemas and sweep files (qdt explore) are not scenarios
+    }
     std::ifstream in(entry.path());
     const auto doc = nlohmann::json::parse(in);
     EXPECT_TRUE(schema_errors(doc, "f").empty()) << entry.path();
@@ -198,7 +201,10 @@ TEST(ScenarioLoader, ShippedScenariosAllLoad) {
   const std::filesystem::path dir = std::filesystem::path(QDT_SOURCE_DIR) / "scenarios";
   int loaded = 0;
   for (const auto& entry : std::filesystem::recursive_directory_iterator(dir)) {
-    if (entry.path().extension() != ".json" || entry.path().parent_path().filename() == "schema") continue;
+    if (entry.path().extension() != ".json" || entry.path().parent_path().filename() == "schema" ||
+        entry.path().parent_path().filename() == "sweeps") {
+      continue;  // JSON Schemas and sweep files (qdt explore) are not scenarios
+    }
     const LoadResult r = load_scenario_file(entry.path().string());
     EXPECT_TRUE(r.scenario) << (r.errors.empty() ? "" : r.errors[0].to_string());
     ++loaded;

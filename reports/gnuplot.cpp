@@ -1,0 +1,186 @@
+#include "reports/gnuplot.h"
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace qdt::reports {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr unsigned kGnuplotSeconds = 120;
+
+// A gnuplot double-quoted string.
+std::string quoted(const std::string& text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (c == '\n') c = ' ';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string num(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void replace_all(std::string& text, const std::string& from, const std::string& to) {
+  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
+    text.replace(at, from.size(), to);
+  }
+}
+
+// From "<svg" on, with ids and references made unique to the chart.
+std::string inlineable(std::string svg, size_t index) {
+  const size_t start = svg.find("<svg");
+  if (start == std::string::npos) return "";
+  svg = svg.substr(start);
+  const std::string prefix = "c" + std::to_string(index) + "_";
+  for (const char* q : {"\"", "'"}) {  // gnuplot quotes attributes both ways
+    replace_all(svg, std::string(" id=") + q, std::string(" id=") + q + prefix);
+    replace_all(svg, std::string("href=") + q + "#", std::string("href=") + q + "#" + prefix);
+  }
+  replace_all(svg, "url(#", "url(#" + prefix);
+  return svg;
+}
+
+}  // namespace
+
+std::string gnuplot_data(const Chart& chart) {
+  std::ostringstream out;
+  for (size_t s = 0; s < chart.series.size(); ++s) {
+    if (s) out << "\n\n";  // two blank lines: the next `index`
+    out << "# " << chart.series[s].title << "\n";
+    for (const ChartPoint& p : chart.series[s].points) {
+      std::string label = p.label;
+      for (char& c : label) c = c == '"' ? '\'' : c;
+      out << num(p.x) << " " << num(p.mean) << " " << num(p.min) << " " << num(p.max) << " \"" << label << "\"\n";
+    }
+  }
+  return out.str();
+}
+
+std::string gnuplot_script(const std::vector<Chart>& charts) {
+  std::ostringstream out;
+  for (size_t i = 0; i < charts.size(); ++i) {
+    const Chart& c = charts[i];
+    const std::string n = std::to_string(i);
+    out << "reset\n"
+        << "set terminal svg size 720,440 dynamic noenhanced font \"sans,12\" background rgb \"white\"\n"
+        << "set output 'chart" << n << ".svg'\n"
+        << "set title " << quoted(c.title) << "\n"
+        << "set xlabel " << quoted(c.x_label) << "\n"
+        << "set ylabel " << quoted(c.y_label) << "\n"
+        << "set grid\nset border 3\nset tics nomirror\n"
+        << "set offsets graph 0.04, graph 0.04, graph 0.08, graph 0.04\n";
+    // Explicit ranges: autoscaling with offsets would show negative counts and sizes.
+    double x_lo = 0, x_hi = 0, y_lo = 0;
+    bool first = true;
+    for (const ChartSeries& s : c.series) {
+      for (const ChartPoint& p : s.points) {
+        x_lo = first ? p.x : std::min(x_lo, p.x);
+        x_hi = first ? p.x : std::max(x_hi, p.x);
+        y_lo = first ? p.min : std::min(y_lo, p.min);
+        first = false;
+      }
+    }
+    if (c.log_x) {
+      out << "set xrange [" << num(x_lo / 1.5) << ":" << num(x_hi * 1.5) << "]\n";
+    } else {
+      const double pad = x_hi > x_lo ? (x_hi - x_lo) * 0.06 : 0.5;
+      out << "set xrange [" << num(x_lo >= 0 ? std::max(0.0, x_lo - pad) : x_lo - pad) << ":" << num(x_hi + pad) << "]\n";
+    }
+    if (y_lo >= 0) out << "set yrange [0:*]\n";
+    if (c.series.size() > 1) {
+      out << "set key outside below center horizontal";
+      if (!c.legend_title.empty()) out << " title " << quoted(c.legend_title);
+      out << "\n";
+    }
+    else out << "unset key\n";
+    if (c.log_x) out << "set logscale x 2\nset format x \"%.0b%B\"\n";
+    out << "plot ";
+    for (size_t s = 0; s < c.series.size(); ++s) {
+      out << (s ? ", \\\n     " : "") << "'chart" << n << ".dat' index " << s
+          << (c.categorical_x ? " using 1:2:3:4:xticlabels(5)" : " using 1:2:3:4") << " with yerrorlines lw 2 pt 7 title "
+          << quoted(c.series[s].title);
+    }
+    out << "\nunset output\n";
+  }
+  return out.str();
+}
+
+ChartsRendered render_charts(const std::vector<Chart>& charts, const std::string& program) {
+  ChartsRendered out;
+  if (charts.empty()) {
+    out.ok = true;
+    return out;
+  }
+  const char* tmp = std::getenv("TMPDIR");
+  std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/qdt-gnuplot-XXXXXX";
+  if (!mkdtemp(templ.data())) {
+    out.error = "cannot create a temporary folder for gnuplot";
+    return out;
+  }
+  const fs::path dir = templ;
+  {
+    std::ofstream(dir / "charts.gp") << gnuplot_script(charts);
+    for (size_t i = 0; i < charts.size(); ++i) {
+      std::ofstream(dir / ("chart" + std::to_string(i) + ".dat")) << gnuplot_data(charts[i]);
+    }
+  }
+  const pid_t pid = fork();
+  if (pid == 0) {
+    if (chdir(dir.c_str()) != 0) _exit(126);
+    const int log = open("gnuplot.log", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (log >= 0) {
+      dup2(log, 1);
+      dup2(log, 2);
+    }
+    alarm(kGnuplotSeconds);  // survives exec: a hung gnuplot is killed
+    execlp(program.c_str(), program.c_str(), "charts.gp", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  int status = 0;
+  if (pid < 0 || waitpid(pid, &status, 0) < 0) {
+    out.error = "cannot start gnuplot";
+  } else if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
+    out.error = "gnuplot is not installed (\"" + program + "\" was not found), so this report has no charts";
+  } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    std::string log = read_file(dir / "gnuplot.log");
+    if (log.size() > 400) log.resize(400);
+    out.error = "gnuplot failed: " + log;
+  } else {
+    out.ok = true;
+    for (size_t i = 0; i < charts.size() && out.ok; ++i) {
+      out.svgs.push_back(inlineable(read_file(dir / ("chart" + std::to_string(i) + ".svg")), i));
+      if (out.svgs.back().empty()) {
+        out.ok = false;
+        out.error = "gnuplot wrote no SVG for chart " + std::to_string(i);
+      }
+    }
+    if (!out.ok) out.svgs.clear();
+  }
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  return out;
+}
+
+}  // namespace qdt::reports

@@ -1,0 +1,51 @@
+#pragma once
+// Line charts drawn by gnuplot's SVG terminal, run as a subprocess: the data
+// and one script go to a temporary folder, gnuplot writes one SVG per chart,
+// and the SVG text comes back ready to inline in an HTML page (the XML
+// prologue dropped, element ids prefixed per chart so several charts can
+// share a page). gnuplot rather than hand-drawn SVG: its axes, ticks, log
+// scales and legends are right at every data range, and it is one Debian
+// package (gnuplot-nox) without X.
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace qdt::reports {
+
+struct ChartPoint {
+  double x = 0;        // the position on the x axis (the index, for a categorical axis)
+  std::string label;   // the x tick label on a categorical axis
+  double mean = 0, min = 0, max = 0;
+};
+
+struct ChartSeries {
+  std::string title;  // legend text
+  std::vector<ChartPoint> points;
+};
+
+struct Chart {
+  std::string title;
+  std::string x_label;  // with the unit: "world.cache.budget_bytes (bytes)"
+  std::string y_label;
+  bool categorical_x = false;  // x values are not numbers: ticks at the points
+  bool log_x = false;
+  std::vector<ChartSeries> series;  // a legend is drawn when there are several
+  std::string legend_title;         // above the legend entries, when they share one knob
+};
+
+struct ChartsRendered {
+  std::vector<std::string> svgs;  // one per chart, in order, when ok
+  bool ok = false;
+  std::string error;  // why there are none: gnuplot missing, or it failed
+};
+
+// `program` is the gnuplot to run ("gnuplot" searches PATH). Bounded: gnuplot
+// is killed after 120 s.
+ChartsRendered render_charts(const std::vector<Chart>& charts, const std::string& program);
+
+// The gnuplot script for `charts`, reading chartN.dat and writing chartN.svg
+// in the current folder (exposed for tests).
+std::string gnuplot_script(const std::vector<Chart>& charts);
+std::string gnuplot_data(const Chart& chart);
+
+}  // namespace qdt::reports

@@ -1,0 +1,26 @@
+#pragma once
+// Renders a sweep's result document (NAME.json of qdt explore, SPEC 4) as
+// Markdown (a table per metric) and as one self-contained HTML page: what was
+// run, a table per metric with the document's numbers, and an SVG chart per
+// (knob, metric) drawn by gnuplot (reports/gnuplot.h). No scripts, no
+// network; responsive CSS. Reads the document only.
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "reports/gnuplot.h"
+
+namespace qdt::reports {
+
+std::string sweep_markdown(const nlohmann::json& doc);
+
+// The charts of a document: one per (knob, metric), knobs outer; a series per
+// combination of the other knobs' values (at most kMaxSeries of them).
+inline constexpr size_t kMaxSeries = 12;
+std::vector<Chart> sweep_charts(const nlohmann::json& doc);
+
+// `gnuplot` is the program to run; when it cannot draw, the page says why
+// and still has every table.
+std::string sweep_html(const nlohmann::json& doc, const std::string& gnuplot);
+
+}  // namespace qdt::reports
