@@ -1,14 +1,11 @@
 #include "sim/scenario.h"
 
+#include "sim/json_schema.h"
+
 #include <fstream>
 #include <memory>
 #include <set>
 #include <sstream>
-#include <valijson/adapters/nlohmann_json_adapter.hpp>
-#include <valijson/schema.hpp>
-#include <valijson/schema_parser.hpp>
-#include <valijson/validation_results.hpp>
-#include <valijson/validator.hpp>
 
 #include "impl/queue_options.h"
 #include "impl/uuid.h"
@@ -16,63 +13,19 @@
 namespace qdt::sim {
 namespace {
 
-constexpr size_t kMaxSchemaErrors = 8;
 constexpr size_t kMaxProducerNameBytes = 64;
 constexpr int64_t kMaxAdvanceMs = int64_t{10} * 365 * 24 * 3600 * 1000;  // ten years of virtual time
 
 using json = nlohmann::json;
 
-// valijson context ["<root>", "[steps]", "[0]"] -> "/steps/0"
-std::string pointer_of(const std::vector<std::string>& context) {
-  std::string out;
-  for (const std::string& part : context) {
-    if (part == "<root>") continue;
-    std::string name = part;
-    if (name.size() >= 2 && name.front() == '[' && name.back() == ']') name = name.substr(1, name.size() - 2);
-    if (name.size() >= 2 && name.front() == '"' && name.back() == '"') name = name.substr(1, name.size() - 2);
-    out += "/" + name;
-  }
-  return out.empty() ? "/" : out;
-}
-
-const valijson::Schema& compiled_schema() {
-  static const std::unique_ptr<valijson::Schema> schema = [] {
-    auto s = std::make_unique<valijson::Schema>();
-    const json doc = json::parse(scenario_schema_text());
-    valijson::SchemaParser parser;
-    valijson::adapters::NlohmannJsonAdapter adapter(doc);
-    parser.populateSchema(adapter, *s);
-    return s;
-  }();
-  return *schema;
-}
 
 }  // namespace
 
 // Structural validation against the shipped schema. Reports the deepest
 // errors first (they name the field at fault rather than "oneOf failed").
 std::vector<LoadError> schema_errors(const json& doc, const std::string& file) {
-  valijson::Validator validator;
-  valijson::ValidationResults results;
-  valijson::adapters::NlohmannJsonAdapter target(doc);
-  if (validator.validate(compiled_schema(), target, &results)) return {};
-  std::vector<valijson::ValidationResults::Error> all;
-  valijson::ValidationResults::Error error;
-  while (results.popError(error)) all.push_back(error);
-  size_t deepest = 0;
-  for (const auto& e : all) deepest = std::max(deepest, e.context.size());
-  std::vector<LoadError> out;
-  std::set<std::string> seen;
-  for (size_t depth = deepest + 1; depth-- > 0 && out.size() < kMaxSchemaErrors;) {
-    for (const auto& e : all) {
-      if (e.context.size() != depth || out.size() >= kMaxSchemaErrors) continue;
-      LoadError le{file, pointer_of(e.context), e.description};
-      if (seen.insert(le.path + le.reason).second) out.push_back(le);
-    }
-    if (!out.empty()) break;  // the deepest level says what is wrong
-  }
-  if (out.empty()) out.push_back({file, "/", "does not match the scenario schema"});
-  return out;
+  static const CompiledSchema schema(scenario_schema_text(), "scenario schema");
+  return schema.errors(doc, file);
 }
 
 namespace {

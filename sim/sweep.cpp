@@ -8,11 +8,8 @@
 #include <memory>
 #include <set>
 #include <sstream>
-#include <valijson/adapters/nlohmann_json_adapter.hpp>
-#include <valijson/schema.hpp>
-#include <valijson/schema_parser.hpp>
-#include <valijson/validation_results.hpp>
-#include <valijson/validator.hpp>
+
+#include "sim/json_schema.h"
 
 #include "sim/runner.h"
 #include "sim/workload.h"
@@ -22,55 +19,12 @@ namespace {
 
 using json = nlohmann::json;
 
-constexpr size_t kMaxSchemaErrors = 8;
 
-// valijson context ["<root>", "[vary]", "[\"world.brokers\"]"] -> "/vary/world.brokers"
-std::string pointer_of(const std::vector<std::string>& context) {
-  std::string out;
-  for (const std::string& part : context) {
-    if (part == "<root>") continue;
-    std::string name = part;
-    if (name.size() >= 2 && name.front() == '[' && name.back() == ']') name = name.substr(1, name.size() - 2);
-    if (name.size() >= 2 && name.front() == '"' && name.back() == '"') name = name.substr(1, name.size() - 2);
-    out += "/" + name;
-  }
-  return out.empty() ? "/" : out;
-}
-
-const valijson::Schema& compiled_sweep_schema() {
-  static const std::unique_ptr<valijson::Schema> schema = [] {
-    auto s = std::make_unique<valijson::Schema>();
-    const json doc = json::parse(sweep_schema_text());
-    valijson::SchemaParser parser;
-    valijson::adapters::NlohmannJsonAdapter adapter(doc);
-    parser.populateSchema(adapter, *s);
-    return s;
-  }();
-  return *schema;
-}
 
 // The deepest errors first: they name the field at fault rather than "oneOf failed".
 std::vector<LoadError> sweep_schema_errors(const json& doc, const std::string& file) {
-  valijson::Validator validator;
-  valijson::ValidationResults results;
-  valijson::adapters::NlohmannJsonAdapter target(doc);
-  if (validator.validate(compiled_sweep_schema(), target, &results)) return {};
-  std::vector<valijson::ValidationResults::Error> all;
-  valijson::ValidationResults::Error error;
-  while (results.popError(error)) all.push_back(error);
-  size_t deepest = 0;
-  for (const auto& e : all) deepest = std::max(deepest, e.context.size());
-  std::vector<LoadError> out;
-  std::set<std::string> seen;
-  for (size_t depth = deepest + 1; depth-- > 0 && out.empty();) {
-    for (const auto& e : all) {
-      if (e.context.size() != depth || out.size() >= kMaxSchemaErrors) continue;
-      LoadError le{file, pointer_of(e.context), e.description};
-      if (seen.insert(le.path + le.reason).second) out.push_back(le);
-    }
-  }
-  if (out.empty()) out.push_back({file, "/", "does not match the sweep schema"});
-  return out;
+  static const CompiledSchema schema(sweep_schema_text(), "sweep schema");
+  return schema.errors(doc, file);
 }
 
 std::vector<std::string> split_path(const std::string& path) {
@@ -366,7 +320,7 @@ PointDocument point_document(const Sweep& sweep, const Point& point, uint64_t se
 std::vector<LoadError> check_points(const Sweep& sweep) {
   std::vector<LoadError> errors;
   const std::vector<Point> points = expand_points(sweep);
-  for (size_t i = 0; i < points.size() && errors.size() < kMaxSchemaErrors; ++i) {
+  for (size_t i = 0; i < points.size() && errors.size() < CompiledSchema::kErrorsMax; ++i) {
     const std::string at = "point " + std::to_string(i) + " (" + point_text(sweep, points[i]) + "), seed " +
                            std::to_string(sweep.first_seed);
     const PointDocument d = point_document(sweep, points[i], sweep.first_seed);
