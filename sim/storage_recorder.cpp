@@ -142,7 +142,7 @@ void record_purge(StorageSide& side, const ConnectionGate& gate, const std::stri
 void record_ack(StorageSide& side, const ConnectionGate& gate, const std::string& step, const std::string& queue,
                 const std::string& partition, const std::string& transaction_id, const std::string& consumer_group,
                 const impl::AckResult* result) {
-  history::AckEvent ev{step, queue, partition, transaction_id, consumer_group, side.now_ms(), false, -1, ""};
+  history::AckEvent ev{step, queue, partition, transaction_id, consumer_group, side.now_ms(), false, -1, "", false, {}};
   if (result == nullptr) {
     ev.failed = true;
     ev.fault = gate.fault();
