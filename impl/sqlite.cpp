@@ -107,7 +107,6 @@ void Database::exec(std::string_view sql) {
   }
 }
 
-int64_t Database::total_changes() const { return sqlite3_total_changes64(db_); }
 
 void Database::fail(std::string_view what) const {
   throw StorageError(std::string(what) + ": " + sqlite3_errmsg(db_));

@@ -57,7 +57,6 @@ class Database {
 
   sqlite3* handle() const { return db_; }
   void exec(std::string_view sql);
-  int64_t total_changes() const;
   [[noreturn]] void fail(std::string_view what) const;
 
  private:

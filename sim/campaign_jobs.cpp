@@ -1,8 +1,5 @@
 #include "sim/campaign_jobs.h"
 
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cassert>
 #include <iostream>
@@ -12,6 +9,7 @@
 #include "sim/campaign_merge.h"
 #include "sim/exit_codes.h"
 #include "sim/failure_file.h"
+#include "sim/fork_pool.h"
 #include "sim/workload.h"
 
 namespace qdt::sim {
@@ -104,56 +102,6 @@ json run_share(const CampaignOptions& a, impl::Variant variant, uint64_t worker,
           {"metrics", totals}};
 }
 
-namespace {
-
-// Forks `jobs` workers, each sending its share's summary through a pipe.
-// nullopt (with a message on stderr) when a pipe or a worker fails.
-std::optional<std::vector<json>> run_workers(const CampaignOptions& a, impl::Variant variant, uint64_t jobs,
-                                             const WallClock& wall) {
-  std::vector<json> parts;
-  std::cout.flush();  // a child must not print the parent's buffered output again
-  std::vector<std::pair<pid_t, int>> children;
-  for (uint64_t j = 0; j < jobs; ++j) {
-    int fds[2];
-    if (pipe(fds) != 0) {
-      std::cerr << "error: pipe failed\n";
-      return std::nullopt;
-    }
-    const pid_t pid = fork();
-    if (pid == 0) {
-      close(fds[0]);
-      const std::string text = run_share(a, variant, j, jobs, wall).dump();
-      size_t off = 0;
-      while (off < text.size()) {
-        const ssize_t n = write(fds[1], text.data() + off, text.size() - off);
-        if (n <= 0) _exit(kExitBadInput);
-        off += static_cast<size_t>(n);
-      }
-      std::cout.flush();
-      _exit(0);
-    }
-    close(fds[1]);
-    children.emplace_back(pid, fds[0]);
-  }
-  for (const auto& [pid, fd] : children) {
-    std::string text;
-    char buf[65536];
-    for (ssize_t n; (n = read(fd, buf, sizeof buf)) > 0;) text.append(buf, static_cast<size_t>(n));
-    close(fd);
-    int status = 0;
-    waitpid(pid, &status, 0);
-    const auto part = json::parse(text, nullptr, false);
-    if (part.is_discarded() || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-      std::cerr << "error: a campaign worker failed\n";
-      return std::nullopt;
-    }
-    parts.push_back(part);
-  }
-  return parts;
-}
-
-}  // namespace
-
 int run_campaign(const CampaignOptions& a, impl::Variant variant, uint64_t jobs, const WallClock& wall) {
   if (!parse_shard(a.shard)) {
     std::cerr << "error: --shard: expected I/N with 0 <= I < N, got " << a.shard << "\n";
@@ -164,8 +112,12 @@ int run_campaign(const CampaignOptions& a, impl::Variant variant, uint64_t jobs,
   if (jobs <= 1) {
     parts.push_back(run_share(a, variant, 0, 1, wall));
   } else {
-    std::optional<std::vector<json>> workers = run_workers(a, variant, jobs, wall);
-    if (!workers) return kExitBadInput;
+    std::optional<std::vector<json>> workers =
+        run_forked(jobs, jobs, [&](size_t j) { return run_share(a, variant, j, jobs, wall); });
+    if (!workers) {
+      std::cerr << "error: a campaign worker failed\n";
+      return kExitBadInput;
+    }
     parts = std::move(*workers);
   }
   const double wall_s = std::max(wall() - start, 1e-9);

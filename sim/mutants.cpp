@@ -1,9 +1,5 @@
 #include "sim/mutants.h"
 
-#include <poll.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cassert>
 #include <filesystem>
@@ -13,6 +9,7 @@
 #include "sim/campaign.h"
 #include "sim/exit_codes.h"
 #include "sim/failure_file.h"
+#include "sim/fork_pool.h"
 #include "sim/workload.h"
 
 namespace qdt::sim {
@@ -113,89 +110,24 @@ std::string prefix(size_t index, size_t count) {
   return "[" + std::to_string(index + 1) + "/" + std::to_string(count) + "] ";
 }
 
-// Every variant in its own forked process, at most `jobs` at a time, each
-// sending its result as JSON through a pipe. Pipes are drained as they fill
-// (poll), so a worker never blocks on a full pipe. nullopt (with a message
-// on stderr) when a pipe, a fork or a worker fails.
-std::optional<std::vector<MutantResult>> run_forked(const MutantsOptions& o, const std::vector<impl::Variant>& variants,
-                                                    const WallClock& wall) {
-  struct Worker {
-    pid_t pid;
-    int fd;
-    size_t index;
-    std::string text;
-  };
-  std::vector<std::optional<MutantResult>> results(variants.size());
-  std::vector<Worker> running;
-  size_t next = 0;
-  bool ok = true;
-  std::cout.flush();  // a child must not print the parent's buffered output again
-  while (next < variants.size() || !running.empty()) {
-    while (ok && next < variants.size() && running.size() < o.jobs) {
-      int fds[2];
-      if (pipe(fds) != 0) {
-        std::cerr << "error: pipe failed\n";
-        ok = false;
-        break;
-      }
-      const pid_t pid = fork();
-      if (pid < 0) {
-        std::cerr << "error: fork failed\n";
-        close(fds[0]);
-        close(fds[1]);
-        ok = false;
-        break;
-      }
-      if (pid == 0) {
-        close(fds[0]);
-        for (const Worker& w : running) close(w.fd);
-        const std::string text = result_json(run_mutant(o, variants[next], wall, prefix(next, variants.size()))).dump();
-        size_t off = 0;
-        while (off < text.size()) {
-          const ssize_t n = write(fds[1], text.data() + off, text.size() - off);
-          if (n <= 0) _exit(kExitBadInput);
-          off += static_cast<size_t>(n);
-        }
-        std::cout.flush();
-        _exit(0);
-      }
-      close(fds[1]);
-      running.push_back({pid, fds[0], next, {}});
-      ++next;
+// Every variant in its own forked process, at most `jobs` at a time (sim/fork_pool.h).
+std::optional<std::vector<MutantResult>> run_forked_variants(const MutantsOptions& o,
+                                                             const std::vector<impl::Variant>& variants,
+                                                             const WallClock& wall) {
+  size_t failed = variants.size();
+  const auto docs = run_forked(variants.size(), o.jobs, [&](size_t i) {
+    return result_json(run_mutant(o, variants[i], wall, prefix(i, variants.size())));
+  }, &failed);
+  if (!docs) {
+    if (failed < variants.size()) {
+      std::cerr << "error: the worker for variant " << impl::variant_name(variants[failed]) << " failed\n";
+    } else {
+      std::cerr << "error: a pipe or a fork failed\n";
     }
-    if (!ok) next = variants.size();  // start nothing more; collect the running ones
-    if (running.empty()) break;
-    std::vector<pollfd> polled;
-    for (const Worker& w : running) polled.push_back({w.fd, POLLIN, 0});
-    if (poll(polled.data(), polled.size(), -1) < 0) continue;  // EINTR: poll again
-    for (size_t i = running.size(); i-- > 0;) {
-      if (polled[i].revents == 0) continue;
-      Worker& w = running[i];
-      char buf[65536];
-      const ssize_t n = read(w.fd, buf, sizeof buf);
-      if (n > 0) {
-        w.text.append(buf, static_cast<size_t>(n));
-        continue;
-      }
-      close(w.fd);
-      int status = 0;
-      waitpid(w.pid, &status, 0);
-      const json doc = json::parse(w.text, nullptr, false);
-      if (doc.is_discarded() || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        std::cerr << "error: the worker for variant " << impl::variant_name(variants[w.index]) << " failed\n";
-        ok = false;
-      } else {
-        results[w.index] = result_from_json(doc);
-      }
-      running.erase(running.begin() + static_cast<std::ptrdiff_t>(i));
-    }
+    return std::nullopt;
   }
-  if (!ok) return std::nullopt;
   std::vector<MutantResult> out;
-  for (auto& r : results) {
-    assert(r.has_value());
-    out.push_back(std::move(*r));
-  }
+  for (const json& doc : *docs) out.push_back(result_from_json(doc));
   return out;
 }
 
@@ -233,7 +165,7 @@ int run_mutants(const MutantsOptions& o, const WallClock& wall) {
       results.push_back(run_mutant(o, selection.variants[i], wall, prefix(i, selection.variants.size())));
     }
   } else {
-    std::optional<std::vector<MutantResult>> forked = run_forked(o, selection.variants, wall);
+    std::optional<std::vector<MutantResult>> forked = run_forked_variants(o, selection.variants, wall);
     if (!forked) return kExitBadInput;
     results = std::move(*forked);
   }

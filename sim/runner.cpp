@@ -111,12 +111,9 @@ class Runner {
       case Op::delete_segment:
         world_.admin().delete_segment(*step.queue, step.partition, step.offset);
         break;
-      case Op::storage_fail: {
-        StorageFault fault = step.fault;
-        fault.count = step.count;
-        world_.fail_storage(fault);
+      case Op::storage_fail:
+        world_.fail_storage(step.fault);
         break;
-      }
       case Op::ack: {
         impl::AckResult r;
         if (failed_in_storage(step, [&] {

@@ -389,7 +389,6 @@ class Loader {
       else if (*v == "full") s.fault.code = FaultCode::full;
       else r_.fail(p + "/code", "unknown fault code \"" + *v + "\" (expected \"ioerr\" or \"full\")");
     }
-    s.count = s.fault.count;
   }
 
   // A step's required `broker`, checked against world.brokers after loading.

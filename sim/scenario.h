@@ -41,8 +41,7 @@ struct Step {
   int64_t limit = 0;       // read: 0 = all
   std::string transaction_id;  // ack
   std::string consumer_group = "default";
-  int64_t count = 0;  // storage_fail (also fault.count)
-  StorageFault fault;  // storage_fail: op, after_statements, code
+  StorageFault fault;  // storage_fail: count, target (op), after_statements, code
   RetryPolicy retry;  // push
   int64_t skew_ms = 0;  // skew (with `broker`)
   bool enabled = true;  // cache (with `broker`)

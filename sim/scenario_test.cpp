@@ -81,7 +81,7 @@ TEST(ScenarioLoader, StorageFaultFieldsAndInterleave) {
     EXPECT_EQ(s.fault.after_statements, 0);
     EXPECT_EQ(s.fault.code, FaultCode::io_error);
     EXPECT_EQ(s.fault.count, 2);
-    EXPECT_EQ(s.count, 2);
+    EXPECT_EQ(s.fault.count, 2);
     EXPECT_TRUE(r.scenario->world.storage.interleave);
   }
   const std::vector<std::pair<std::string, StorageOpKind>> kinds = {
@@ -98,7 +98,7 @@ TEST(ScenarioLoader, StorageFaultFieldsAndInterleave) {
     EXPECT_EQ(s.fault.after_statements, 64);
     EXPECT_EQ(s.fault.code, FaultCode::full);
     EXPECT_EQ(s.fault.count, 3);
-    EXPECT_EQ(s.count, 3);
+    EXPECT_EQ(s.fault.count, 3);
     EXPECT_FALSE(r.scenario->world.storage.interleave);
   }
   EXPECT_EQ(first_error(R"({"steps": [{"op": "storage_fail", "count": 1, "target": "vacuum"}]})"),

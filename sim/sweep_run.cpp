@@ -1,8 +1,5 @@
 #include "sim/sweep_run.h"
 
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cassert>
 #include <iostream>
@@ -10,6 +7,7 @@
 
 #include "sim/campaign.h"
 #include "sim/exit_codes.h"
+#include "sim/fork_pool.h"
 #include "sim/runner.h"
 
 namespace qdt::sim {
@@ -71,46 +69,6 @@ json run_share(const Sweep& sweep, const std::vector<Point>& points, uint64_t wo
   return out;
 }
 
-// Forks `jobs` workers, each sending its share through a pipe; nullopt when one fails.
-std::optional<std::vector<json>> run_workers(const Sweep& sweep, const std::vector<Point>& points, uint64_t jobs,
-                                             bool quiet, const WallClock& wall) {
-  std::cout.flush();  // a child must not print the parent's buffered output again
-  std::cerr.flush();
-  std::vector<std::pair<pid_t, int>> children;
-  for (uint64_t j = 0; j < jobs; ++j) {
-    int fds[2];
-    if (pipe(fds) != 0) return std::nullopt;
-    const pid_t pid = fork();
-    if (pid < 0) return std::nullopt;
-    if (pid == 0) {
-      close(fds[0]);
-      const std::string text = run_share(sweep, points, j, jobs, quiet, wall).dump();
-      for (size_t off = 0; off < text.size();) {
-        const ssize_t n = write(fds[1], text.data() + off, text.size() - off);
-        if (n <= 0) _exit(kExitBadInput);
-        off += static_cast<size_t>(n);
-      }
-      _exit(0);
-    }
-    close(fds[1]);
-    children.emplace_back(pid, fds[0]);
-  }
-  std::vector<json> parts;
-  bool ok = true;
-  for (const auto& [pid, fd] : children) {
-    std::string text;
-    char buf[65536];
-    for (ssize_t n; (n = read(fd, buf, sizeof buf)) > 0;) text.append(buf, static_cast<size_t>(n));
-    close(fd);
-    int status = 0;
-    waitpid(pid, &status, 0);
-    json part = json::parse(text, nullptr, false);
-    ok = ok && !part.is_discarded() && WIFEXITED(status) && WEXITSTATUS(status) == 0;
-    parts.push_back(std::move(part));
-  }
-  if (!ok) return std::nullopt;
-  return parts;
-}
 
 }  // namespace
 
@@ -134,7 +92,9 @@ SweepRunResult run_sweep(const Sweep& sweep, const SweepRunOptions& options, con
   if (options.jobs <= 1) {
     parts.push_back(run_share(sweep, points, 0, 1, options.quiet, wall));
   } else {
-    auto workers = run_workers(sweep, points, options.jobs, options.quiet, wall);
+    auto workers = run_forked(options.jobs, options.jobs, [&](size_t j) {
+      return run_share(sweep, points, j, options.jobs, options.quiet, wall);
+    });
     if (!workers) {
       out.errors.push_back({sweep.file, "/", "a sweep worker failed"});
       return out;
