@@ -18,7 +18,8 @@ void add_metrics(json& totals, const json& metrics) {
   static const char* kSummed[] = {"requests", "items", "queued", "duplicates", "zero_id_duplicates", "errors",
                                   "timeouts", "retries", "storage_pushes", "probes_run", "probes_skipped",
                                   "sidecar_rows_scanned", "fused_segments", "storage_statements",
-                                  "storage_busy_waits", "storage_faults_injected", "storage_push_failures"};
+                                  "storage_busy_waits", "storage_faults_injected", "storage_push_failures", "repeats_stored",
+                                  "double_writes"};
   for (const char* key : kSummed) totals[key] = totals.value(key, int64_t{0}) + metrics.value(key, int64_t{0});
   static const char* kCache[] = {"answers", "vouched", "hits", "hydrations_full", "hydrations_span",
                                  "evictions", "suppressed_partitions", "rebuilds"};

@@ -6,6 +6,7 @@
 
 #include "impl/retention.h"
 #include "properties/checkers.h"
+#include "sim/repeat_metrics.h"
 #include "sim/world.h"
 
 namespace qdt::sim {
@@ -353,12 +354,16 @@ json metrics_of(World& world, const StepOutcomes& out) {
       ++fetches;
     }
   }
+  const RepeatCounts repeats = count_repeats(h);
   return {{"requests", h.requests.size()},
           {"rejected_requests", rejected},
           {"items", items},
           {"queued", queued},
           {"duplicates", duplicates},
           {"zero_id_duplicates", zero},
+          {"frames_stored", repeats.frames_stored},
+          {"repeats_stored", repeats.repeats_stored},
+          {"double_writes", repeats.double_writes},
           {"errors", errors},
           {"timeouts", timeouts},
           {"retries", retries},
