@@ -17,7 +17,9 @@ using json = nlohmann::json;
 struct StepOutcomes {
   std::map<std::string, json> responses;       // step id -> response JSON
   std::map<std::string, impl::PushResponse> pushes;
-  std::map<std::string, uint32_t> attempts;    // push step id -> attempts made
+  // Summed over every push executed (a push inside repeat runs many times).
+  int64_t retries = 0;
+  int64_t timeouts = 0;
 };
 
 // The outcome of a push none of whose attempts got a response: every item
@@ -51,8 +53,9 @@ class Runner {
     switch (step.op) {
       case Op::push: {
         World::PushOutcome outcome = world_.push(step.id, step.broker, step.producer, step.items, step.retry);
-        out_.attempts[step.id] = outcome.attempts;
+        out_.retries += outcome.attempts - 1;
         impl::PushResponse response = outcome.response ? std::move(*outcome.response) : timed_out(step.items);
+        for (const auto& item : response.items) out_.timeouts += item.status == impl::ItemStatus::timeout ? 1 : 0;
         out_.responses[step.id] = response.to_json();
         out_.pushes[step.id] = std::move(response);
         break;
@@ -91,6 +94,11 @@ class Runner {
       }
       case Op::sequence:
         for (const Step& child : step.children) run(child);
+        break;
+      case Op::repeat:
+        for (int64_t i = 0; i < step.times; ++i) {
+          for (const Step& child : step.children) run(child);
+        }
         break;
       case Op::advance:
         world_.sleep_ms(step.advance_ms);
@@ -322,11 +330,7 @@ json cache_metrics(const World& world) {
 
 json metrics_of(World& world, const StepOutcomes& out) {
   const history::History& h = world.history();
-  int64_t timeouts = 0, retries = 0;
-  for (const auto& [id, n] : out.attempts) retries += n - 1;
-  for (const auto& [id, push] : out.pushes) {
-    for (const auto& item : push.items) timeouts += item.status == impl::ItemStatus::timeout ? 1 : 0;
-  }
+  const int64_t timeouts = out.timeouts, retries = out.retries;
   int64_t items = 0, queued = 0, duplicates = 0, zero = 0, errors = 0, rejected = 0;
   for (const auto& r : h.requests) {
     rejected += r.rejected ? 1 : 0;
@@ -364,6 +368,9 @@ json metrics_of(World& world, const StepOutcomes& out) {
           {"frames_stored", repeats.frames_stored},
           {"repeats_stored", repeats.repeats_stored},
           {"double_writes", repeats.double_writes},
+          // Per run: a sweep's mean of it weighs every seed alike.
+          {"double_writes_per_million_items",
+           items ? 1e6 * static_cast<double>(repeats.double_writes) / static_cast<double>(items) : 0.0},
           {"errors", errors},
           {"timeouts", timeouts},
           {"retries", retries},

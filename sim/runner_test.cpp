@@ -198,5 +198,23 @@ TEST(Runner, StorageFaultsHitEveryKindOfTransaction) {
   EXPECT_EQ(out.result["metrics"]["storage_faults_injected"], 4);
 }
 
+TEST(Runner, RepeatPushesFreshIdsEachIterationAndCountsEveryRetry) {
+  const RunOutcome out = run_scenario(load(R"({"seed": 2, "queues": {"q": {"dedupWindowSeconds": 60}},
+    "world": {"network": {"latency_ms": [0, 0]}, "storage": {"latency_ms": [0, 0]}},
+    "steps": [{"op": "repeat", "times": 5, "steps": [
+      {"op": "push", "items": [{"queue": "q", "data": {}}, {"queue": "q", "transactionId": "same", "data": {}}]},
+      {"op": "advance", "seconds": 20}]}]})"), {});
+  EXPECT_TRUE(out.passed) << out.result["failures"].dump();
+  const auto& m = out.result["metrics"];
+  EXPECT_EQ(m["items"], 10);
+  // Fresh ids are always new; "same" is new at 0 s, a duplicate at 20/40/60 s
+  // (60 s after the original is inside the inclusive window), new again at 80 s.
+  EXPECT_EQ(m["queued"], 7);
+  EXPECT_EQ(m["duplicates"], 3);
+  EXPECT_EQ(m["repeats_stored"], 1);
+  EXPECT_EQ(m["double_writes"], 0);
+  EXPECT_EQ(m["virtual_duration_ms"], 100'000);
+}
+
 }  // namespace
 }  // namespace qdt::sim

@@ -2,6 +2,7 @@
 
 #include "sim/json_schema.h"
 
+#include <algorithm>
 #include <fstream>
 #include <memory>
 #include <set>
@@ -142,7 +143,7 @@ std::optional<StorageOpKind> storage_op_of(const std::string& name) {
 
 std::optional<Op> op_of(const std::string& name) {
   static const std::map<std::string, Op> ops = {
-      {"push", Op::push},           {"parallel", Op::parallel},  {"sequence", Op::sequence},         {"advance", Op::advance},
+      {"push", Op::push},           {"parallel", Op::parallel},  {"sequence", Op::sequence}, {"repeat", Op::repeat},         {"advance", Op::advance},
       {"configure", Op::configure}, {"retention", Op::retention},       {"delete_segment", Op::delete_segment},
       {"storage_fail", Op::storage_fail}, {"ack", Op::ack},             {"read", Op::read},
       {"skew", Op::skew},           {"network", Op::network},           {"crash_broker", Op::crash_broker},
@@ -225,7 +226,10 @@ class Loader {
       return false;
     }
     s.op = *op;
-    if (auto id = r_.string(j, p, "id", false)) {
+    if (auto id = r_.string(j, p, "id", false); id && repeat_depth_ > 0) {
+      // Ids name one outcome; a step inside repeat has one per iteration.
+      r_.fail(p + "/id", "a step inside repeat runs many times and cannot have an id");
+    } else if (id) {
       if (id->empty() || id->size() > 64 || id->find('/') != std::string::npos || id->front() == '#' ||
           *id == "stored") {
         r_.fail(p + "/id", "a step id is 1-64 characters, without '/', not starting with '#', not \"stored\"");
@@ -266,7 +270,7 @@ class Loader {
       }
       case Op::parallel:
         r_.only(j, p, {"op", "id", "steps"});
-        if (inside_parallel) r_.fail(p + "/op", "parallel may not be nested inside parallel or sequence");
+        if (inside_parallel) r_.fail(p + "/op", "parallel may not be nested inside parallel, sequence or repeat");
         if (!j.contains("steps")) r_.fail(p + "/steps", "required");
         else steps(j["steps"], p + "/steps", s.children, true);
         break;
@@ -274,6 +278,18 @@ class Loader {
         r_.only(j, p, {"op", "id", "steps"});
         if (!j.contains("steps")) r_.fail(p + "/steps", "required");
         else steps(j["steps"], p + "/steps", s.children, true);  // no parallel inside a sequence
+        break;
+      case Op::repeat:
+        r_.only(j, p, {"op", "id", "times", "steps"});
+        if (auto v = r_.integer(j, p, "times", 1, kMaxRepeatTimes)) s.times = *v;
+        else if (!j.contains("times")) r_.fail(p + "/times", "required");
+        if (!j.contains("steps")) {
+          r_.fail(p + "/steps", "required");
+        } else {
+          ++repeat_depth_;
+          steps(j["steps"], p + "/steps", s.children, true);  // no parallel inside a repeat
+          --repeat_depth_;
+        }
         break;
       case Op::advance: {
         r_.only(j, p, {"op", "id", "seconds", "ms"});
@@ -541,6 +557,40 @@ class Loader {
     }
   }
 
+  // Steps and virtual time of the script as run (repeats unrolled), saturated
+  // just past the bounds so that nested repeats cannot overflow.
+  struct RunSize {
+    int64_t steps = 0;
+    int64_t advance_ms = 0;
+  };
+  static RunSize run_size(const std::vector<Step>& steps) {
+    RunSize total;
+    for (const Step& s : steps) {
+      RunSize one{1, s.op == Op::advance ? s.advance_ms : 0};
+      if (!s.children.empty()) {
+        const RunSize inner = run_size(s.children);
+        const int64_t times = s.op == Op::repeat ? s.times : 1;
+        one.steps += std::min(inner.steps * times, kMaxExecutedSteps + 1);
+        // parallel children overlap in time; counting their sum only overestimates.
+        one.advance_ms = std::min(inner.advance_ms * times, kMaxAdvanceMs + 1);
+      }
+      total.steps = std::min(total.steps + one.steps, kMaxExecutedSteps + 1);
+      total.advance_ms = std::min(total.advance_ms + one.advance_ms, kMaxAdvanceMs + 1);
+    }
+    return total;
+  }
+
+  void check_run_size(const Scenario& s) {
+    const RunSize size = run_size(s.steps);
+    if (size.steps > kMaxExecutedSteps) {
+      r_.fail("/steps", "with repeats unrolled the script runs more than " + std::to_string(kMaxExecutedSteps) +
+                            " steps");
+    }
+    if (size.advance_ms > kMaxAdvanceMs) {
+      r_.fail("/steps", "with repeats unrolled the script advances virtual time by more than ten years");
+    }
+  }
+
   void check_brokers(const Scenario& s) {
     for (const auto& [path, broker] : brokers_used_) {
       if (broker >= s.world.brokers) {
@@ -556,6 +606,7 @@ class Loader {
   const std::string& file_;
   Reader r_;
   std::map<std::string, Op> ids_;
+  int repeat_depth_ = 0;  // > 0 while loading the children of a repeat
   std::map<std::string, int64_t> push_counts_;  // item count, -1 when items is not an array
   std::vector<std::pair<std::string, uint32_t>> brokers_used_;
 };
@@ -626,6 +677,7 @@ LoadResult load_scenario_text(const std::string& text, const std::string& file) 
   else loader.steps(doc["steps"], "/steps", s.steps, false);
   if (auto it = doc.find("expect"); it != doc.end()) loader.expect(*it, s);
   loader.check_brokers(s);
+  if (result.errors.empty()) loader.check_run_size(s);
   if (result.errors.empty()) result.errors = structural;
   if (result.errors.empty()) result.scenario = std::move(s);
   return result;

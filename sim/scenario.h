@@ -13,7 +13,7 @@
 
 namespace qdt::sim {
 
-enum class Op { push, parallel, sequence, advance, configure, retention, delete_segment, storage_fail, ack, read, skew, network, crash_broker, evict_cache, cache };
+enum class Op { push, parallel, sequence, repeat, advance, configure, retention, delete_segment, storage_fail, ack, read, skew, network, crash_broker, evict_cache, cache };
 
 // The fields a `network` step changes; the others keep their current value.
 struct NetworkChange {
@@ -31,7 +31,8 @@ struct Step {
   nlohmann::json items;  // push: handed to the broker as written
   uint32_t broker = 0;
   std::string producer;  // push: defaults to a producer per step
-  std::vector<Step> children;  // parallel, sequence
+  std::vector<Step> children;  // parallel, sequence, repeat
+  int64_t times = 0;           // repeat: runs its children in order this many times
   int64_t advance_ms = 0;
   std::optional<std::string> queue;  // configure, delete_segment, ack, read; optional for retention
   std::string partition = "Default";
@@ -74,6 +75,11 @@ struct Scenario {
   std::map<std::string, StepExpect> expect;
   std::vector<std::pair<std::pair<std::string, std::string>, int64_t>> expect_stored;  // (queue, partition) -> N
 };
+
+// Bounds of a script as run, with repeat steps unrolled: a scenario cannot
+// ask for an unbounded run (SPEC: bad input gets a clear error).
+inline constexpr int64_t kMaxRepeatTimes = 100'000;
+inline constexpr int64_t kMaxExecutedSteps = 2'000'000;
 
 struct LoadError {
   std::string file;

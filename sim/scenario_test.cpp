@@ -221,5 +221,28 @@ TEST(ScenarioSchema, VariantEnumMatchesTheCatalogue) {
   EXPECT_EQ(names.get<std::vector<std::string>>(), want);
 }
 
+TEST(ScenarioLoader, RepeatRunsItsChildrenTimesAndIsBounded) {
+  const LoadResult r = load_scenario_text(R"({"steps": [{"op": "repeat", "times": 3, "steps": [
+      {"op": "repeat", "times": 2, "steps": [{"op": "push", "items": [{"queue": "q", "data": {}}]}]},
+      {"op": "advance", "ms": 10}]}]})", "r.json");
+  ASSERT_TRUE(r.scenario) << r.errors[0].to_string();
+  ASSERT_EQ(r.scenario->steps.size(), 1u);
+  EXPECT_EQ(r.scenario->steps[0].times, 3);
+  ASSERT_EQ(r.scenario->steps[0].children.size(), 2u);
+  EXPECT_EQ(r.scenario->steps[0].children[0].times, 2);
+  EXPECT_EQ(first_error(R"({"steps": [{"op": "repeat", "times": 2, "steps": [{"id": "x", "op": "advance", "ms": 1}]}]})"),
+            "/steps/0/steps/0/id: a step inside repeat runs many times and cannot have an id");
+  EXPECT_EQ(first_error(R"({"steps": [{"op": "repeat", "times": 0, "steps": []}]})").substr(0, 15), "/steps/0/times:");
+  EXPECT_EQ(first_error(R"({"steps": [{"op": "repeat", "steps": []}]})").substr(0, 15), "/steps/0/times:");
+  EXPECT_EQ(first_error(R"({"steps": [{"op": "repeat", "times": 2, "steps": [{"op": "parallel", "steps": []}]}]})"),
+            "/steps/0/steps/0/op: parallel may not be nested inside parallel, sequence or repeat");
+  // 100 000 x 100 000 steps: each repeat is within bounds, the run is not.
+  EXPECT_EQ(first_error(R"({"steps": [{"op": "repeat", "times": 100000, "steps": [{"op": "repeat", "times": 100000,
+      "steps": [{"op": "advance", "ms": 0}]}]}]})"),
+            "/steps: with repeats unrolled the script runs more than 2000000 steps");
+  EXPECT_EQ(first_error(R"({"steps": [{"op": "repeat", "times": 1000, "steps": [{"op": "advance", "seconds": 315360000}]}]})"),
+            "/steps: with repeats unrolled the script advances virtual time by more than ten years");
+}
+
 }  // namespace
 }  // namespace qdt::sim

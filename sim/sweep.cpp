@@ -191,8 +191,19 @@ SweepLoad load_sweep_text(const std::string& text, const std::string& file) {
     Knob k;
     k.path = path;
     k.segments = split_path(path);
-    if (k.segments.size() < 2 || (k.segments[0] != "world" && k.segments[0] != "queues")) {
-      fail(where, "a knob path starts with world. or queues. and names a field (the sweep sets seed itself)");
+    const std::string& root = k.segments[0];
+    if (k.segments.size() < 2 || (root != "world" && root != "queues" && root != "steps" && root != "generator")) {
+      fail(where, "a knob path starts with world., queues., steps. or generator. and names a field (the sweep sets "
+                  "seed itself)");
+      continue;
+    }
+    if (root == "generator" && (s.profile.empty() || k.segments.size() != 2)) {
+      fail(where, s.profile.empty() ? "generator. knobs need a profile base (they fix what the generator draws)"
+                                    : "a generator knob is generator.NAME");
+      continue;
+    }
+    if (root == "steps" && s.profile.empty() == false) {
+      fail(where, "steps. knobs need a scenario base (a profile draws its steps per seed)");
       continue;
     }
     if (k.segments.back() == "*") {
@@ -287,8 +298,25 @@ std::optional<std::string> apply_knob(json& doc, const std::vector<std::string>&
     const bool last = i + 1 == segments.size();
     std::vector<json*> next;
     for (json* node : at) {
+      const std::string here = walked.empty() ? std::string("the document") : walked;
+      if (node->is_array()) {
+        // Arrays (steps, items) are indexed by number; * is every element.
+        if (seg == "*") {
+          for (json& child : *node) next.push_back(&child);
+          continue;
+        }
+        const bool digits = !seg.empty() && seg.size() <= 6 && seg.find_first_not_of("0123456789") == std::string::npos;
+        if (!digits || std::stoul(seg) >= node->size()) {
+          return here + " is an array of " + std::to_string(node->size()) + " elements: " + seg +
+                 " is not an index into it (0-based) or *";
+        }
+        json& child = (*node)[std::stoul(seg)];
+        if (last) child = value;
+        else next.push_back(&child);
+        continue;
+      }
       if (node->is_null()) *node = json::object();
-      if (!node->is_object()) return (walked.empty() ? std::string("the document") : walked) + " is not an object";
+      if (!node->is_object()) return here + " is not an object or an array";
       if (seg == "*") {
         for (auto& [key, child] : node->items()) next.push_back(&child);
       } else if (last) {
@@ -306,9 +334,19 @@ std::optional<std::string> apply_knob(json& doc, const std::vector<std::string>&
 
 PointDocument point_document(const Sweep& sweep, const Point& point, uint64_t seed) {
   PointDocument out;
-  out.doc = sweep.profile.empty() ? sweep.scenario_doc : generate_scenario(seed, sweep.profile);
+  GeneratorOverrides fixed;
+  for (size_t k = 0; k < point.size(); ++k) {
+    const Knob& knob = sweep.knobs[k];
+    if (knob.segments[0] != "generator") continue;
+    if (auto error = set_generator_knob(fixed, knob.segments[1], knob.values[point[k]])) {
+      out.error = knob.path + ": " + *error;
+      return out;
+    }
+  }
+  out.doc = sweep.profile.empty() ? sweep.scenario_doc : generate_scenario(seed, sweep.profile, fixed);
   out.doc["seed"] = seed;
   for (size_t k = 0; k < point.size(); ++k) {
+    if (sweep.knobs[k].segments[0] == "generator") continue;
     if (auto error = apply_knob(out.doc, sweep.knobs[k].segments, sweep.knobs[k].values[point[k]])) {
       out.error = sweep.knobs[k].path + ": " + *error;
       return out;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
 
 #include "sim/sweep_run.h"
 
@@ -124,7 +125,63 @@ TEST(SweepPoints, KnobsSetPathsAndWildcards) {
   json empty = {{"steps", json::array()}};
   EXPECT_EQ(apply_knob(empty, {"queues", "*", "dedupWindowSeconds"}, 1), "queues.* matches nothing in the scenario");
   json scalar = {{"world", 3}};
-  EXPECT_EQ(apply_knob(scalar, {"world", "brokers"}, 1), "world is not an object");
+  EXPECT_EQ(apply_knob(scalar, {"world", "brokers"}, 1), "world is not an object or an array");
+}
+
+TEST(SweepPoints, KnobsIndexArraysAndStarMatchesEveryElement) {
+  json doc = {{"steps", {{{"op", "repeat"}, {"times", 2}, {"steps", {{{"op", "advance"}, {"ms", 1}}}}},
+                         {{"op", "advance"}, {"ms", 5}}}}};
+  EXPECT_EQ(apply_knob(doc, {"steps", "0", "steps", "0", "ms"}, 250), std::nullopt);
+  EXPECT_EQ(doc["steps"][0]["steps"][0]["ms"], 250);
+  EXPECT_EQ(apply_knob(doc, {"steps", "*", "op"}, "advance"), std::nullopt);
+  EXPECT_EQ(doc["steps"][0]["op"], "advance");
+  EXPECT_EQ(doc["steps"][1]["op"], "advance");
+  EXPECT_EQ(apply_knob(doc, {"steps", "2", "ms"}, 1),
+            "steps is an array of 2 elements: 2 is not an index into it (0-based) or *");
+  EXPECT_EQ(apply_knob(doc, {"steps", "op"}, 1), "steps is an array of 2 elements: op is not an index into it (0-based) or *");
+}
+
+TEST(SweepPoints, GeneratorKnobsFixWhatTheProfileDraws) {
+  const SweepLoad r = load_sweep_text(
+      R"({"name": "t", "base": {"profile": "skew"}, "vary": {"generator.skew_ms": [1234], "generator.partitions": [1], "generator.steps": [40]}, "seeds": 1, "metrics": ["double_writes"]})",
+      "s.json");
+  ASSERT_TRUE(r.sweep) << r.errors[0].to_string();
+  const PointDocument d = point_document(*r.sweep, {0, 0, 0}, 3);
+  ASSERT_FALSE(d.error) << *d.error;
+  EXPECT_EQ(d.doc["steps"].size(), 40u);
+  int skews = 0;
+  const std::function<void(const json&)> visit = [&](const json& steps) {
+    for (const json& s : steps) {
+      if (s["op"] == "skew") {
+        ++skews;
+        EXPECT_EQ(s["ms"], 1234);
+      }
+      if (s.contains("items")) {
+        for (const json& item : s["items"]) EXPECT_EQ(item["partition"], "p0");
+      }
+      if (s.contains("steps")) visit(s["steps"]);
+    }
+  };
+  visit(d.doc["steps"]);
+  EXPECT_GT(skews, 0) << "seed 3 of the skew profile draws no skew in 40 steps: pick another seed";
+  EXPECT_TRUE(check_points(*r.sweep).empty());
+}
+
+TEST(SweepLoader, GeneratorAndStepsKnobsNeedTheRightBase) {
+  EXPECT_EQ(first_error(with(R"({"generator.nope": [1]})")), "");  // the name is checked per point
+  const SweepLoad bad = load_sweep_text(with(R"({"generator.nope": [1]})"), "s.json");
+  ASSERT_TRUE(bad.sweep);
+  const auto errors = check_points(*bad.sweep);
+  ASSERT_FALSE(errors.empty());
+  EXPECT_NE(errors[0].reason.find("unknown generator knob \"nope\""), std::string::npos) << errors[0].reason;
+  EXPECT_EQ(errors[0].path, "/vary/generator.nope");
+  const SweepLoad range = load_sweep_text(with(R"({"generator.partitions": [0]})"), "s.json");
+  ASSERT_TRUE(range.sweep);
+  EXPECT_NE(check_points(*range.sweep)[0].reason.find("generator.partitions takes an integer in 1..64, not 0"),
+            std::string::npos);
+  EXPECT_EQ(first_error(with(R"({"steps.0.ms": [1]})")),
+            "/vary/steps.0.ms: steps. knobs need a scenario base (a profile draws its steps per seed)");
+  EXPECT_EQ(first_error(with(R"({"generator.a.b": [1]})")), "/vary/generator.a.b: a generator knob is generator.NAME");
 }
 
 TEST(SweepPoints, ProfileDocumentsGetTheSeedAndTheKnobs) {

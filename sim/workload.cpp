@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <map>
 
 #include "sim/rng.h"
 
@@ -165,8 +166,16 @@ Knobs knobs_for(const std::string& profile, Rng& rng) {
 
 class Generator {
  public:
-  Generator(uint64_t seed, const std::string& profile) : rng_(seed ^ 0x51ed2701f3a5c9b7ULL), profile_(profile) {
+  Generator(uint64_t seed, const std::string& profile, const GeneratorOverrides& fixed)
+      : rng_(seed ^ 0x51ed2701f3a5c9b7ULL), profile_(profile), fixed_(fixed) {
     k_ = knobs_for(profile, rng_);
+    if (fixed.partitions) k_.partitions = static_cast<int>(*fixed.partitions);
+    if (fixed.keys) k_.keys = static_cast<int>(*fixed.keys);
+    if (fixed.steps) k_.steps_min = k_.steps_max = static_cast<int>(*fixed.steps);
+    if (fixed.advance_per_mille) k_.advance_pm = static_cast<int>(*fixed.advance_per_mille);
+    // A fixed attempt count or backoff means every push retries that way, so
+    // a study of retries gets retries whatever the profile's faults are.
+    if (fixed.retry_attempts) k_.retry_attempts_max = static_cast<int>(*fixed.retry_attempts);
     brokers_ = static_cast<int>(rng_.between(k_.brokers_min, k_.brokers_max));
     window_ = pick(k_.windows_seconds);
   }
@@ -232,9 +241,13 @@ class Generator {
     for (int i = 0; i < count; ++i) items.push_back(make_item());
     json s = {{"id", id()}, {"op", "push"}, {"items", items}, {"broker", broker}};
     if (k_.retry_attempts_max > 1 && (k_.loss_request_pm || k_.loss_response_pm || k_.crash_pm || k_.storage_fail_pm)) {
-      s["retry"] = {{"timeout_ms", rng_.between(15, 60)},
-                    {"attempts", rng_.between(1, k_.retry_attempts_max)},
-                    {"backoff_ms", rng_.between(0, 10)}};
+      // Drawn even when fixed, so fixing one knob leaves the others' draws alone.
+      const int64_t timeout_ms = rng_.between(15, 60);
+      const int64_t attempts = rng_.between(1, k_.retry_attempts_max);
+      const int64_t backoff_ms = rng_.between(0, 10);
+      s["retry"] = {{"timeout_ms", fixed_.retry_timeout_ms.value_or(timeout_ms)},
+                    {"attempts", fixed_.retry_attempts.value_or(attempts)},
+                    {"backoff_ms", fixed_.retry_backoff_ms.value_or(backoff_ms)}};
     }
     return s;
   }
@@ -340,8 +353,9 @@ class Generator {
     if (roll(k_.completed_retention_pm)) return completed_retention();
     if (roll(k_.storage_fail_pm)) return storage_fail();
     if (roll(k_.skew_pm)) {
-      return {{"op", "skew"}, {"broker", rng_.below(static_cast<uint64_t>(brokers_))},
-              {"ms", rng_.between(-120'000, 120'000)}};
+      const uint64_t broker = rng_.below(static_cast<uint64_t>(brokers_));
+      const int64_t ms = rng_.between(-120'000, 120'000);
+      return {{"op", "skew"}, {"broker", broker}, {"ms", fixed_.skew_ms.value_or(ms)}};
     }
     if (roll(k_.crash_pm)) return {{"op", "crash_broker"}, {"broker", rng_.below(static_cast<uint64_t>(brokers_))}};
     if (roll(k_.evict_pm)) {
@@ -364,6 +378,7 @@ class Generator {
   Rng rng_;
   std::vector<PushedKey> pushed_;  // in generation order
   std::string profile_;
+  GeneratorOverrides fixed_;
   Knobs k_;
   int brokers_ = 1;
   int64_t window_ = 3600;
@@ -384,9 +399,44 @@ bool is_profile(const std::string& name) {
   return std::find(names.begin(), names.end(), name) != names.end();
 }
 
-json generate_scenario(uint64_t seed, const std::string& profile) {
+const std::vector<std::string>& generator_knob_names() {
+  static const std::vector<std::string> names = {"partitions",     "keys",          "steps", "skew_ms",
+                                                 "retry_attempts", "retry_backoff_ms", "retry_timeout_ms", "advance_per_mille"};
+  return names;
+}
+
+std::optional<std::string> set_generator_knob(GeneratorOverrides& o, const std::string& name, const json& value) {
+  struct Slot {
+    std::optional<int64_t> GeneratorOverrides::*field;
+    int64_t lo, hi;
+  };
+  static const std::map<std::string, Slot> slots = {
+      {"partitions", {&GeneratorOverrides::partitions, 1, 64}},
+      {"keys", {&GeneratorOverrides::keys, 1, 10'000}},
+      {"steps", {&GeneratorOverrides::steps, 1, 1'000}},
+      {"skew_ms", {&GeneratorOverrides::skew_ms, -3'600'000, 3'600'000}},
+      {"retry_attempts", {&GeneratorOverrides::retry_attempts, 1, 100}},
+      {"retry_backoff_ms", {&GeneratorOverrides::retry_backoff_ms, 0, 3'600'000}},
+      {"retry_timeout_ms", {&GeneratorOverrides::retry_timeout_ms, 1, 3'600'000}},
+      {"advance_per_mille", {&GeneratorOverrides::advance_per_mille, 0, 1000}}};
+  const auto it = slots.find(name);
+  if (it == slots.end()) {
+    std::string names;
+    for (const auto& n : generator_knob_names()) names += (names.empty() ? "" : ", ") + n;
+    return "unknown generator knob \"" + name + "\" (one of " + names + ")";
+  }
+  const Slot& slot = it->second;
+  if (!value.is_number_integer() || value.get<int64_t>() < slot.lo || value.get<int64_t>() > slot.hi) {
+    return "generator." + name + " takes an integer in " + std::to_string(slot.lo) + ".." + std::to_string(slot.hi) +
+           ", not " + value.dump();
+  }
+  o.*slot.field = value.get<int64_t>();
+  return std::nullopt;
+}
+
+json generate_scenario(uint64_t seed, const std::string& profile, const GeneratorOverrides& overrides) {
   assert(is_profile(profile));
-  Generator g(seed, profile);
+  Generator g(seed, profile, overrides);
   return g.build(seed);
 }
 
