@@ -108,7 +108,9 @@ std::string gnuplot_script(const std::vector<Chart>& charts) {
       const double pad = x_hi > x_lo ? (x_hi - x_lo) * 0.06 : 0.5;
       out << "set xrange [" << num(x_lo >= 0 ? std::max(0.0, x_lo - pad) : x_lo - pad) << ":" << num(x_hi + pad) << "]\n";
     }
-    if (y_lo >= 0) out << "set yrange [0:*]\n";
+    if (c.log_y) out << "set logscale y 10\nset yrange [0.8:*]\n";
+    else if (y_lo >= 0) out << "set yrange [0:*]\n";
+    if (c.bars) out << "set style fill solid 0.6 border -1\nset boxwidth 0.6\nset xtics rotate by -40\n";
     if (c.series.size() > 1) {
       out << "set key outside below center horizontal";
       if (!c.legend_title.empty()) out << " title " << quoted(c.legend_title);
@@ -119,7 +121,10 @@ std::string gnuplot_script(const std::vector<Chart>& charts) {
     out << "plot ";
     for (size_t s = 0; s < c.series.size(); ++s) {
       out << (s ? ", \\\n     " : "") << "'chart" << n << ".dat' index " << s
-          << (c.categorical_x ? " using 1:2:3:4:xticlabels(5)" : " using 1:2:3:4") << " with yerrorlines lw 2 pt 7 title "
+          << (c.bars ? (c.categorical_x ? " using 1:2:xticlabels(5) with boxes" : " using 1:2 with boxes")
+                     : (c.categorical_x ? " using 1:2:3:4:xticlabels(5)" : " using 1:2:3:4") +
+                           std::string(" with yerrorlines lw 2 pt 7"))
+          << " title "
           << quoted(c.series[s].title);
     }
     out << "\nunset output\n";

@@ -29,6 +29,8 @@ struct Chart {
   std::string y_label;
   bool categorical_x = false;  // x values are not numbers: ticks at the points
   bool log_x = false;
+  bool log_y = false;  // for counts spanning decades (values must be > 0)
+  bool bars = false;   // one bar per point (the mean), for categories such as variant names
   std::vector<ChartSeries> series;  // a legend is drawn when there are several
   std::string legend_title;         // above the legend entries, when they share one knob
 };

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "reports/mutants_page.h"
 #include "reports/summary.h"
 #include "sim/campaign_jobs.h"
 #include "sim/campaign_merge.h"
@@ -206,6 +207,9 @@ int main(int argc, char** argv) {
   mutants_cmd->add_option("--out", mutants_args.out_dir, "Where shrunk failures are written (OUT/VARIANT/...)");
   mutants_cmd->add_flag("--json", mutants_args.as_json, "Print {variants, survivors, holes} as JSON");
   mutants_cmd->add_flag("--quiet", mutants_args.quiet, "No progress on stderr");
+  std::string mutants_report;
+  mutants_cmd->add_option("--report", mutants_report,
+                          "Also write the catalogue as BASE.md, BASE.html (charts) and BASE.json; its folder must exist");
 
   auto* explore_cmd = app.add_subcommand(
       "explore", "Parameter sweep (SPEC 4): OUT/NAME.{json,md,html}, a table per metric and an SVG chart per knob");
@@ -242,6 +246,31 @@ int main(int argc, char** argv) {
     const qdt::sim::WallClock wall = [wall_start] {
       return std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
     };
+    if (!mutants_report.empty()) {
+      std::error_code ec;
+      const fs::path folder = fs::path(mutants_report).parent_path();
+      if (!folder.empty() && !fs::is_directory(folder, ec)) {
+        std::cerr << "error: --report " << mutants_report << ": no folder " << folder.string()
+                  << "\nnothing was run (exit 2)\n";
+        return kExitBadInput;
+      }
+      std::string command = "qdt";
+      for (int i = 1; i < argc; ++i) command += std::string(" ") + argv[i];
+      const char* commit = std::getenv("QDT_COMMIT");
+      const char* gnuplot = std::getenv("QDT_GNUPLOT");
+      mutants_args.on_document = [=](nlohmann::json doc) {
+        doc["command"] = command;
+        if (commit && *commit) doc["commit"] = commit;
+        const std::string dir = folder.empty() ? "." : folder.string();
+        const std::string program = gnuplot && *gnuplot ? gnuplot : "gnuplot";
+        const bool ok = write_file(mutants_report + ".json", doc.dump(2) + "\n") &&
+                        write_file(mutants_report + ".md", qdt::reports::mutants_markdown(doc, dir)) &&
+                        write_file(mutants_report + ".html", qdt::reports::mutants_html(doc, dir, program));
+        if (!ok) std::cerr << "error: --report " << mutants_report << ": cannot write the report\n";
+        else std::cerr << "wrote " << mutants_report << ".{md,html,json}\n";
+        return ok;
+      };
+    }
     return qdt::sim::run_mutants(mutants_args, wall);
   }
   if (check_cmd->parsed()) {

@@ -170,17 +170,16 @@ int run_mutants(const MutantsOptions& o, const WallClock& wall) {
     results = std::move(*forked);
   }
   const double wall_s = wall() - start;
-  if (o.as_json) {
-    const json settings = {{"profile", o.profile},
-                           {"profiles", profiles_of(o.profile)},
-                           {"seeds", o.seeds},
-                           {"first_seed", o.first_seed},
-                           {"out_dir", o.out_dir},
-                           {"wall_s", wall_s}};
-    std::cout << mutants_json(results, registry, settings).dump(2) << "\n";
-  } else {
-    std::cout << mutants_table(results, registry);
-  }
+  const json settings = {{"profile", o.profile},
+                         {"profiles", profiles_of(o.profile)},
+                         {"seeds", o.seeds},
+                         {"first_seed", o.first_seed},
+                         {"out_dir", o.out_dir},
+                         {"wall_s", wall_s}};
+  const json document = mutants_json(results, registry, settings);
+  if (o.as_json) std::cout << document.dump(2) << "\n";
+  else std::cout << mutants_table(results, registry);
+  if (o.on_document && !o.on_document(document)) return kExitBadInput;
   if (!o.quiet) std::cerr << results.size() << " variants in " << static_cast<int64_t>(wall_s * 10) / 10.0 << " s wall\n";
   return mutants_exit_code(results, registry);
 }

@@ -12,6 +12,8 @@
 // the same for any number of jobs. Called from the main fiber of the command
 // line's thread, before any world.
 #include <cstdint>
+#include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -31,6 +33,10 @@ struct MutantsOptions {
   bool as_json = false;
   bool quiet = false;
   bool list = false;
+  // When set, called with the document of --json (whether or not --json was
+  // given) before the exit code is decided; false means it could not write
+  // what it was asked to (qdt mutants --report), which is exit 2.
+  std::function<bool(const nlohmann::json&)> on_document;
 };
 
 // The campaign against one variant, stopped at its first failure, which is

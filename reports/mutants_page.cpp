@@ -1,0 +1,179 @@
+#include "reports/mutants_page.h"
+
+#include <filesystem>
+#include <sstream>
+
+#include "reports/html_text.h"
+
+namespace qdt::reports {
+namespace {
+
+using json = nlohmann::json;
+namespace fs = std::filesystem;
+
+std::string text(const json& v, const char* key) {
+  return v.contains(key) && v[key].is_string() ? v[key].get<std::string>() : "";
+}
+
+// The replay file relative to the page's folder when it lies below it.
+std::string link_of(const std::string& file, const std::string& page_dir) {
+  if (file.empty() || page_dir.empty()) return file;
+  std::error_code ec;
+  const fs::path rel = fs::relative(fs::absolute(file, ec), fs::absolute(page_dir, ec), ec);
+  if (ec || rel.empty() || *rel.begin() == "..") return file;
+  return rel.generic_string();
+}
+
+std::string verdict_text(const json& v) {
+  const std::string verdict = text(v, "verdict");
+  if (verdict == "caught") return "caught";
+  return verdict == "hole" ? "hole" : "survived (harmless)";
+}
+
+struct Row {
+  std::string variant, description, verdict, property, where, seeds, wall, steps, file, link;
+};
+
+// A survivor's argument lives in the document's survivors list.
+std::string argument_of(const json& doc, const std::string& variant) {
+  for (const json& s : doc["survivors"]) {
+    if (text(s, "variant") == variant) return text(s, "argument").empty() ? "no argument: a hole" : text(s, "argument");
+  }
+  return "";
+}
+
+std::vector<Row> rows_of(const json& doc, const std::string& page_dir) {
+  std::vector<Row> rows;
+  for (const json& v : doc["variants"]) {
+    Row r;
+    r.variant = text(v, "variant");
+    r.description = text(v, "description");
+    r.verdict = verdict_text(v);
+    const bool caught = v.value("caught", false);
+    r.property = caught ? text(v, "property") : argument_of(doc, r.variant);
+    r.where = caught ? text(v, "profile") + " seed " + std::to_string(v.value("seed", uint64_t{0})) : "";
+    r.seeds = std::to_string(v.value("seeds_run", uint64_t{0})) + " of " + std::to_string(v.value("seeds_total", uint64_t{0}));
+    std::ostringstream wall;
+    wall.precision(3);
+    wall << v.value("wall_s", 0.0);
+    r.wall = wall.str();
+    r.steps = caught ? std::to_string(v.value("steps", 0)) : "";
+    r.file = caught && v.value("file_written", false) ? text(v, "file") : "";
+    r.link = link_of(r.file, page_dir);
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
+std::string settings_text(const json& doc) {
+  return "profile " + text(doc, "profile") + ", " + std::to_string(doc.value("seeds", uint64_t{0})) +
+         " seeds per profile from seed " + std::to_string(doc.value("first_seed", uint64_t{1}));
+}
+
+}  // namespace
+
+std::vector<Chart> mutants_charts(const json& doc) {
+  Chart seeds, steps;
+  seeds.title = "Scenarios run until the variant was caught";
+  seeds.x_label = "design variant";
+  seeds.y_label = "scenarios run (count, log scale)";
+  steps.title = "Size of the shrunk failing scenario";
+  steps.x_label = "design variant";
+  steps.y_label = "steps after shrinking (count)";
+  for (Chart* c : {&seeds, &steps}) {
+    c->categorical_x = true;
+    c->bars = true;
+    c->series.push_back({"caught", {}});
+  }
+  seeds.log_y = true;
+  double x = 0;
+  for (const json& v : doc["variants"]) {
+    if (!v.value("caught", false)) continue;
+    const std::string name = text(v, "variant");
+    const double n = static_cast<double>(v.value("seeds_run", uint64_t{0}));
+    const double s = static_cast<double>(v.value("steps", 0));
+    seeds.series[0].points.push_back({x, name, n, n, n});
+    steps.series[0].points.push_back({x, name, s, s, s});
+    x += 1;
+  }
+  if (seeds.series[0].points.empty()) return {};
+  return {seeds, steps};
+}
+
+std::string mutants_markdown(const json& doc, const std::string& page_dir) {
+  std::ostringstream out;
+  out << "# qdt mutants: the design-variant catalogue\n\n";
+  if (!text(doc, "command").empty()) out << "Regenerate: `" << text(doc, "command") << "`\n\n";
+  out << "- run: " << settings_text(doc) << "\n";
+  if (!text(doc, "commit").empty()) out << "- commit: " << text(doc, "commit") << "\n";
+  out << "- wall_s: " << doc.value("wall_s", 0.0) << "\n";
+  out << "- variants: " << doc["variants"].size() << ", survivors: " << doc["survivors"].size()
+      << ", holes: " << doc["holes"].size() << "\n\n";
+  out << "| variant | verdict | caught by / argument | first failing scenario | scenarios run | wall s | shrunk steps | replay file |\n"
+      << "|---|---|---|---|---:|---:|---:|---|\n";
+  for (const Row& r : rows_of(doc, page_dir)) {
+    out << "| `" << r.variant << "` | " << r.verdict << " | " << md_escape(r.property) << " | " << r.where << " | "
+        << r.seeds << " | " << r.wall << " | " << r.steps << " | "
+        << (r.file.empty() ? "" : "[" + md_escape(fs::path(r.file).filename().string()) + "](" + r.link + ")") << " |\n";
+  }
+  out << "\n## What each variant changes\n\n";
+  for (const Row& r : rows_of(doc, page_dir)) out << "- `" << r.variant << "`: " << md_escape(r.description) << "\n";
+  if (!doc["holes"].empty()) {
+    out << "\n## Holes\n\nSurvivors without an argument that they are harmless:";
+    for (const json& h : doc["holes"]) out << " `" << h.get<std::string>() << "`";
+    out << "\n";
+  }
+  return out.str();
+}
+
+std::string mutants_html(const json& doc, const std::string& page_dir, const std::string& gnuplot) {
+  const std::vector<Chart> charts = mutants_charts(doc);
+  const ChartsRendered drawn = render_charts(charts, gnuplot);
+  std::ostringstream out;
+  out << page_head("qdt mutants: the design-variant catalogue");
+  out << "<h1>qdt mutants: the design-variant catalogue</h1>\n"
+      << "<p>Every design variant of SPEC 7 run against the campaign, stopped at its first failure, which is shrunk "
+         "and written as a replay file. A variant that survives must carry an argument that it is harmless; one "
+         "without is a hole in the suite.</p>\n";
+  out << "<h2>What was run</h2>\n<dl>\n";
+  if (!text(doc, "command").empty()) out << "<dt>command</dt><dd><code>" << html_escape(text(doc, "command")) << "</code></dd>\n";
+  out << "<dt>campaign</dt><dd>" << html_escape(settings_text(doc)) << "</dd>\n";
+  if (!text(doc, "commit").empty()) out << "<dt>commit</dt><dd><code>" << html_escape(text(doc, "commit")) << "</code></dd>\n";
+  out << "<dt>verdicts</dt><dd>" << doc["variants"].size() << " variants, " << doc["survivors"].size() << " survivors, "
+      << "<span" << (doc["holes"].empty() ? "" : " class=\"fail\"") << ">" << doc["holes"].size() << " holes</span></dd>\n"
+      << "<dt>wall_s</dt><dd>" << doc.value("wall_s", 0.0) << "</dd>\n</dl>\n";
+  out << "<h2>Variants</h2>\n<div class=\"scroll\"><table>\n<thead><tr><th>variant</th><th>verdict</th>"
+         "<th>caught by / argument</th><th>first failing scenario</th><th>scenarios run</th><th>wall s</th>"
+         "<th>shrunk steps</th><th>replay file</th></tr></thead>\n<tbody>\n";
+  for (const Row& r : rows_of(doc, page_dir)) {
+    out << "<tr" << (r.verdict == "hole" ? " class=\"fail\"" : "") << "><td class=\"left\" title=\""
+        << html_escape(r.description) << "\"><code>" << html_escape(r.variant) << "</code></td><td class=\"left\">"
+        << html_escape(r.verdict) << "</td><td class=\"left wrap\">" << html_escape(r.property) << "</td><td class=\"left\">"
+        << html_escape(r.where) << "</td><td>" << html_escape(r.seeds) << "</td><td>" << html_escape(r.wall)
+        << "</td><td>" << html_escape(r.steps) << "</td><td class=\"left\">";
+    if (!r.file.empty()) {
+      out << "<a href=\"" << html_escape(r.link) << "\">" << html_escape(fs::path(r.file).filename().string()) << "</a>";
+    }
+    out << "</td></tr>\n";
+  }
+  out << "</tbody>\n</table></div>\n";
+  if (!drawn.ok) {
+    out << "<p class=\"note\">No charts: " << html_escape(drawn.error) << ". The table is complete.</p>\n";
+  } else if (!charts.empty()) {
+    out << "<h2>How fast and how small</h2>\n<div class=\"charts\">\n";
+    const std::string caption = "Caught variants only; " + settings_text(doc) +
+                                (text(doc, "commit").empty() ? "" : ", commit " + text(doc, "commit")) + ".";
+    for (const std::string& svg : drawn.svgs) {
+      out << "<figure>\n" << svg << "\n<figcaption>" << html_escape(caption) << "</figcaption>\n</figure>\n";
+    }
+    out << "</div>\n";
+  }
+  out << "<h2>What each variant changes</h2>\n<ul>\n";
+  for (const Row& r : rows_of(doc, page_dir)) {
+    out << "<li><code>" << html_escape(r.variant) << "</code>: " << html_escape(r.description) << "</li>\n";
+  }
+  out << "</ul>\n" << page_tail();
+  return out.str();
+}
+
+}  // namespace qdt::reports

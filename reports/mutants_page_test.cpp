@@ -1,0 +1,79 @@
+#include "reports/mutants_page.h"
+
+#include <gtest/gtest.h>
+
+namespace qdt::reports {
+namespace {
+
+using json = nlohmann::json;
+
+json doc() {
+  return {{"profile", "all"},
+          {"seeds", 500},
+          {"first_seed", 1},
+          {"wall_s", 12.5},
+          {"command", "qdt mutants --seeds 500 --report out/cat"},
+          {"commit", "abc123"},
+          {"variants",
+           {{{"variant", "last-wins"},
+             {"description", "in-request, the <last> occurrence | leads"},
+             {"verdict", "caught"},
+             {"caught", true},
+             {"property", "first-wins"},
+             {"profile", "default"},
+             {"seed", 3},
+             {"seeds_run", 21},
+             {"seeds_total", 5000},
+             {"steps", 2},
+             {"file_written", true},
+             {"file", "out/cat-replays/last-wins/default-3-first-wins.json"},
+             {"wall_s", 0.4}},
+            {{"variant", "no-expire-before-verify"},
+             {"description", "the cache answers without expiring first"},
+             {"verdict", "survived"},
+             {"caught", false},
+             {"seeds_run", 5000},
+             {"seeds_total", 5000},
+             {"wall_s", 40.0}}}},
+          {"survivors", {{{"variant", "no-expire-before-verify"}, {"argument", "storage re-checks"}}}},
+          {"holes", json::array()}};
+}
+
+TEST(MutantsPage, MarkdownHasARowPerVariantWithItsReplayLinkRelativeToThePage) {
+  const std::string md = mutants_markdown(doc(), "out");
+  EXPECT_NE(md.find("Regenerate: `qdt mutants --seeds 500 --report out/cat`"), std::string::npos) << md;
+  EXPECT_NE(md.find("| `last-wins` | caught | first-wins | default seed 3 | 21 of 5000 | 0.4 | 2 | "
+                    "[default-3-first-wins.json](cat-replays/last-wins/default-3-first-wins.json) |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| `no-expire-before-verify` | survived (harmless) | storage re-checks |"), std::string::npos) << md;
+  EXPECT_NE(md.find("the <last> occurrence \\| leads"), std::string::npos) << "a | in a description splits no table";
+}
+
+TEST(MutantsPage, ChartsHoldTheCaughtVariantsOnly) {
+  const std::vector<Chart> charts = mutants_charts(doc());
+  ASSERT_EQ(charts.size(), 2u);
+  ASSERT_EQ(charts[0].series.size(), 1u);
+  ASSERT_EQ(charts[0].series[0].points.size(), 1u);
+  EXPECT_EQ(charts[0].series[0].points[0].label, "last-wins");
+  EXPECT_EQ(charts[0].series[0].points[0].mean, 21);
+  EXPECT_EQ(charts[1].series[0].points[0].mean, 2);
+  EXPECT_TRUE(charts[0].bars && charts[0].log_y && charts[0].categorical_x);
+  EXPECT_NE(gnuplot_script(charts).find("with boxes"), std::string::npos);
+  json none = doc();
+  none["variants"].erase(0);
+  EXPECT_TRUE(mutants_charts(none).empty());
+}
+
+TEST(MutantsPage, HtmlEscapesAndSaysWhyThereAreNoChartsWithoutGnuplot) {
+  const std::string page = mutants_html(doc(), "out", "/nonexistent/gnuplot");
+  EXPECT_EQ(page.find("<last>"), std::string::npos);
+  EXPECT_NE(page.find("&lt;last&gt;"), std::string::npos);
+  EXPECT_NE(page.find("<a href=\"cat-replays/last-wins/default-3-first-wins.json\">"), std::string::npos);
+  EXPECT_NE(page.find("No charts:"), std::string::npos);
+  EXPECT_EQ(page.find("<script"), std::string::npos);
+  EXPECT_NE(page.find("abc123"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace qdt::reports
