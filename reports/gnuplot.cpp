@@ -102,7 +102,9 @@ std::string gnuplot_script(const std::vector<Chart>& charts) {
         first = false;
       }
     }
-    if (c.log_x) {
+    if (c.bars) {
+      out << "set xrange [" << num(x_lo - 0.6) << ":" << num(x_hi + 0.6) << "]\n";  // whole bars at the ends
+    } else if (c.log_x) {
       out << "set xrange [" << num(x_lo / 1.5) << ":" << num(x_hi * 1.5) << "]\n";
     } else {
       const double pad = x_hi > x_lo ? (x_hi - x_lo) * 0.06 : 0.5;
@@ -110,7 +112,7 @@ std::string gnuplot_script(const std::vector<Chart>& charts) {
     }
     if (c.log_y) out << "set logscale y 10\nset yrange [0.8:*]\n";
     else if (y_lo >= 0) out << "set yrange [0:*]\n";
-    if (c.bars) out << "set style fill solid 0.6 border -1\nset boxwidth 0.6\nset xtics rotate by -40\n";
+    if (c.bars) out << "set style fill solid 0.6 border -1\nset boxwidth 0.6\nset xtics rotate by -40\nset bmargin 8\n";
     if (c.series.size() > 1) {
       out << "set key outside below center horizontal";
       if (!c.legend_title.empty()) out << " title " << quoted(c.legend_title);

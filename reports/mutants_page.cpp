@@ -148,7 +148,8 @@ std::string mutants_html(const json& doc, const std::string& page_dir, const std
   for (const Row& r : rows_of(doc, page_dir)) {
     out << "<tr" << (r.verdict == "hole" ? " class=\"fail\"" : "") << "><td class=\"left\" title=\""
         << html_escape(r.description) << "\"><code>" << html_escape(r.variant) << "</code></td><td class=\"left\">"
-        << html_escape(r.verdict) << "</td><td class=\"left wrap\">" << html_escape(r.property) << "</td><td class=\"left\">"
+        << html_escape(r.verdict) << "</td><td class=\"left\">"
+        << html_escape(r.verdict == "caught" ? r.property : "see Survivors") << "</td><td class=\"left\">"
         << html_escape(r.where) << "</td><td>" << html_escape(r.seeds) << "</td><td>" << html_escape(r.wall)
         << "</td><td>" << html_escape(r.steps) << "</td><td class=\"left\">";
     if (!r.file.empty()) {
@@ -157,6 +158,17 @@ std::string mutants_html(const json& doc, const std::string& page_dir, const std
     out << "</td></tr>\n";
   }
   out << "</tbody>\n</table></div>\n";
+  if (!doc["survivors"].empty()) {
+    out << "<h2>Survivors</h2>\n<ul>\n";
+    for (const json& s : doc["survivors"]) {
+      const std::string argument = text(s, "argument");
+      out << "<li" << (argument.empty() ? " class=\"fail\"" : "") << "><code>" << html_escape(text(s, "variant"))
+          << "</code>: " << (argument.empty() ? "hole: no argument that it is harmless" : "harmless: " + html_escape(argument));
+      if (!text(s, "test").empty()) out << " (checked by <code>" << html_escape(text(s, "test")) << "</code>)";
+      out << "</li>\n";
+    }
+    out << "</ul>\n";
+  }
   if (!drawn.ok) {
     out << "<p class=\"note\">No charts: " << html_escape(drawn.error) << ". The table is complete.</p>\n";
   } else if (!charts.empty()) {

@@ -23,8 +23,9 @@ out = sys.argv[1]
 one = json.load(open(f"{out}/one/tiny.json"))
 two = json.load(open(f"{out}/two/tiny.json"))
 assert one.get("commit") == "0123abc", "QDT_COMMIT is recorded"
-for d in (one, two):
+for d, name in ((one, "one"), (two, "two")):
     assert isinstance(d.pop("wall_s"), (int, float))
+    assert d.pop("command").endswith(f"tiny.json --out {out}/{name}"), "the command regenerates the files where they are"
 one.pop("commit")
 assert one == two, "the JSON differs between --jobs 1 and --jobs 2"
 metrics = ["sidecar_rows_scanned", "cache.vouched", "virtual_duration_ms"]

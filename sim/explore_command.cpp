@@ -43,7 +43,8 @@ int run_explore(const ExploreOptions& o, const WallClock& wall) {
   SweepRunOptions run;
   run.jobs = o.jobs;
   run.quiet = o.quiet;
-  run.command = "qdt explore " + o.file;
+  // The command that regenerates these files where they are (--jobs changes nothing but wall time).
+  run.command = "qdt explore " + o.file + (o.out_dir == ExploreOptions().out_dir ? "" : " --out " + o.out_dir);
   run.commit = o.commit;
   SweepRunResult result = run_sweep(sweep, run, wall);
   if (!result.errors.empty()) return bad_input(result.errors);
