@@ -217,39 +217,13 @@ bool threshold_ok(const HoleThreshold& t) {
   return !t.found || (t.verified && t.file_written);
 }
 
-json threshold_json(const HoleThreshold& t) {
-  json out = {{"knob", t.knob},         {"setting", t.setting},         {"meaning", t.meaning},
-              {"lo", t.lo},             {"hi", t.hi},                   {"expect_found", t.expect_found},
-              {"found", t.found},       {"evaluations", t.evaluations}, {"verified", t.verified},
-              {"detail", t.detail}};
-  if (t.found) {
-    out["value"] = t.value;
-    out["file"] = t.file;
-    out["file_written"] = t.file_written;
-    out["replay"] = t.replay;
-  }
-  return out;
-}
+// Every field, always (value and file are 0 and "" when not found): the
+// worker pipe and --json carry the same object, so one definition serves both.
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(HoleThreshold, knob, setting, meaning, lo, hi, expect_found, found, value,
+                                   evaluations, verified, detail, file, file_written, replay)
 
-HoleThreshold threshold_from_json(const json& doc) {
-  HoleThreshold t;
-  t.knob = doc.at("knob").get<std::string>();
-  t.setting = doc.at("setting").get<std::string>();
-  t.meaning = doc.at("meaning").get<std::string>();
-  t.lo = doc.at("lo").get<int64_t>();
-  t.hi = doc.at("hi").get<int64_t>();
-  t.expect_found = doc.at("expect_found").get<bool>();
-  t.found = doc.at("found").get<bool>();
-  t.evaluations = doc.at("evaluations").get<int>();
-  t.verified = doc.at("verified").get<bool>();
-  t.detail = doc.at("detail").get<std::string>();
-  if (t.found) {
-    t.value = doc.at("value").get<int64_t>();
-    t.file = doc.at("file").get<std::string>();
-    t.file_written = doc.at("file_written").get<bool>();
-    t.replay = doc.at("replay").get<std::string>();
-  }
-  return t;
-}
+json threshold_json(const HoleThreshold& t) { return t; }
+
+HoleThreshold threshold_from_json(const json& doc) { return doc.get<HoleThreshold>(); }
 
 }  // namespace qdt::sim

@@ -114,20 +114,15 @@ TEST(ShippedHoles, ThresholdOkRejectsContradictions) {
 }
 
 TEST(ShippedHoles, ThresholdJsonRoundTrips) {
-  HoleThreshold t;
-  t.knob = "skew_ms";
-  t.setting = "repeat_age_ms=1000";
-  t.meaning = "m";
-  t.hi = 10;
-  t.found = true;
-  t.value = 7;
-  t.evaluations = 9;
-  t.verified = true;
-  t.detail = "d";
-  t.file = "f.json";
-  t.file_written = true;
-  t.replay = "qdt replay f.json --variant shipped-expiry";
-  EXPECT_EQ(threshold_json(threshold_from_json(threshold_json(t))), threshold_json(t));
+  const nlohmann::json doc = {{"knob", "skew_ms"},   {"setting", "repeat_age_ms=1000"}, {"meaning", "m"},
+                              {"lo", 0},             {"hi", 10},                        {"expect_found", true},
+                              {"found", true},       {"value", 7},                      {"evaluations", 9},
+                              {"verified", true},    {"detail", "d"},                   {"file", "f.json"},
+                              {"file_written", true}, {"replay", "qdt replay f.json --variant shipped-expiry"}};
+  const HoleThreshold t = threshold_from_json(doc);
+  EXPECT_EQ(t.value, 7);
+  EXPECT_EQ(t.replay, "qdt replay f.json --variant shipped-expiry");
+  EXPECT_EQ(threshold_json(t), doc);
 }
 
 TEST(ShippedHoles, OnlyTheShippedVariantsHaveFamilies) {
