@@ -2,7 +2,8 @@
 # qdt mutants end to end: --list names the whole catalogue of SPEC 7; a few
 # variants are each caught, with a shrunk file that fails under the variant
 # and passes on the reference; the results are the same for --jobs 1 and 2
-# (wall times aside); bad usage exits 2. Usage: check-mutants.sh QDT [SEEDS]
+# (wall times aside); the shipped variants come with their thresholds and
+# threshold replay files; bad usage exits 2. Usage: check-mutants.sh QDT [SEEDS]
 set -uo pipefail
 qdt=$1
 seeds=${2:-60}
@@ -73,6 +74,42 @@ for v in "${variants[@]}"; do
     cmp -s "$f" "$out/b/$v/$(basename "$f")" || fail "shrunk files differ between --jobs 1 and 2: $f"
   done
 done
+
+# The shipped design's holes: with shipped-expiry and shipped-meta-ttl selected
+# the report gives, per family setting, the threshold found by bisection, its
+# run count and a replay file that fails under the variant and passes on the
+# reference; the table prints the same.
+holes=(--variant shipped-expiry --variant shipped-meta-ttl --seeds "$seeds" --quiet --jobs 2 --out "$out/h")
+"$qdt" mutants "${holes[@]}" --json >"$out/h.json" || { cat "$out/h.json" >&2; fail "qdt mutants (shipped variants) exited $?"; }
+python3 - "$out/h.json" <<'PY' >"$out/thresholds.txt" || fail "thresholds in the report"
+import json, os, sys
+r = json.load(open(sys.argv[1]))
+got = {}
+for v in r["variants"]:
+    ts = v["thresholds"]
+    assert ts, v["variant"]
+    for t in ts:
+        assert t["found"] == t["expect_found"] and t["evaluations"] >= 1, t
+        got.setdefault(v["variant"], []).append(t)
+        if not t["found"]:
+            continue
+        assert t["verified"] and t["file_written"] and os.path.isfile(t["file"]), t
+        assert os.path.dirname(t["file"]) == os.path.join(r["out_dir"], v["variant"]), t
+        assert t["replay"] == "qdt replay %s --variant %s" % (t["file"], v["variant"]), t
+        print(v["variant"], t["file"], t["knob"], t["value"])
+assert sorted(got) == ["shipped-expiry", "shipped-meta-ttl"], got
+assert len(got["shipped-expiry"]) == 4 and len(got["shipped-meta-ttl"]) == 2, got
+PY
+while read -r variant file knob value; do
+  "$qdt" replay "$file" --variant "$variant" --quiet >/dev/null
+  [ $? -eq 1 ] || fail "threshold file $file does not fail under --variant $variant"
+  "$qdt" replay "$file" --quiet >/dev/null || fail "threshold file $file fails on the reference implementation"
+  echo "ok: $variant $knob $value, $file replays"
+done <"$out/thresholds.txt"
+"$qdt" mutants "${holes[@]}" >"$out/h.txt" || fail "qdt mutants (shipped variants, table) exited $?"
+grep -q "where the shipped design's holes bite" "$out/h.txt" || fail "the table has no thresholds section"
+[ "$(grep -c ": skew_ms = " "$out/h.txt")" -eq 4 ] || fail "the table does not print the four skew thresholds"
+grep -q "shipped-meta-ttl traffic_interval_ms=1000: delay_ms = " "$out/h.txt" || fail "the table does not print the delay threshold"
 
 # Bad usage: exit 2 and a message.
 for bad in "--variant nope" "--variant none" "--profile nope" "--seeds 0" "--jobs x" "--frobnicate"; do

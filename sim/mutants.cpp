@@ -10,6 +10,7 @@
 #include "sim/exit_codes.h"
 #include "sim/failure_file.h"
 #include "sim/fork_pool.h"
+#include "sim/shipped_holes.h"
 #include "sim/workload.h"
 
 namespace qdt::sim {
@@ -73,6 +74,11 @@ MutantResult run_mutant(const MutantsOptions& o, impl::Variant variant, const Wa
   }
   assert(r.seeds_run <= r.seeds_total);
   assert(r.caught || r.seeds_run == r.seeds_total);
+  if (has_hole_families(variant)) {
+    // Beside the shrunk failure: where the hole bites (SPEC 7), by bisection over a scenario family.
+    if (!o.quiet) std::cerr << progress_prefix << name << ": measuring where the hole bites\n";
+    r.thresholds = measure_holes(variant, (std::filesystem::path(o.out_dir) / name).string());
+  }
   r.wall_s = wall() - start;
   if (!o.quiet) {
     std::cerr << progress_prefix << name << ": "

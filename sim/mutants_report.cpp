@@ -42,6 +42,10 @@ json result_json(const MutantResult& r) {
     out["shrink_runs"] = r.shrink_runs;
     out["replay"] = r.replay;
   }
+  if (!r.thresholds.empty()) {
+    out["thresholds"] = json::array();
+    for (const HoleThreshold& t : r.thresholds) out["thresholds"].push_back(threshold_json(t));
+  }
   return out;
 }
 
@@ -64,6 +68,9 @@ MutantResult result_from_json(const json& doc) {
     r.steps = doc.at("steps").get<int>();
     r.shrink_runs = doc.at("shrink_runs").get<int>();
     r.replay = doc.at("replay").get<std::string>();
+  }
+  if (doc.contains("thresholds")) {
+    for (const json& t : doc["thresholds"]) r.thresholds.push_back(threshold_from_json(t));
   }
   return r;
 }
@@ -110,6 +117,33 @@ std::string fixed1(double x) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f", x);
   return buf;
+}
+
+std::string runs(const HoleThreshold& t) {
+  return std::to_string(t.evaluations) + (t.evaluations == 1 ? " run" : " runs");
+}
+
+// Where each hole of the shipped design bites: a line per measurement, then
+// its check and its replay command.
+std::string thresholds_section(const std::vector<MutantResult>& results) {
+  std::ostringstream out;
+  for (const MutantResult& r : results) {
+    for (const HoleThreshold& t : r.thresholds) {
+      const std::string verdict = !threshold_ok(t) ? "  CHECK FAILED" : "";
+      out << "  " << impl::variant_name(r.variant) << " " << t.setting << ": ";
+      if (t.found) {
+        out << t.knob << " = " << t.value << " (" << t.meaning << "; " << runs(t) << ")" << verdict << "\n"
+            << "    " << t.detail << "\n    " << t.replay << (t.file_written ? "" : " (not written)") << "\n";
+      } else {
+        out << "not found (" << t.detail << "; " << runs(t) << ")"
+            << (t.expect_found ? "" : ", as expected") << verdict << "\n";
+      }
+    }
+  }
+  if (out.str().empty()) return "";
+  return "\nwhere the shipped design's holes bite (bisection over the scenario; each replay exits 1 under its variant, "
+         "0 on the reference):\n" +
+         out.str();
 }
 
 }  // namespace
@@ -171,6 +205,7 @@ std::string mutants_table(const std::vector<MutantResult>& results, const Harmle
     }
   }
   if (caught > 0) out << "\nreplay (exits 1 while the suite catches the variant):\n" << replays.str();
+  out << thresholds_section(results);
   if (harmless > 0) out << "\nsurvivors argued harmless:\n" << arguments.str();
   if (holes > 0) out << "\nholes in the suite:\n" << hole_lines.str();
   out << "\n" << results.size() << " variants: " << caught << " caught, " << harmless << " survived (harmless), "
@@ -181,6 +216,9 @@ std::string mutants_table(const std::vector<MutantResult>& results, const Harmle
 int mutants_exit_code(const std::vector<MutantResult>& results, const HarmlessRegistry& registry) {
   for (const MutantResult& r : results) {
     if (classify(r, registry) == MutantVerdict::hole) return kExitFailed;
+    for (const HoleThreshold& t : r.thresholds) {
+      if (!threshold_ok(t)) return kExitFailed;
+    }
   }
   return kExitOk;
 }

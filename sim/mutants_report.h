@@ -10,6 +10,7 @@
 
 #include "impl/variant.h"
 #include "sim/mutant_arguments.h"
+#include "sim/shipped_holes.h"
 
 namespace qdt::sim {
 
@@ -32,6 +33,9 @@ struct MutantResult {
   int steps = 0;
   int shrink_runs = 0;
   std::string replay;
+  // For the variants that copy the shipped design (shipped_holes.h): the
+  // scenario parameter at which each hole bites, found by bisection.
+  std::vector<HoleThreshold> thresholds;
 };
 
 enum class MutantVerdict { caught, harmless, hole };
@@ -55,7 +59,8 @@ nlohmann::json mutants_json(const std::vector<MutantResult>& results, const Harm
 // the arguments of harmless survivors, the holes and a one-line total.
 std::string mutants_table(const std::vector<MutantResult>& results, const HarmlessRegistry& registry);
 
-// kExitOk when every variant is caught or argued harmless, else kExitFailed.
+// kExitOk when every variant is caught or argued harmless and every measured
+// threshold is what it claims (threshold_ok), else kExitFailed.
 int mutants_exit_code(const std::vector<MutantResult>& results, const HarmlessRegistry& registry);
 
 // qdt mutants --list: every variant of the catalogue, its description and

@@ -158,6 +158,37 @@ TEST(MutantsReport, ListNamesEveryVariantAndItsArgument) {
   for (const auto& entry : list) EXPECT_EQ(entry["harmless"], entry["variant"] == "plain-set");
 }
 
+// A shipped variant's thresholds travel through the worker pipe, are printed
+// with their replay commands, and one that fails its check fails the run.
+TEST(MutantsReport, ThresholdsArePrintedAndAFailedCheckExitsOne) {
+  MutantResult r = caught(Variant::shipped_expiry);
+  HoleThreshold t;
+  t.knob = "skew_ms";
+  t.setting = "repeat_age_ms=30000";
+  t.meaning = "smallest skew";
+  t.hi = 100;
+  t.found = true;
+  t.value = 30001;
+  t.evaluations = 27;
+  t.verified = true;
+  t.detail = "double write: false at 30000, true at 30001";
+  t.file = "out/shipped-expiry/shipped-expiry-skew-threshold-age-30000ms.json";
+  t.file_written = true;
+  t.replay = "qdt replay " + t.file + " --variant shipped-expiry";
+  r.thresholds = {t};
+  EXPECT_EQ(result_json(result_from_json(result_json(r))), result_json(r));
+  EXPECT_EQ(mutants_exit_code({r}, {}), kExitOk);
+  const std::string table = mutants_table({r}, {});
+  EXPECT_NE(table.find("shipped-expiry repeat_age_ms=30000: skew_ms = 30001"), std::string::npos) << table;
+  EXPECT_NE(table.find(t.replay), std::string::npos) << table;
+  EXPECT_EQ(mutants_json({r}, {}, {})["variants"][0]["thresholds"][0]["value"], 30001);
+  r.thresholds[0].verified = false;
+  EXPECT_EQ(mutants_exit_code({r}, {}), kExitFailed);
+  EXPECT_NE(mutants_table({r}, {}).find("CHECK FAILED"), std::string::npos);
+  // Without thresholds there is no section.
+  EXPECT_EQ(mutants_table({caught(Variant::last_wins)}, {}).find("holes bite"), std::string::npos);
+}
+
 TEST(Mutants, SelectionFollowsTheCatalogue) {
   EXPECT_EQ(select_variants({}).variants, impl::all_variants());
   const VariantSelection picked = select_variants({"last-wins", "skip-probe", "last-wins"});
