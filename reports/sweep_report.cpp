@@ -5,25 +5,12 @@
 #include <map>
 #include <sstream>
 
+#include "reports/html_page.h"
+
 namespace qdt::reports {
 namespace {
 
 using json = nlohmann::json;
-
-std::string html_escape(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
 
 std::string md_escape(const std::string& text) {
   std::string out;
@@ -146,7 +133,7 @@ std::vector<Chart> sweep_charts(const json& doc) {
         auto [it, fresh] = series_of.emplace(key, c.series.size());
         if (fresh) {
           if (c.series.size() >= kMaxSeries) continue;
-          c.series.push_back({key.empty() ? metric : key, {}});
+          c.series.push_back({key.empty() ? metric : key, {}, kPointCircleFilled, ""});
         }
         if (it->second >= c.series.size()) continue;
         const json& v = p["knobs"][path];
@@ -208,24 +195,7 @@ std::string sweep_html(const json& doc, const std::string& gnuplot) {
   const ChartsRendered drawn = render_charts(charts, gnuplot);
   const std::string name = doc["name"].get<std::string>();
   std::ostringstream out;
-  out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-      << "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-      << "<title>qdt explore: " << html_escape(name) << "</title>\n<style>\n"
-      << "body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;padding:1rem;"
-         "color:#1a1a1a;background:#fff;line-height:1.45}\n"
-      << "main{max-width:1100px;margin:0 auto}\n"
-      << "h1{font-size:1.5rem}h2{font-size:1.2rem;margin-top:2rem;border-bottom:1px solid #ddd}\n"
-      << "dl{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem}dt{font-weight:600}dd{margin:0;"
-         "overflow-wrap:anywhere}\n"
-      << "code{font-size:.9em;background:#f4f4f4;padding:0 .2em}\n"
-      << ".scroll{overflow-x:auto}\n"
-      << "table{border-collapse:collapse;font-size:.9rem;font-variant-numeric:tabular-nums}\n"
-      << "th,td{border:1px solid #ccc;padding:.25rem .5rem;text-align:right;white-space:nowrap}th{background:#f4f4f4}\n"
-      << ".charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,480px),1fr));gap:1rem}\n"
-      << "figure{margin:0}figure svg{width:100%;height:auto;display:block}figcaption{font-size:.85rem;color:#444}\n"
-      << ".note{background:#fff4d6;border:1px solid #e0c060;padding:.5rem}\n"
-      << ".fail{color:#a00000;font-weight:600}\n"
-      << "</style>\n</head>\n<body>\n<main>\n";
+  out << page_begin("qdt explore: " + name);
   out << "<h1>qdt explore: " << html_escape(name) << "</h1>\n";
   if (!doc.value("description", std::string()).empty()) {
     out << "<p>" << html_escape(doc["description"].get<std::string>()) << "</p>\n";
@@ -285,7 +255,7 @@ std::string sweep_html(const json& doc, const std::string& gnuplot) {
     }
   }
   if (any) out << "</ul>\n";
-  out << "</main>\n</body>\n</html>\n";
+  out << page_end();
   return out.str();
 }
 

@@ -1,0 +1,19 @@
+#pragma once
+// The frame every qdt HTML page shares (sweep, replay and campaign reports):
+// escaping, and one stylesheet inlined in <head> that reflows from a phone to
+// a wide screen. No scripts, no network, no external references — a page is
+// one file a person can mail or attach to an incident.
+#include <string>
+
+namespace qdt::reports {
+
+// Text for an HTML element or a double- or single-quoted attribute.
+std::string html_escape(const std::string& text);
+
+// From <!DOCTYPE html> to the opening <main>, titled `title` (escaped here).
+std::string page_begin(const std::string& title);
+
+// Closes what page_begin opened.
+std::string page_end();
+
+}  // namespace qdt::reports
