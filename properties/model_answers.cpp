@@ -56,10 +56,7 @@ std::vector<PushVerdict> push_verdicts(const history::History& history) {
 std::vector<ItemAnswer> item_answers(const Verdicts& verdicts, const history::RequestRecord& r) {
   std::vector<ItemAnswer> out;
   if (r.rejected || !r.delivered || r.lost_in_crash || r.responses.size() != r.items.size()) return out;
-  std::vector<model::ItemKey> keys;
-  keys.reserve(r.items.size());
-  for (const history::ItemRecord& item : r.items) keys.push_back({item.queue, item.partition, item.transaction_id});
-  const std::vector<size_t> leaders = model::request_leaders(keys);
+  const std::vector<size_t> leaders = request_leaders(r);
   for (size_t i = 0; i < r.items.size(); ++i) {
     const history::ItemRecord& item = r.items[i];
     ItemAnswer a{r.request, r.step, i, item.queue, item.partition, item.transaction_id, r.responses[i], {}, false, ""};
