@@ -81,25 +81,23 @@ std::string check_html(const json& summary, const std::vector<json>& timelines, 
   if (!commit.empty()) out << "<dt>commit</dt><dd><code>" << html_escape(commit) << "</code></dd>\n";
   out << "</dl>\n";
 
-  out << "<h2>Per profile</h2>\n<div class=\"scroll\"><table>\n<thead><tr><th>profile</th><th>seeds</th>"
-         "<th>failed</th></tr></thead>\n<tbody>\n";
+  out << "<h2>Per profile</h2>\n" << table_begin({"profile", "seeds", "failed"});
   for (const auto& [profile, counts] : per_profile(summary)) {
     out << "<tr" << (counts.second ? " class=\"hl\"" : "") << "><td>" << html_escape(profile) << "</td><td>"
         << counts.first << "</td><td>" << counts.second << "</td></tr>\n";
   }
-  out << "</tbody>\n</table></div>\n<h2>Summed over every seed</h2>\n<div class=\"scroll\"><table>\n<tbody>\n";
+  out << table_end() << "<h2>Summed over every seed</h2>\n" << table_begin({"metric", "total"});
   const json& metrics = summary.value("metrics", json::object());
   for (const auto& [key, words] : kMetrics) {
     out << "<tr><th>" << html_escape(words) << "</th><td>" << e(metrics.value(key, json(0))) << "</td></tr>\n";
   }
-  out << "</tbody>\n</table></div>\n";
+  out << table_end();
 
   if (failures.empty()) {
     out << "<p>No failure: every seed held every property.</p>\n" << page_end();
     return out.str();
   }
-  out << "<h2>Failures</h2>\n<div class=\"scroll\"><table>\n<thead><tr><th>profile</th><th>seed</th><th>property</th>"
-         "<th>detail</th><th>shrunk to</th><th>replay</th></tr></thead>\n<tbody>\n";
+  out << "<h2>Failures</h2>\n" << table_begin({"profile", "seed", "property", "detail", "shrunk to", "replay"});
   for (size_t i = 0; i < failures.size(); ++i) {
     const json& f = failures[i];
     out << "<tr class=\"hl\"><td>" << e(f["profile"]) << "</td><td>" << e(f["seed"]) << "</td><td>"
@@ -110,7 +108,7 @@ std::string check_html(const json& summary, const std::vector<json>& timelines, 
                                   : std::string())
         << "</td></tr>\n";
   }
-  out << "</tbody>\n</table></div>\n";
+  out << table_end();
   if (!drawn.ok) out << "<p class=\"note\">No charts: " << html_escape(drawn.error) << ". The tables are complete.</p>\n";
   for (size_t i = 0; i < failures.size(); ++i) {
     if (timelines[i].is_null()) continue;

@@ -47,6 +47,14 @@ std::string page_begin(const std::string& title) {
          "</style>\n</head>\n<body>\n<main>\n";
 }
 
+std::string table_begin(const std::vector<std::string>& headers) {
+  std::string out = "<div class=\"scroll\"><table>\n<thead><tr>";
+  for (const std::string& h : headers) out += "<th>" + html_escape(h) + "</th>";
+  return out + "</tr></thead>\n<tbody>\n";
+}
+
+std::string table_end() { return "</tbody>\n</table></div>\n"; }
+
 std::string page_end() { return "</main>\n</body>\n</html>\n"; }
 
 }  // namespace qdt::reports

@@ -226,15 +226,13 @@ std::string sweep_html(const json& doc, const std::string& gnuplot) {
     const std::string& metric = names[m];
     out << "<h2 id=\"metric-" << m << "\">" << html_escape(with_unit(metric, metric_unit(doc, metric))) << "</h2>\n";
     const auto [header, rows] = metric_table(doc, metric);
-    out << "<div class=\"scroll\"><table>\n<thead><tr>";
-    for (const auto& h : header) out << "<th>" << html_escape(h) << "</th>";
-    out << "</tr></thead>\n<tbody>\n";
+    out << table_begin(header);
     for (const auto& row : rows) {
       out << "<tr>";
       for (const auto& c : row) out << "<td>" << html_escape(c) << "</td>";
       out << "</tr>\n";
     }
-    out << "</tbody>\n</table></div>\n";
+    out << table_end();
     if (!drawn.ok) continue;
     out << "<div class=\"charts\">\n";
     // Charts are knob-major: chart (k, m) is k * metrics + m.

@@ -78,9 +78,9 @@ void model_answer(const json& t, int level, std::ostringstream& out) {
   out << "<p>What the reference model (<code>model/model.h</code>) says the failing steps should have answered, "
          "beside what the client received.</p>\n";
   if (shown) {
-    out << "<div class=\"scroll\"><table>\n<thead><tr><th>step</th><th>request</th><th>item</th><th>partition</th>"
-           "<th>txn</th><th>the client saw</th><th>the model's answer (asked when the request arrived)</th>"
-           "<th>what storage's verdicts allow</th><th>because</th></tr></thead>\n<tbody>\n";
+    out << table_begin({"step", "request", "item", "partition", "txn", "the client saw",
+                        "the model's answer (asked when the request arrived)", "what storage's verdicts allow",
+                        "because"});
     for (const json& a : t["model_answers"]) {
       if (!a.value("highlighted", false)) continue;
       const bool agrees = a.value("agrees", false);
@@ -92,18 +92,17 @@ void model_answer(const json& t, int level, std::ostringstream& out) {
           << (a["model_message_ids"].empty() ? "" : " with id " + e(joined(a["model_message_ids"])))
           << (agrees ? " (agrees)" : "") << "</td><td class=\"text\">" << e(a["because"]) << "</td></tr>\n";
     }
-    out << "</tbody>\n</table></div>\n";
+    out << table_end();
   }
   if (disagreeing_events) {
-    out << "<div class=\"scroll\"><table>\n<thead><tr><th>event</th><th>partition</th><th>step</th>"
-           "<th>storage answered</th><th>the model answers</th></tr></thead>\n<tbody>\n";
+    out << table_begin({"event", "partition", "step", "storage answered", "the model answers"});
     for (const json& ev : t["events"]) {
       if (!ev.contains("agrees") || ev["agrees"].get<bool>()) continue;
       out << "<tr class=\"hl\"><td>" << e(ev["index"]) << "</td><td>" << e(ev["partition"]) << "</td><td>"
           << e(ev["step"]) << "</td><td class=\"text\">" << e(ev["answer"]) << "</td><td class=\"text\">"
           << e(ev["model"]) << "</td></tr>\n";
     }
-    out << "</tbody>\n</table></div>\n";
+    out << table_end();
   }
 }
 
@@ -111,8 +110,7 @@ void steps(const json& t, int level, std::ostringstream& out) {
   out << heading(level, "Timeline")
       << "<p>Every step in order (children of <code>parallel</code> and <code>sequence</code> indented), "
          "virtual ms since the run began.</p>\n"
-      << "<div class=\"scroll\"><table>\n<thead><tr><th>step</th><th>op</th><th>arguments</th><th>issued ms</th>"
-         "<th>answered ms</th><th>responses</th><th>faults</th></tr></thead>\n<tbody>\n";
+      << table_begin({"step", "op", "arguments", "issued ms", "answered ms", "responses", "faults"});
   for (const json& s : t["steps"]) {
     const std::string id = text(s["id"]);
     out << "<tr" << row_class(s, !s["faults"].empty()) << "><td class=\"text\" style=\"padding-left:"
@@ -126,22 +124,22 @@ void steps(const json& t, int level, std::ostringstream& out) {
     for (const json& f : s["faults"]) out << e(f) << "<br>";
     out << "</td></tr>\n";
   }
-  out << "</tbody>\n</table></div>\n";
+  out << table_end();
 }
 
 void events(const json& t, int level, std::ostringstream& out) {
   out << heading(level, "Storage events")
       << "<p>Every storage transaction in commit order, as the history recorded it; the model's verdict beside "
          "storage's for every push.</p>\n"
-      << "<div class=\"scroll\"><table>\n<thead><tr><th>#</th><th>kind</th><th>at ms</th><th>partition</th>"
-         "<th>step</th><th>what happened</th><th>storage answered</th><th>the model answers</th></tr></thead>\n<tbody>\n";
+      << table_begin({"#", "kind", "at ms", "partition", "step", "what happened", "storage answered",
+                      "the model answers"});
   for (const json& ev : t["events"]) {
     out << "<tr" << row_class(ev, false) << "><td>" << e(ev["index"]) << "</td><td>" << e(ev["kind"]) << "</td><td>"
         << e(ev["at_ms"]) << "</td><td>" << e(ev["partition"]) << "</td><td>" << e(ev["step"])
         << "</td><td class=\"text\">" << e(ev["summary"]) << "</td><td class=\"text\">"
         << e(ev.value("answer", json())) << "</td><td class=\"text\">" << e(ev.value("model", json())) << "</td></tr>\n";
   }
-  out << "</tbody>\n</table></div>\n";
+  out << table_end();
 }
 
 }  // namespace
