@@ -82,10 +82,7 @@ std::vector<Failure> check_duplicate_id(const history::History& history) {
   const Verdicts verdicts(history);
   for (const history::RequestRecord& r : history.requests) {
     if (r.rejected || r.responses.size() != r.items.size()) continue;
-    std::vector<model::ItemKey> keys;
-    keys.reserve(r.items.size());
-    for (const history::ItemRecord& item : r.items) keys.push_back({item.queue, item.partition, item.transaction_id});
-    const std::vector<size_t> leaders = model::request_leaders(keys);
+    const std::vector<size_t> leaders = request_leaders(r);
     for (size_t i = 0; i < r.items.size(); ++i) {
       const history::ResponseItem& got = r.responses[i];
       if (got.status != "duplicate") continue;

@@ -20,6 +20,7 @@
 #include "properties/checks.h"
 #include "properties/failure_sink.h"
 #include "properties/step_index.h"
+#include "properties/verdicts.h"
 
 namespace qdt::properties {
 namespace {
@@ -104,10 +105,7 @@ std::vector<Failure> check_first_wins(const history::History& history) {
 
   for (const history::RequestRecord& r : history.requests) {
     if (r.rejected || r.responses.size() != r.items.size()) continue;  // model-agreement reports the shape
-    std::vector<model::ItemKey> keys;
-    keys.reserve(r.items.size());
-    for (const history::ItemRecord& item : r.items) keys.push_back({item.queue, item.partition, item.transaction_id});
-    const std::vector<size_t> leaders = model::request_leaders(keys);
+    const std::vector<size_t> leaders = request_leaders(r);
     for (size_t i = 0; i < r.items.size(); ++i) {
       const size_t l = leaders[i];
       if (l == i) continue;

@@ -21,6 +21,7 @@
 #include "model/model.h"
 #include "properties/checks.h"
 #include "properties/failure_sink.h"
+#include "properties/model_answers.h"
 #include "properties/model_follower.h"
 #include "properties/retention_judge.h"
 #include "properties/step_index.h"
@@ -31,17 +32,9 @@ namespace {
 
 using Duplicates = std::vector<std::pair<uint32_t, int64_t>>;
 
-std::string describe(const Duplicates& d) {
-  std::string out = "[";
-  for (size_t i = 0; i < d.size(); ++i) {
-    out += (i ? ", " : "") + std::to_string(d[i].first) + "->" + std::to_string(d[i].second);
-  }
-  return out + "]";
-}
+std::string describe(const Duplicates& d) { return describe_duplicates(d); }
 
-std::string describe(bool queued, int64_t base, const Duplicates& d) {
-  return queued ? "queued at base " + std::to_string(base) : "duplicate " + describe(d);
-}
+std::string describe(bool queued, int64_t base, const Duplicates& d) { return describe_push_answer(queued, base, d); }
 
 class Replay {
  public:
@@ -85,12 +78,7 @@ class Replay {
                 "event " + std::to_string(e) + ": storage probed with window " + std::to_string(push.window_seconds) +
                     " s, the queue's window is " + std::to_string(window) + " s");
     }
-    std::vector<model::Frame> frames;
-    frames.reserve(push.frames.size());
-    for (const history::FrameRecord& f : push.frames) frames.push_back({f.message_id, f.transaction_id});
-    const model::Partition* partition = follower_.find(push.queue, push.partition);
-    const model::PushAnswer want = partition ? partition->probe(frames, push.now_ms, window)
-                                             : model::Partition{}.probe(frames, push.now_ms, window);
+    const model::PushAnswer want = model_probe(follower_, push);
     Duplicates got = push.duplicates;
     std::sort(got.begin(), got.end());
     if (want.queued != push.queued || (want.queued && want.base_offset != push.base_offset)) {
@@ -229,34 +217,20 @@ class Replay {
                       std::to_string(r.responses.size()) + " response entries");
         continue;
       }
-      std::vector<model::ItemKey> keys;
-      keys.reserve(r.items.size());
-      for (const history::ItemRecord& item : r.items) keys.push_back({item.queue, item.partition, item.transaction_id});
-      const std::vector<size_t> leaders = model::request_leaders(keys);
-      for (size_t i = 0; i < r.items.size(); ++i) {
-        const history::ItemRecord& item = r.items[i];
-        const history::ResponseItem& got = r.responses[i];
-        const std::string label = partition_label(item.queue, item.partition);
-        if (got.transaction_id != item.transaction_id) {
+      for (const ItemAnswer& a : item_answers(verdicts, r)) {
+        const std::string label = partition_label(a.queue, a.partition);
+        if (a.transaction_mismatch) {
           sink_.add(r.step, label,
-                    "item " + std::to_string(i) + " sent txn " + item.transaction_id + ", its response names " +
-                        got.transaction_id);
-          continue;
+                    "item " + std::to_string(a.item) + " sent txn " + a.transaction_id + ", its response names " +
+                        a.got.transaction_id);
+        } else if (!a.agrees()) {
+          sink_.add(r.step, label,
+                    "item " + std::to_string(a.item) + " (txn " + a.transaction_id + ") answered " + a.got.status +
+                        " " + a.got.message_id + "; expected " + join_set(a.want.statuses) + " with id in " +
+                        join_set(a.want.message_ids) + " because " + a.want.because);
         }
-        const Expected want = verdicts.expected(r, i, leaders[i]);
-        if (want.accepts(got)) continue;
-        sink_.add(r.step, label,
-                  "item " + std::to_string(i) + " (txn " + item.transaction_id + ") answered " + got.status + " " +
-                      got.message_id + "; expected " + join(want.statuses) + " with id in " +
-                      join(want.message_ids) + " because " + want.because);
       }
     }
-  }
-
-  static std::string join(const std::set<std::string>& values) {
-    std::string out = "{";
-    for (const std::string& v : values) out += (out.size() > 1 ? ", " : "") + v;
-    return out + "}";
   }
 
   const history::History& h_;

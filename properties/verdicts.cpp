@@ -4,6 +4,8 @@
 #include <cassert>
 #include <variant>
 
+#include "model/model.h"
+
 namespace qdt::properties {
 namespace {
 
@@ -22,6 +24,13 @@ std::string join(const std::vector<std::string>& ids) {
 bool Expected::accepts(const history::ResponseItem& response) const {
   if (!statuses.contains(response.status)) return false;
   return response.status == "error" || message_ids.contains(response.message_id);
+}
+
+std::vector<size_t> request_leaders(const history::RequestRecord& request) {
+  std::vector<model::ItemKey> keys;
+  keys.reserve(request.items.size());
+  for (const history::ItemRecord& item : request.items) keys.push_back({item.queue, item.partition, item.transaction_id});
+  return model::request_leaders(keys);
 }
 
 Verdicts::Verdicts(const history::History& history) {

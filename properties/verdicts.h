@@ -40,6 +40,9 @@ struct Expected {
   bool accepts(const history::ResponseItem& response) const;
 };
 
+// model::request_leaders over the items of `request`: each item's group leader.
+std::vector<size_t> request_leaders(const history::RequestRecord& request);
+
 class Verdicts {
  public:
   explicit Verdicts(const history::History& history);

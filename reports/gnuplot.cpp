@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
+#include <tuple>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -92,17 +94,21 @@ std::string gnuplot_script(const std::vector<Chart>& charts) {
         << "set grid\nset border 3\nset tics nomirror\n"
         << "set offsets graph 0.04, graph 0.04, graph 0.08, graph 0.04\n";
     // Explicit ranges: autoscaling with offsets would show negative counts and sizes.
-    double x_lo = 0, x_hi = 0, y_lo = 0;
+    double x_lo = 0, x_hi = 0, y_lo = 0, y_hi = 0;
     bool first = true;
     for (const ChartSeries& s : c.series) {
       for (const ChartPoint& p : s.points) {
         x_lo = first ? p.x : std::min(x_lo, p.x);
         x_hi = first ? p.x : std::max(x_hi, p.x);
         y_lo = first ? p.min : std::min(y_lo, p.min);
+        y_hi = first ? p.max : std::max(y_hi, p.max);
         first = false;
       }
     }
-    if (c.bars) {
+    if (c.x_range) std::tie(x_lo, x_hi) = *c.x_range;
+    // gnuplot would put ticks at 0.2, 0.4, ... for a few small integers.
+    if (c.integer_y) out << "set ytics " << std::max(1.0, std::ceil((y_hi - std::min(y_lo, 0.0)) / 8)) << "\nset mytics 1\n";
+    if (c.style == ChartStyle::bars) {
       out << "set xrange [" << num(x_lo - 0.6) << ":" << num(x_hi + 0.6) << "]\n";  // whole bars at the ends
     } else if (c.log_x) {
       out << "set xrange [" << num(x_lo / 1.5) << ":" << num(x_hi * 1.5) << "]\n";
@@ -112,8 +118,8 @@ std::string gnuplot_script(const std::vector<Chart>& charts) {
     }
     if (c.log_y) out << "set logscale y 10\nset yrange [0.8:*]\n";
     else if (y_lo >= 0) out << "set yrange [0:*]\n";
-    if (c.bars) out << "set style fill solid 0.6 border -1\nset boxwidth 0.6\nset xtics rotate by -40\nset bmargin 8\n";
-    if (c.series.size() > 1) {
+    if (c.style == ChartStyle::bars) out << "set style fill solid 0.6 border -1\nset boxwidth 0.6\nset xtics rotate by -40\nset bmargin 8\n";
+    if (c.series.size() > 1 || c.style == ChartStyle::points) {  // markers need a legend to be read
       out << "set key outside below center horizontal";
       if (!c.legend_title.empty()) out << " title " << quoted(c.legend_title);
       out << "\n";
@@ -122,12 +128,17 @@ std::string gnuplot_script(const std::vector<Chart>& charts) {
     if (c.log_x) out << "set logscale x 2\nset format x \"%.0b%B\"\n";
     out << "plot ";
     for (size_t s = 0; s < c.series.size(); ++s) {
-      out << (s ? ", \\\n     " : "") << "'chart" << n << ".dat' index " << s
-          << (c.bars ? (c.categorical_x ? " using 1:2:xticlabels(5) with boxes" : " using 1:2 with boxes")
-                     : (c.categorical_x ? " using 1:2:3:4:xticlabels(5)" : " using 1:2:3:4") +
-                           std::string(" with yerrorlines lw 2 pt 7"))
-          << " title "
-          << quoted(c.series[s].title);
+      const ChartSeries& series = c.series[s];
+      out << (s ? ", \\\n     " : "") << "'chart" << n << ".dat' index " << s;
+      if (c.style == ChartStyle::points) {
+        out << " using 1:2 with points pt " << series.point_type << " ps 1.3";
+        if (!series.color.empty()) out << " lc rgb " << quoted(series.color);
+      } else if (c.style == ChartStyle::bars) {
+        out << (c.categorical_x ? " using 1:2:xticlabels(5) with boxes" : " using 1:2 with boxes");
+      } else {
+        out << (c.categorical_x ? " using 1:2:3:4:xticlabels(5)" : " using 1:2:3:4") << " with yerrorlines lw 2 pt 7";
+      }
+      out << " title " << quoted(series.title);
     }
     out << "\nunset output\n";
   }

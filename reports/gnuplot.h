@@ -8,6 +8,7 @@
 // package (gnuplot-nox) without X.
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace qdt::reports {
@@ -18,9 +19,22 @@ struct ChartPoint {
   double mean = 0, min = 0, max = 0;
 };
 
+// Markers of a point series (gnuplot point types): a filled circle and an
+// open triangle read apart in grey print and to colour-blind eyes.
+inline constexpr int kPointCircleFilled = 7;
+inline constexpr int kPointTriangleOpen = 8;
+
 struct ChartSeries {
   std::string title;  // legend text
   std::vector<ChartPoint> points;
+  int point_type = kPointCircleFilled;  // ChartStyle::points only
+  std::string color;                    // "#rrggbb"; "" lets gnuplot cycle its palette
+};
+
+enum class ChartStyle {
+  error_lines,  // mean joined by lines, min-max bars (sweeps)
+  points,       // one marker per point at (x, mean), no lines (offsets over time)
+  bars,         // one bar per point at its mean, for categories such as variant names
 };
 
 struct Chart {
@@ -30,9 +44,11 @@ struct Chart {
   bool categorical_x = false;  // x values are not numbers: ticks at the points
   bool log_x = false;
   bool log_y = false;  // for counts spanning decades (values must be > 0)
-  bool bars = false;   // one bar per point (the mean), for categories such as variant names
   std::vector<ChartSeries> series;  // a legend is drawn when there are several
   std::string legend_title;         // above the legend entries, when they share one knob
+  ChartStyle style = ChartStyle::error_lines;
+  std::optional<std::pair<double, double>> x_range;  // fixed, instead of the points' span
+  bool integer_y = false;  // counts and offsets: whole-number ticks only
 };
 
 struct ChartsRendered {

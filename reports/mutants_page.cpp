@@ -3,7 +3,7 @@
 #include <filesystem>
 #include <sstream>
 
-#include "reports/html_text.h"
+#include "reports/html_page.h"
 
 namespace qdt::reports {
 namespace {
@@ -82,7 +82,7 @@ std::vector<Chart> mutants_charts(const json& doc) {
   steps.y_label = "steps after shrinking (count)";
   for (Chart* c : {&seeds, &steps}) {
     c->categorical_x = true;
-    c->bars = true;
+    c->style = ChartStyle::bars;
     c->series.push_back({"caught", {}});
   }
   seeds.log_y = true;
@@ -130,7 +130,7 @@ std::string mutants_html(const json& doc, const std::string& page_dir, const std
   const std::vector<Chart> charts = mutants_charts(doc);
   const ChartsRendered drawn = render_charts(charts, gnuplot);
   std::ostringstream out;
-  out << page_head("qdt mutants: the design-variant catalogue");
+  out << page_begin("qdt mutants: the design-variant catalogue");
   out << "<h1>qdt mutants: the design-variant catalogue</h1>\n"
       << "<p>Every design variant of SPEC 7 run against the campaign, stopped at its first failure, which is shrunk "
          "and written as a replay file. A variant that survives must carry an argument that it is harmless; one "
@@ -184,7 +184,7 @@ std::string mutants_html(const json& doc, const std::string& page_dir, const std
   for (const Row& r : rows_of(doc, page_dir)) {
     out << "<li><code>" << html_escape(r.variant) << "</code>: " << html_escape(r.description) << "</li>\n";
   }
-  out << "</ul>\n" << page_tail();
+  out << "</ul>\n" << page_end();
   return out.str();
 }
 

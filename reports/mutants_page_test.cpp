@@ -58,7 +58,7 @@ TEST(MutantsPage, ChartsHoldTheCaughtVariantsOnly) {
   EXPECT_EQ(charts[0].series[0].points[0].label, "last-wins");
   EXPECT_EQ(charts[0].series[0].points[0].mean, 21);
   EXPECT_EQ(charts[1].series[0].points[0].mean, 2);
-  EXPECT_TRUE(charts[0].bars && charts[0].log_y && charts[0].categorical_x);
+  EXPECT_TRUE(charts[0].style == ChartStyle::bars && charts[0].log_y && charts[0].categorical_x);
   EXPECT_NE(gnuplot_script(charts).find("with boxes"), std::string::npos);
   json none = doc();
   none["variants"].erase(0);

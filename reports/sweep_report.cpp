@@ -5,7 +5,7 @@
 #include <map>
 #include <sstream>
 
-#include "reports/html_text.h"
+#include "reports/html_page.h"
 
 namespace qdt::reports {
 namespace {
@@ -124,7 +124,7 @@ std::vector<Chart> sweep_charts(const json& doc) {
         auto [it, fresh] = series_of.emplace(key, c.series.size());
         if (fresh) {
           if (c.series.size() >= kMaxSeries) continue;
-          c.series.push_back({key.empty() ? metric : key, {}});
+          c.series.push_back({key.empty() ? metric : key, {}, kPointCircleFilled, ""});
         }
         if (it->second >= c.series.size()) continue;
         const json& v = p["knobs"][path];
@@ -186,7 +186,7 @@ std::string sweep_html(const json& doc, const std::string& gnuplot) {
   const ChartsRendered drawn = render_charts(charts, gnuplot);
   const std::string name = doc["name"].get<std::string>();
   std::ostringstream out;
-  out << page_head("qdt explore: " + name);
+  out << page_begin("qdt explore: " + name);
   out << "<h1>qdt explore: " << html_escape(name) << "</h1>\n";
   if (!doc.value("description", std::string()).empty()) {
     out << "<p>" << html_escape(doc["description"].get<std::string>()) << "</p>\n";
@@ -217,15 +217,13 @@ std::string sweep_html(const json& doc, const std::string& gnuplot) {
     const std::string& metric = names[m];
     out << "<h2 id=\"metric-" << m << "\">" << html_escape(with_unit(metric, metric_unit(doc, metric))) << "</h2>\n";
     const auto [header, rows] = metric_table(doc, metric);
-    out << "<div class=\"scroll\"><table>\n<thead><tr>";
-    for (const auto& h : header) out << "<th>" << html_escape(h) << "</th>";
-    out << "</tr></thead>\n<tbody>\n";
+    out << table_begin(header);
     for (const auto& row : rows) {
       out << "<tr>";
       for (const auto& c : row) out << "<td>" << html_escape(c) << "</td>";
       out << "</tr>\n";
     }
-    out << "</tbody>\n</table></div>\n";
+    out << table_end();
     if (!drawn.ok) continue;
     out << "<div class=\"charts\">\n";
     // Charts are knob-major: chart (k, m) is k * metrics + m.
@@ -246,7 +244,7 @@ std::string sweep_html(const json& doc, const std::string& gnuplot) {
     }
   }
   if (any) out << "</ul>\n";
-  out << page_tail();
+  out << page_end();
   return out.str();
 }
 

@@ -102,7 +102,8 @@ json run_share(const CampaignOptions& a, impl::Variant variant, uint64_t worker,
           {"metrics", totals}};
 }
 
-int run_campaign(const CampaignOptions& a, impl::Variant variant, uint64_t jobs, const WallClock& wall) {
+int run_campaign(const CampaignOptions& a, impl::Variant variant, uint64_t jobs, const WallClock& wall,
+                 json* summary) {
   if (!parse_shard(a.shard)) {
     std::cerr << "error: --shard: expected I/N with 0 <= I < N, got " << a.shard << "\n";
     return kExitBadInput;
@@ -121,7 +122,7 @@ int run_campaign(const CampaignOptions& a, impl::Variant variant, uint64_t jobs,
     parts = std::move(*workers);
   }
   const double wall_s = std::max(wall() - start, 1e-9);
-  return report_campaign(parts, a, impl::variant_name(variant), jobs, wall_s);
+  return report_campaign(parts, a, impl::variant_name(variant), jobs, wall_s, summary);
 }
 
 }  // namespace qdt::sim

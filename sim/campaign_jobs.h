@@ -33,7 +33,8 @@ nlohmann::json run_share(const CampaignOptions& options, impl::Variant variant, 
 
 // The whole of qdt check (without --merge): validates the shard, runs the
 // shares in `jobs` processes, merges and prints the summary. Returns the exit
-// code (exit_codes.h).
-int run_campaign(const CampaignOptions& options, impl::Variant variant, uint64_t jobs, const WallClock& wall);
+// code (exit_codes.h); the merged summary goes to `summary` when given.
+int run_campaign(const CampaignOptions& options, impl::Variant variant, uint64_t jobs, const WallClock& wall,
+                 nlohmann::json* summary = nullptr);
 
 }  // namespace qdt::sim

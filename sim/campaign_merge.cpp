@@ -30,7 +30,7 @@ void add_metrics(json& totals, const json& metrics) {
 }
 
 int report_campaign(const std::vector<json>& parts, const CampaignOptions& a, const std::string& variant_text,
-                    uint64_t jobs, double wall) {
+                    uint64_t jobs, double wall, json* summary_out) {
   uint64_t done = 0, failed = 0, pushes = 0, virtual_ms = 0;
   bool out_of_time = false;
   json failures = json::array();
@@ -102,10 +102,11 @@ int report_campaign(const std::vector<json>& parts, const CampaignOptions& a, co
               << totals.value("storage_faults_injected", 0) << " faults injected, "
               << totals.value("storage_push_failures", 0) << " failed push transactions\n";
   }
+  if (summary_out) *summary_out = std::move(summary);
   return failed == 0 ? kExitOk : kExitFailed;
 }
 
-int merge_summaries(const std::vector<std::string>& files, const CampaignOptions& a) {
+int merge_summaries(const std::vector<std::string>& files, const CampaignOptions& a, json* summary) {
   std::vector<json> parts;
   std::string variant_text;
   double wall = 0;
@@ -129,7 +130,7 @@ int merge_summaries(const std::vector<std::string>& files, const CampaignOptions
   merged.profile = parts.front().value("profile", a.profile);
   merged.first_seed = parts.front().value("first_seed", a.first_seed);
   merged.shard = "merged";
-  return report_campaign(parts, merged, variant_text, parts.size(), std::max(wall, 1e-9));
+  return report_campaign(parts, merged, variant_text, parts.size(), std::max(wall, 1e-9), summary);
 }
 
 }  // namespace qdt::sim

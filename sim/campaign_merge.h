@@ -18,13 +18,16 @@ void add_metrics(nlohmann::json& totals, const nlohmann::json& metrics);
 
 // Merges `parts` (run_share summaries, or --json campaign summaries) and
 // prints the summary: JSON with options.as_json, else two lines of text.
-// `jobs` and `wall_s` are only reported. Exit code as SPEC 4.
+// `jobs` and `wall_s` are only reported. Exit code as SPEC 4. The merged
+// summary (as --json prints it) is also stored in `summary` when given.
 int report_campaign(const std::vector<nlohmann::json>& parts, const CampaignOptions& options,
-                    const std::string& variant_text, uint64_t jobs, double wall_s);
+                    const std::string& variant_text, uint64_t jobs, double wall_s,
+                    nlohmann::json* summary = nullptr);
 
 // qdt check --merge FILE...: reads the shards' --json summaries (one variant)
 // and reports them merged. Bad input: exit 2 with the file, a JSON path and
 // the reason.
-int merge_summaries(const std::vector<std::string>& files, const CampaignOptions& options);
+int merge_summaries(const std::vector<std::string>& files, const CampaignOptions& options,
+                    nlohmann::json* summary = nullptr);
 
 }  // namespace qdt::sim

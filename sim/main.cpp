@@ -18,9 +18,11 @@
 #include "sim/campaign_options.h"
 #include "sim/exit_codes.h"
 #include "sim/explore_command.h"
+#include "sim/html_command.h"
 #include "sim/mutants.h"
 #include "sim/runner.h"
 #include "sim/scenario.h"
+#include "sim/timeline.h"
 #include "sim/workload.h"
 
 namespace fs = std::filesystem;
@@ -68,7 +70,8 @@ bool write_file(const std::string& path, const std::string& text) {
 }
 
 int replay(const std::vector<std::string>& args, bool as_json, const std::string& trace_file,
-           const std::string& cache, const std::string& report_file, bool quiet, qdt::impl::Variant variant) {
+           const std::string& cache, const std::string& report_file, bool quiet, qdt::impl::Variant variant,
+           const qdt::sim::HtmlOutput& html) {
   std::vector<std::string> files;
   std::vector<LoadError> errors;
   collect(args, files, errors);
@@ -81,6 +84,10 @@ int replay(const std::vector<std::string>& args, bool as_json, const std::string
   }
   if (!trace_file.empty() && scenarios.size() + errors.size() != 1) {
     errors.push_back({trace_file, "/", "--trace takes exactly one scenario"});
+  }
+  // One page is one run: a folder or several files would need a choice.
+  if (!html.file.empty() && scenarios.size() + errors.size() != 1) {
+    errors.push_back({html.file, "/", "--html takes exactly one scenario, " + std::to_string(files.size()) + " given"});
   }
   if (!errors.empty()) {
     for (const LoadError& e : errors) std::cerr << "error: " << e.to_string() << "\n";
@@ -108,6 +115,11 @@ int replay(const std::vector<std::string>& args, bool as_json, const std::string
     all_passed = all_passed && outcome.passed;
     if (!trace_file.empty() && !write_file(trace_file, outcome.trace_text)) {
       std::cerr << "error: " << trace_file << ": cannot write the trace\n";
+      return kExitBadInput;
+    }
+    if (!html.file.empty() &&
+        !qdt::sim::write_replay_html(
+            s, outcome, qdt::sim::replay_command(s.file, qdt::impl::variant_name(variant), cache), html)) {
       return kExitBadInput;
     }
     if (!as_json) {
@@ -143,6 +155,22 @@ int replay(const std::vector<std::string>& args, bool as_json, const std::string
   return all_passed ? kExitOk : kExitFailed;
 }
 
+// The command as typed, for the page's "what was run" (arguments with
+// spaces or quotes single-quoted).
+std::string command_line(int argc, char** argv) {
+  std::string out = "qdt";
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg.find_first_of(" \t'\"$") != std::string::npos) {
+      std::string quoted = "'";
+      for (char c : arg) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+      arg = quoted + "'";
+    }
+    out += " " + arg;
+  }
+  return out;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -159,6 +187,11 @@ int main(int argc, char** argv) {
   replay_cmd->add_option("--cache", cache, "Override world.cache.enabled")->check(CLI::IsMember({"on", "off"}));
   replay_cmd->add_option("--report", report_file, "Write a Markdown summary report to FILE");
   replay_cmd->add_flag("--quiet", quiet, "No progress on stderr");
+  qdt::sim::HtmlOutput html;
+  replay_cmd->add_option("--html", html.file,
+                         "Write one self-contained HTML page of the (single) scenario to FILE: its steps, responses "
+                         "and faults, offsets over virtual time, and for a failure the offending events beside the "
+                         "model's answer");
 
   std::string variant_name = "none";
   std::vector<std::string> variant_choices = qdt::impl::variant_names();
@@ -192,6 +225,9 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"on", "off"}));
   check_cmd->add_flag("--json", check_args.as_json, "Print the campaign summary as JSON");
   check_cmd->add_flag("--quiet", check_args.quiet, "No progress on stderr");
+  check_cmd->add_option("--html", html.file,
+                        "Write one self-contained HTML page of the campaign to FILE: counts per profile, the digest, "
+                        "and the timeline of every shrunk failure replayed");
 
   auto* mutants_cmd = app.add_subcommand(
       "mutants", "Run the campaign against every design variant (SPEC 7): which are caught, within how many seeds");
@@ -228,8 +264,22 @@ int main(int argc, char** argv) {
   }
   const qdt::impl::Variant variant = *qdt::impl::parse_variant(variant_name);
   if (!interleave.empty()) check_args.interleave = interleave == "on";
-  if (replay_cmd->parsed()) return replay(paths, as_json, trace_file, cache, report_file, quiet, variant);
-  if (check_cmd->parsed() && !merge_files.empty()) return qdt::sim::merge_summaries(merge_files, check_args);
+  // Read here rather than in the libraries, as explore does.
+  if (const char* commit = std::getenv("QDT_COMMIT")) html.commit = commit;
+  if (const char* gnuplot = std::getenv("QDT_GNUPLOT"); gnuplot && *gnuplot) html.gnuplot = gnuplot;
+  if (replay_cmd->parsed()) return replay(paths, as_json, trace_file, cache, report_file, quiet, variant, html);
+  nlohmann::json summary;
+  // The campaign page needs the merged summary, so it is written after the text summary.
+  auto with_html = [&](int code) {
+    if (html.file.empty() || summary.is_null() || code == kExitBadInput) return code;
+    // A merged summary names its variant; a run's is --variant's.
+    const auto ran = qdt::impl::parse_variant(summary.value("variant", std::string("none")));
+    return qdt::sim::write_check_html(summary, ran ? *ran : variant, command_line(argc, argv), html) ? code
+                                                                                                     : kExitBadInput;
+  };
+  if (check_cmd->parsed() && !merge_files.empty()) {
+    return with_html(qdt::sim::merge_summaries(merge_files, check_args, &summary));
+  }
   if (explore_cmd->parsed()) {
     const auto wall_start = std::chrono::steady_clock::now();
     const qdt::sim::WallClock wall = [wall_start] {
@@ -278,7 +328,7 @@ int main(int argc, char** argv) {
     const qdt::sim::WallClock wall = [wall_start] {
       return std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
     };
-    return qdt::sim::run_campaign(check_args, variant, jobs, wall);
+    return with_html(qdt::sim::run_campaign(check_args, variant, jobs, wall, &summary));
   }
   return kExitBadInput;
 }

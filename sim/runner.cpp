@@ -20,6 +20,7 @@ struct StepOutcomes {
   // Summed over every push executed (a push inside repeat runs many times).
   int64_t retries = 0;
   int64_t timeouts = 0;
+  std::map<std::string, StepTime> times;       // step path -> when it began and ended (the last run, inside repeat)
 };
 
 // The outcome of a push none of whose attempts got a response: every item
@@ -49,7 +50,15 @@ class Runner {
     for (const Step& step : scenario_.steps) run(step);
   }
 
+  // Times every step (children included) on the virtual clock, for the
+  // timeline (sim/timeline.h); reading the clock changes nothing.
   void run(const Step& step) {
+    const int64_t started_ms = world_.clock().now_ms();
+    run_untimed(step);
+    out_.times[step.path] = {started_ms, world_.clock().now_ms()};
+  }
+
+  void run_untimed(const Step& step) {
     switch (step.op) {
       case Op::push: {
         World::PushOutcome outcome = world_.push(step.id, step.broker, step.producer, step.items, step.retry);
@@ -437,6 +446,7 @@ RunOutcome run_scenario(const Scenario& scenario, const RunOptions& options) {
                     {"failures", std::move(failures)},
                     {"metrics", metrics_of(world, runner.outcomes())}};
   outcome.trace_text = world.trace().text();
+  outcome.step_times = runner.outcomes().times;
   outcome.history = std::move(world.history());
   return outcome;
 }

@@ -3,6 +3,7 @@
 // expectations, then every property checker over the recorded history.
 // Produces the result object of SPEC 4.
 #include <nlohmann/json.hpp>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -18,12 +19,20 @@ struct RunOptions {
   impl::Variant variant = impl::Variant::none;  // --variant NAME (SPEC 7)
 };
 
+// When a step began and ended, in virtual ms since the run began (the world
+// clock, without kEpochUnixMs); a push ends when its producer stops waiting.
+struct StepTime {
+  int64_t started_ms = 0;
+  int64_t ended_ms = 0;
+};
+
 struct RunOutcome {
   bool passed = false;
   // {"scenario","seed","passed","trace_hash","steps":{ID:{"response":…}},"failures":[…],"metrics":{…}}
   nlohmann::json result;
   std::string trace_text;  // only with keep_trace_text
   history::History history;
+  std::map<std::string, StepTime> step_times;  // by Step::path, every step run (children included)
 };
 
 RunOutcome run_scenario(const Scenario& scenario, const RunOptions& options);

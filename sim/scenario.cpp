@@ -3,6 +3,7 @@
 #include "sim/json_schema.h"
 
 #include <algorithm>
+#include <cassert>
 #include <fstream>
 #include <memory>
 #include <set>
@@ -132,24 +133,32 @@ constexpr int64_t kMaxAfterStatements = 64;
 constexpr const char* kStorageOpNames =
     "\"push\", \"fetch\", \"hydrate\", \"ack\", \"read\", \"retention\", \"purge\" or \"any\"";
 
-std::optional<StorageOpKind> storage_op_of(const std::string& name) {
+const std::map<std::string, StorageOpKind>& storage_op_names() {
   static const std::map<std::string, StorageOpKind> kinds = {
       {"push", StorageOpKind::push},   {"fetch", StorageOpKind::fetch},         {"hydrate", StorageOpKind::hydrate},
       {"ack", StorageOpKind::ack},     {"read", StorageOpKind::read},           {"retention", StorageOpKind::retention},
       {"purge", StorageOpKind::purge}, {"any", StorageOpKind::any}};
-  const auto it = kinds.find(name);
-  return it == kinds.end() ? std::nullopt : std::optional<StorageOpKind>(it->second);
+  return kinds;
 }
 
-std::optional<Op> op_of(const std::string& name) {
+std::optional<StorageOpKind> storage_op_of(const std::string& name) {
+  const auto it = storage_op_names().find(name);
+  return it == storage_op_names().end() ? std::nullopt : std::optional<StorageOpKind>(it->second);
+}
+
+const std::map<std::string, Op>& op_names() {
   static const std::map<std::string, Op> ops = {
       {"push", Op::push},           {"parallel", Op::parallel},  {"sequence", Op::sequence}, {"repeat", Op::repeat},         {"advance", Op::advance},
       {"configure", Op::configure}, {"retention", Op::retention},       {"delete_segment", Op::delete_segment},
       {"storage_fail", Op::storage_fail}, {"ack", Op::ack},             {"read", Op::read},
       {"skew", Op::skew},           {"network", Op::network},           {"crash_broker", Op::crash_broker},
       {"evict_cache", Op::evict_cache},   {"cache", Op::cache}};
-  const auto it = ops.find(name);
-  return it == ops.end() ? std::nullopt : std::optional<Op>(it->second);
+  return ops;
+}
+
+std::optional<Op> op_of(const std::string& name) {
+  const auto it = op_names().find(name);
+  return it == op_names().end() ? std::nullopt : std::optional<Op>(it->second);
 }
 
 
@@ -689,6 +698,23 @@ LoadResult load_scenario_file(const std::string& file) {
   std::ostringstream text;
   text << in.rdbuf();
   return load_scenario_text(text.str(), file);
+}
+
+// The names are the loader's own tables read backwards, so they cannot drift.
+std::string op_name(Op op) {
+  for (const auto& [name, o] : op_names()) {
+    if (o == op) return name;
+  }
+  assert(false && "every Op has a name");
+  return "?";
+}
+
+std::string storage_op_name(StorageOpKind kind) {
+  for (const auto& [name, k] : storage_op_names()) {
+    if (k == kind) return name;
+  }
+  assert(false && "every StorageOpKind has a name");
+  return "?";
 }
 
 }  // namespace qdt::sim

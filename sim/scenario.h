@@ -96,6 +96,10 @@ struct LoadResult {
 LoadResult load_scenario_text(const std::string& text, const std::string& file);
 LoadResult load_scenario_file(const std::string& file);
 
+// The names the scenario format writes ("push", "crash_broker"; "fetch").
+std::string op_name(Op op);
+std::string storage_op_name(StorageOpKind kind);
+
 // The JSON Schema of the format, as shipped in scenarios/schema/.
 const std::string& scenario_schema_text();
 

@@ -1,0 +1,125 @@
+#include "reports/check_report.h"
+
+#include <cassert>
+#include <map>
+#include <sstream>
+
+#include "reports/gnuplot.h"
+#include "reports/html_page.h"
+#include "reports/timeline_section.h"
+
+namespace qdt::reports {
+namespace {
+
+using json = nlohmann::json;
+
+std::string text(const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+
+std::string e(const json& v) { return html_escape(text(v)); }
+
+// Seeds run and failed per profile: seed_hashes holds "PROFILE SEED HASH" per seed.
+std::map<std::string, std::pair<uint64_t, uint64_t>> per_profile(const json& summary) {
+  std::map<std::string, std::pair<uint64_t, uint64_t>> out;
+  for (const json& line : summary.value("seed_hashes", json::array())) {
+    const std::string s = line.get<std::string>();
+    out[s.substr(0, s.find(' '))].first++;
+  }
+  for (const json& f : summary["failures"]) out[f["profile"].get<std::string>()].second++;
+  return out;
+}
+
+// The metrics the text summary prints, in its order and words.
+constexpr std::pair<const char*, const char*> kMetrics[] = {
+    {"storage_pushes", "storage pushes"},
+    {"probes_run", "probes run"},
+    {"probes_skipped", "probes skipped by a watermark"},
+    {"sidecar_rows_scanned", "sidecar rows scanned"},
+    {"cache_vouched", "cache: vouched"},
+    {"cache_answers", "cache: answers"},
+    {"cache_hydrations_full", "cache: full hydrations"},
+    {"cache_hydrations_span", "cache: span hydrations"},
+    {"cache_evictions", "cache: evictions"},
+    {"cache_suppressed_partitions", "cache: suppressed partitions"},
+    {"storage_statements", "storage statements"},
+    {"storage_busy_waits", "waits for a lock (SQLITE_BUSY)"},
+    {"storage_faults_injected", "storage faults injected"},
+    {"storage_push_failures", "failed push transactions"},
+};
+
+}  // namespace
+
+std::string check_html(const json& summary, const std::vector<json>& timelines, const std::string& command,
+                       const std::string& commit, const std::string& gnuplot) {
+  const json& failures = summary["failures"];
+  assert(timelines.size() == failures.size());
+  // One gnuplot run draws every failure's chart.
+  std::vector<Chart> charts;
+  std::vector<int> chart_of(timelines.size(), -1);
+  for (size_t i = 0; i < timelines.size(); ++i) {
+    if (timelines[i].is_null()) continue;
+    if (std::optional<Chart> c = offsets_chart(timelines[i])) {
+      chart_of[i] = static_cast<int>(charts.size());
+      charts.push_back(std::move(*c));
+    }
+  }
+  const ChartsRendered drawn = render_charts(charts, gnuplot);
+  const uint64_t failed = summary["failed"].get<uint64_t>();
+
+  std::ostringstream out;
+  out << page_begin("qdt check: " + text(summary["profile"]) + (failed ? " (FAIL)" : " (PASS)"));
+  out << "<h1>qdt check: " << e(summary["profile"]) << " <span class=\"" << (failed ? "fail\">FAIL" : "pass\">PASS")
+      << "</span></h1>\n<h2>What was run</h2>\n<dl>\n"
+      << "<dt>command</dt><dd><code>" << html_escape(command) << "</code></dd>\n"
+      << "<dt>profile</dt><dd>" << e(summary["profile"]) << "</dd>\n"
+      << "<dt>variant</dt><dd>" << e(summary["variant"]) << "</dd>\n"
+      << "<dt>seeds</dt><dd>" << e(summary["seeds_run"]) << " from seed " << e(summary["first_seed"]) << " (shard "
+      << e(summary["shard"]) << ", " << e(summary["jobs"]) << " jobs)"
+      << (summary.value("out_of_time", false) ? ", stopped by --time-budget" : "") << "</dd>\n"
+      << "<dt>passed</dt><dd class=\"pass\">" << e(summary["passed"]) << "</dd>\n"
+      << "<dt>failed</dt><dd" << (failed ? " class=\"fail\"" : "") << ">" << failed << "</dd>\n"
+      << "<dt>campaign digest</dt><dd><code>" << e(summary["campaign_digest"]) << "</code></dd>\n";
+  if (!commit.empty()) out << "<dt>commit</dt><dd><code>" << html_escape(commit) << "</code></dd>\n";
+  out << "</dl>\n";
+
+  out << "<h2>Per profile</h2>\n" << table_begin({"profile", "seeds", "failed"});
+  for (const auto& [profile, counts] : per_profile(summary)) {
+    out << "<tr" << (counts.second ? " class=\"hl\"" : "") << "><td>" << html_escape(profile) << "</td><td>"
+        << counts.first << "</td><td>" << counts.second << "</td></tr>\n";
+  }
+  out << table_end() << "<h2>Summed over every seed</h2>\n" << table_begin({"metric", "total"});
+  const json& metrics = summary.value("metrics", json::object());
+  for (const auto& [key, words] : kMetrics) {
+    out << "<tr><th>" << html_escape(words) << "</th><td>" << e(metrics.value(key, json(0))) << "</td></tr>\n";
+  }
+  out << table_end();
+
+  if (failures.empty()) {
+    out << "<p>No failure: every seed held every property.</p>\n" << page_end();
+    return out.str();
+  }
+  out << "<h2>Failures</h2>\n" << table_begin({"profile", "seed", "property", "detail", "shrunk to", "replay"});
+  for (size_t i = 0; i < failures.size(); ++i) {
+    const json& f = failures[i];
+    out << "<tr class=\"hl\"><td>" << e(f["profile"]) << "</td><td>" << e(f["seed"]) << "</td><td>"
+        << e(f["property"]) << "</td><td class=\"text\">" << e(f["detail"]) << "</td><td>"
+        << (f.contains("steps") ? e(f["steps"]) + " steps" : std::string("not shrunk")) << "</td><td class=\"text\">"
+        << (f.contains("replay") ? "<a href=\"#failure-" + std::to_string(i) + "\"><code>" + e(f["replay"]) +
+                                        "</code></a>"
+                                  : std::string())
+        << "</td></tr>\n";
+  }
+  out << table_end();
+  if (!drawn.ok) out << "<p class=\"note\">No charts: " << html_escape(drawn.error) << ". The tables are complete.</p>\n";
+  for (size_t i = 0; i < failures.size(); ++i) {
+    if (timelines[i].is_null()) continue;
+    const json& f = failures[i];
+    out << "<section id=\"failure-" << i << "\">\n<h2>" << e(f["profile"]) << " seed " << e(f["seed"]) << ": "
+        << e(f["property"]) << ", shrunk</h2>\n";
+    const std::string svg = drawn.ok && chart_of[i] >= 0 ? drawn.svgs[static_cast<size_t>(chart_of[i])] : "";
+    out << timeline_section(timelines[i], svg, drawn.ok ? "" : drawn.error, 3) << "</section>\n";
+  }
+  out << page_end();
+  return out.str();
+}
+
+}  // namespace qdt::reports

@@ -1,0 +1,136 @@
+#include "reports/replay_report.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "reports/check_report.h"
+#include "reports/timeline_section.h"
+
+namespace qdt::reports {
+namespace {
+
+using json = nlohmann::json;
+
+constexpr const char* kHostile = "<script>alert('x')</script> & \"q\"";
+constexpr const char* kNoGnuplot = "/nonexistent/gnuplot";
+
+// A timeline document as sim/timeline.h writes it: two pushes, the second
+// failing under a variant when `failing`.
+json document(bool failing) {
+  json steps = json::array();
+  steps.push_back({{"id", "p1"}, {"path", "/steps/0"}, {"depth", 0}, {"op", "push"}, {"summary", kHostile},
+                   {"started_ms", 0}, {"ended_ms", 5}, {"answer", ""}, {"faults", json::array()},
+                   {"responses", {{{"index", 0}, {"status", "queued"}, {"message_id", "id-1"}, {"transaction_id", "t"}}}},
+                   {"highlighted", false}});
+  steps.push_back({{"id", "#/steps/1"}, {"path", "/steps/1"}, {"depth", 0}, {"op", "crash_broker"},
+                   {"summary", "broker 0"}, {"started_ms", 5}, {"ended_ms", 5}, {"answer", ""},
+                   {"faults", {"crash_broker: broker 0"}}, {"responses", json::array()}, {"highlighted", false}});
+  steps.push_back({{"id", "p2"}, {"path", "/steps/2"}, {"depth", 1}, {"op", "push"}, {"summary", "again"},
+                   {"started_ms", 5}, {"ended_ms", 9}, {"answer", ""}, {"faults", json::array()},
+                   {"responses", {{{"index", 0}, {"status", failing ? "duplicate" : "queued"},
+                                   {"message_id", failing ? "id-1" : "id-2"}, {"transaction_id", "t"}}}},
+                   {"highlighted", failing}});
+  json events = json::array();
+  for (int i = 0; i < 2; ++i) {
+    events.push_back({{"index", i}, {"kind", "push"}, {"at_ms", 2 + 5 * i}, {"partition", "q/Default"},
+                      {"step", i ? "p2" : "p1"}, {"summary", "1 frames [t]"}, {"answer", "queued at base " + std::to_string(i)},
+                      {"model", i && failing ? "duplicate [0->0]" : "queued at base " + std::to_string(i)},
+                      {"agrees", !(i && failing)}, {"highlighted", i && failing}, {"in_failing_partition", failing}});
+  }
+  json failures = json::array();
+  if (failing) {
+    failures.push_back({{"kind", "property"}, {"property", "model-agreement"}, {"step", "p2"},
+                        {"partition", "q/Default"}, {"detail", "event 1: model answers duplicate"}, {"events", {1}}});
+  }
+  return {{"kind", "qdt-timeline"}, {"scenario", std::string("name ") + kHostile}, {"description", kHostile},
+          {"file", "s.json"}, {"seed", 7}, {"variant", failing ? "skip-probe" : "none"}, {"passed", !failing},
+          {"trace_hash", "00ff"}, {"commit", "c0ffee"}, {"command", "qdt replay s.json"}, {"virtual_duration_ms", 9},
+          {"failures", failures}, {"steps", steps}, {"events", events},
+          {"offsets", {{{"partition", "q/Default"},
+                        {"points", {{{"at_ms", 2}, {"offset", 0}, {"kind", "stored"}, {"step", "p1"}},
+                                    {{"at_ms", 9}, {"offset", 0}, {"kind", failing ? "duplicate" : "stored"}, {"step", "p2"}}}}}}},
+          {"model_answers", {{{"step", "p2"}, {"request", 2}, {"item", 0}, {"partition", "q/Default"},
+                              {"transaction_id", "t"}, {"got_status", failing ? "duplicate" : "queued"},
+                              {"got_message_id", "id-1"}, {"model_statuses", {"queued"}}, {"model_message_ids", json::array()},
+                              {"model_on_arrival", "queued: no message of key t within the 60 s window"},
+                              {"because", "fresh"}, {"agrees", !failing}, {"highlighted", failing}}}}};
+}
+
+TEST(ReplayReport, HostileStringsAreEscapedEverywhere) {
+  const std::string html = replay_html(document(true), kNoGnuplot);
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_NE(html.find("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &quot;q&quot;"), std::string::npos);
+  EXPECT_NE(html.find("<title>qdt replay: name &lt;script&gt;"), std::string::npos);
+}
+
+TEST(ReplayReport, FailingDocumentHighlightsTheOffendingRowsBesideTheModelsAnswer) {
+  const std::string html = replay_html(document(true), kNoGnuplot);
+  EXPECT_NE(html.find("<span class=\"fail\">FAIL</span>"), std::string::npos);
+  EXPECT_NE(html.find("<tr class=\"hl\"><td class=\"text\" style=\"padding-left:1.7rem\">p2</td>"), std::string::npos)
+      << "the failing step's timeline row";
+  EXPECT_NE(html.find("<tr class=\"hl\"><td>1</td><td>push</td>"), std::string::npos) << "its storage event";
+  EXPECT_NE(html.find("<tr class=\"part\"><td>0</td>"), std::string::npos) << "the rest of its partition";
+  EXPECT_NE(html.find("The model&#39;s answer"), std::string::npos);
+  EXPECT_NE(html.find("queued: no message of key t within the 60 s window"), std::string::npos);
+  EXPECT_NE(html.find("duplicate [0-&gt;0]"), std::string::npos) << "the model's verdict beside storage's";
+  EXPECT_NE(html.find("model-agreement</span> at step <code>p2</code>"), std::string::npos);
+  EXPECT_NE(html.find("(/steps/1)"), std::string::npos) << "a step without an id shows its path";
+  EXPECT_NE(html.find("<tr class=\"fault\">"), std::string::npos);
+}
+
+TEST(ReplayReport, PassingDocumentHighlightsNothing) {
+  const std::string html = replay_html(document(false), kNoGnuplot);
+  EXPECT_NE(html.find("<span class=\"pass\">PASS</span>"), std::string::npos);
+  EXPECT_EQ(html.find("class=\"hl\""), std::string::npos);
+  EXPECT_EQ(html.find("class=\"part\""), std::string::npos);
+  EXPECT_EQ(html.find("<h2>Failures</h2>"), std::string::npos);
+  EXPECT_NE(html.find("agrees with the reference model"), std::string::npos);
+}
+
+TEST(ReplayReport, WithoutGnuplotThePageSaysSoAndKeepsTheTables) {
+  const std::string html = replay_html(document(true), kNoGnuplot);
+  EXPECT_NE(html.find("gnuplot is not installed"), std::string::npos);
+  EXPECT_EQ(html.find("<svg"), std::string::npos);
+  EXPECT_EQ(html.find("<img"), std::string::npos);
+  EXPECT_NE(html.find("name=\"viewport\""), std::string::npos);
+  EXPECT_EQ(std::count(html.begin(), html.end(), '\n') > 20, true);
+}
+
+TEST(ReplayReport, OffsetsChartHasAStoredAndADuplicateSeriesPerPartition) {
+  const std::optional<Chart> c = offsets_chart(document(true));
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->style, ChartStyle::points);
+  ASSERT_EQ(c->series.size(), 2u);
+  EXPECT_EQ(c->series[0].title, "q/Default stored");
+  EXPECT_EQ(c->series[1].title, "q/Default duplicate answered");
+  EXPECT_NE(c->series[0].point_type, c->series[1].point_type);
+  EXPECT_EQ(c->series[0].color, c->series[1].color);
+  EXPECT_EQ(c->x_label, "virtual time (ms)");
+  const std::string script = gnuplot_script({*c});
+  EXPECT_NE(script.find("with points pt 8"), std::string::npos);
+  EXPECT_NE(script.find("set ytics 1"), std::string::npos);
+  json empty = document(false);
+  empty["offsets"] = json::array();
+  EXPECT_FALSE(offsets_chart(empty));
+}
+
+TEST(CheckReport, CampaignPageHasCountsAndEachFailuresTimeline) {
+  const json summary = {{"profile", "default"}, {"variant", "skip-probe"}, {"first_seed", 1}, {"seeds_run", 3},
+                        {"passed", 2}, {"failed", 1}, {"shard", "0/1"}, {"jobs", 2}, {"out_of_time", false},
+                        {"campaign_digest", "abcd"}, {"seed_hashes", {"default 1 h", "default 2 h", "default 3 h"}},
+                        {"metrics", {{"probes_run", 4}}},
+                        {"failures", {{{"profile", "default"}, {"seed", 2}, {"property", "model-agreement"},
+                                       {"detail", kHostile}, {"steps", 1}, {"replay", "qdt replay f.json"}}}}};
+  const std::string html = check_html(summary, {document(true)}, "qdt check --html x", "c0ffee", kNoGnuplot);
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_NE(html.find("<tr class=\"hl\"><td>default</td><td>3</td><td>1</td></tr>"), std::string::npos);
+  EXPECT_NE(html.find("<section id=\"failure-0\">"), std::string::npos);
+  EXPECT_NE(html.find("href=\"#failure-0\""), std::string::npos);
+  EXPECT_NE(html.find("<tr class=\"hl\"><td>1</td><td>push</td>"), std::string::npos);
+  EXPECT_NE(html.find("<code>abcd</code>"), std::string::npos);
+  EXPECT_NE(html.find("<h3>The model&#39;s answer</h3>"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace qdt::reports
