@@ -1,6 +1,7 @@
 #include "reports/mutants_page.h"
 
 #include <filesystem>
+#include <optional>
 #include <sstream>
 
 #include "reports/html_page.h"
@@ -70,7 +71,79 @@ std::string settings_text(const json& doc) {
          " seeds per profile from seed " + std::to_string(doc.value("first_seed", uint64_t{1}));
 }
 
+// The bisection thresholds of the variants that copy the shipped design.
+struct ThresholdRow {
+  std::string variant, setting, knob, meaning, value, evaluations, verdict, detail, file, link;
+};
+
+std::vector<ThresholdRow> threshold_rows(const json& doc, const std::string& page_dir) {
+  std::vector<ThresholdRow> rows;
+  for (const json& v : doc["variants"]) {
+    if (!v.contains("thresholds")) continue;
+    for (const json& t : v["thresholds"]) {
+      ThresholdRow r;
+      r.variant = text(v, "variant");
+      r.setting = text(t, "setting");
+      r.knob = text(t, "knob");
+      r.meaning = text(t, "meaning");
+      r.value = t.value("found", false) ? std::to_string(t.value("value", int64_t{0})) : "not found";
+      r.evaluations = std::to_string(t.value("evaluations", 0));
+      r.verdict = !t.value("verified", false) ? "CHECK FAILED"
+                  : t.value("found", false) == t.value("expect_found", true) ? "as expected"
+                                                                              : "unexpected";
+      r.detail = text(t, "detail");
+      r.file = t.value("file_written", false) ? text(t, "file") : "";
+      r.link = link_of(r.file, page_dir);
+      rows.push_back(std::move(r));
+    }
+  }
+  return rows;
+}
+
+// "repeat_age_ms=30000" -> 30000; nullopt when the setting is not NAME=NUMBER.
+std::optional<double> setting_number(const std::string& setting) {
+  const size_t eq = setting.find('=');
+  if (eq == std::string::npos) return std::nullopt;
+  try {
+    size_t used = 0;
+    const double v = std::stod(setting.substr(eq + 1), &used);
+    if (used != setting.size() - eq - 1) return std::nullopt;
+    return v;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
 }  // namespace
+
+std::vector<Chart> threshold_charts(const json& doc) {
+  // One chart per (variant, knob) with at least two numeric settings: the
+  // threshold against the setting (for shipped-expiry, the smallest skew
+  // against the repeat's age).
+  std::vector<Chart> charts;
+  for (const json& v : doc["variants"]) {
+    if (!v.contains("thresholds")) continue;
+    Chart c;
+    ChartSeries s;
+    std::string setting_name;
+    for (const json& t : v["thresholds"]) {
+      const std::string setting = text(t, "setting");
+      const std::optional<double> x = setting_number(setting);
+      if (!x || !t.value("found", false)) continue;
+      setting_name = setting.substr(0, setting.find('='));
+      c.y_label = text(t, "knob") + " at the threshold (" + (text(t, "knob").ends_with("_ms") ? "ms" : "count") + ")";
+      const double y = static_cast<double>(t.value("value", int64_t{0}));
+      s.points.push_back({*x, "", y, y, y});
+    }
+    if (s.points.size() < 2) continue;
+    c.title = text(v, "variant") + ": where the hole opens";
+    c.x_label = setting_name + (setting_name.ends_with("_ms") ? " (ms)" : "");
+    s.title = text(v, "variant");
+    c.series.push_back(std::move(s));
+    charts.push_back(std::move(c));
+  }
+  return charts;
+}
 
 std::vector<Chart> mutants_charts(const json& doc) {
   Chart seeds, steps;
@@ -96,8 +169,10 @@ std::vector<Chart> mutants_charts(const json& doc) {
     steps.series[0].points.push_back({x, name, s, s, s});
     x += 1;
   }
-  if (seeds.series[0].points.empty()) return {};
-  return {seeds, steps};
+  std::vector<Chart> out;
+  if (!seeds.series[0].points.empty()) out = {seeds, steps};
+  for (Chart& c : threshold_charts(doc)) out.push_back(std::move(c));
+  return out;
 }
 
 std::string mutants_markdown(const json& doc, const std::string& page_dir) {
@@ -115,6 +190,18 @@ std::string mutants_markdown(const json& doc, const std::string& page_dir) {
     out << "| `" << r.variant << "` | " << r.verdict << " | " << md_escape(r.property) << " | " << r.where << " | "
         << r.seeds << " | " << r.wall << " | " << r.steps << " | "
         << (r.file.empty() ? "" : "[" + md_escape(fs::path(r.file).filename().string()) + "](" + r.link + ")") << " |\n";
+  }
+  if (const std::vector<ThresholdRow> t = threshold_rows(doc, page_dir); !t.empty()) {
+    out << "\n## Where the shipped design's holes bite\n\n"
+        << "Bisection over a scenario family; each threshold is checked on both sides under the variant and against "
+           "the reference's zero double writes.\n\n"
+        << "| variant | setting | threshold | meaning | runs | check | replay file |\n|---|---|---:|---|---:|---|---|\n";
+    for (const ThresholdRow& r : t) {
+      out << "| `" << r.variant << "` | " << md_escape(r.setting) << " | " << r.knob << " = " << r.value << " | "
+          << md_escape(r.meaning) << " | " << r.evaluations << " | " << r.verdict << " | "
+          << (r.file.empty() ? "" : "[" + md_escape(fs::path(r.file).filename().string()) + "](" + r.link + ")")
+          << " |\n";
+    }
   }
   out << "\n## What each variant changes\n\n";
   for (const Row& r : rows_of(doc, page_dir)) out << "- `" << r.variant << "`: " << md_escape(r.description) << "\n";
@@ -142,9 +229,9 @@ std::string mutants_html(const json& doc, const std::string& page_dir, const std
   out << "<dt>verdicts</dt><dd>" << doc["variants"].size() << " variants, " << doc["survivors"].size() << " survivors, "
       << "<span" << (doc["holes"].empty() ? "" : " class=\"fail\"") << ">" << doc["holes"].size() << " holes</span></dd>\n"
       << "<dt>wall_s</dt><dd>" << doc.value("wall_s", 0.0) << "</dd>\n</dl>\n";
-  out << "<h2>Variants</h2>\n<div class=\"scroll\"><table>\n<thead><tr><th>variant</th><th>verdict</th>"
-         "<th>caught by / argument</th><th>first failing scenario</th><th>scenarios run</th><th>wall s</th>"
-         "<th>shrunk steps</th><th>replay file</th></tr></thead>\n<tbody>\n";
+  out << "<h2>Variants</h2>\n"
+      << table_begin({"variant", "verdict", "caught by", "first failing scenario", "scenarios run", "wall s",
+                      "shrunk steps", "replay file"});
   for (const Row& r : rows_of(doc, page_dir)) {
     out << "<tr" << (r.verdict == "hole" ? " class=\"fail\"" : "") << "><td class=\"left\" title=\""
         << html_escape(r.description) << "\"><code>" << html_escape(r.variant) << "</code></td><td class=\"left\">"
@@ -157,7 +244,7 @@ std::string mutants_html(const json& doc, const std::string& page_dir, const std
     }
     out << "</td></tr>\n";
   }
-  out << "</tbody>\n</table></div>\n";
+  out << table_end();
   if (!doc["survivors"].empty()) {
     out << "<h2>Survivors</h2>\n<ul>\n";
     for (const json& s : doc["survivors"]) {
@@ -172,13 +259,43 @@ std::string mutants_html(const json& doc, const std::string& page_dir, const std
   if (!drawn.ok) {
     out << "<p class=\"note\">No charts: " << html_escape(drawn.error) << ". The table is complete.</p>\n";
   } else if (!charts.empty()) {
-    out << "<h2>How fast and how small</h2>\n<div class=\"charts\">\n";
-    const std::string caption = "Caught variants only; " + settings_text(doc) +
-                                (text(doc, "commit").empty() ? "" : ", commit " + text(doc, "commit")) + ".";
-    for (const std::string& svg : drawn.svgs) {
-      out << "<figure>\n" << svg << "\n<figcaption>" << html_escape(caption) << "</figcaption>\n</figure>\n";
+    const std::string run = settings_text(doc) + (text(doc, "commit").empty() ? "" : ", commit " + text(doc, "commit"));
+    const size_t catalogue_charts = charts.size() - threshold_charts(doc).size();
+    if (catalogue_charts > 0) {
+      out << "<h2>How fast and how small</h2>\n<div class=\"charts\">\n";
+      for (size_t i = 0; i < catalogue_charts; ++i) {
+        out << "<figure>\n" << drawn.svgs[i] << "\n<figcaption>" << html_escape("Caught variants only; " + run + ".")
+            << "</figcaption>\n</figure>\n";
+      }
+      out << "</div>\n";
     }
-    out << "</div>\n";
+    if (catalogue_charts < charts.size()) {
+      out << "<div class=\"charts\">\n";
+      for (size_t i = catalogue_charts; i < charts.size(); ++i) {
+        out << "<figure>\n" << drawn.svgs[i] << "\n<figcaption>"
+            << html_escape("The threshold found by bisection at each setting (table below); " + run + ".")
+            << "</figcaption>\n</figure>\n";
+      }
+      out << "</div>\n";
+    }
+  }
+  if (const std::vector<ThresholdRow> t = threshold_rows(doc, page_dir); !t.empty()) {
+    out << "<h2>Where the shipped design's holes bite</h2>\n<p>Bisection over a scenario family; each threshold is "
+           "checked on both sides under the variant and against the reference's zero double writes. Each replay file "
+           "exits 1 under its variant and 0 on the reference.</p>\n"
+        << table_begin({"variant", "setting", "threshold", "meaning", "runs", "check", "replay file"});
+    for (const ThresholdRow& r : t) {
+      out << "<tr" << (r.verdict == "CHECK FAILED" ? " class=\"fail\"" : "") << "><td class=\"left\"><code>"
+          << html_escape(r.variant) << "</code></td><td class=\"left\">" << html_escape(r.setting) << "</td><td>"
+          << html_escape(r.knob + " = " + r.value) << "</td><td class=\"text\">" << html_escape(r.meaning)
+          << "</td><td>" << r.evaluations << "</td><td class=\"left\" title=\"" << html_escape(r.detail) << "\">"
+          << html_escape(r.verdict) << "</td><td class=\"left\">";
+      if (!r.file.empty()) {
+        out << "<a href=\"" << html_escape(r.link) << "\">" << html_escape(fs::path(r.file).filename().string()) << "</a>";
+      }
+      out << "</td></tr>\n";
+    }
+    out << table_end();
   }
   out << "<h2>What each variant changes</h2>\n<ul>\n";
   for (const Row& r : rows_of(doc, page_dir)) {

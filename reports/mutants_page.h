@@ -17,7 +17,11 @@ namespace qdt::reports {
 // Relative links: replay files are linked relative to `page_dir` (the folder
 // the page is written to) when they lie below it, else as written.
 std::string mutants_markdown(const nlohmann::json& doc, const std::string& page_dir);
+// Two catalogue charts (when a variant was caught), then the threshold charts.
 std::vector<Chart> mutants_charts(const nlohmann::json& doc);
+// Per variant with thresholds at >= 2 numeric settings ("repeat_age_ms=1000"):
+// the threshold against the setting.
+std::vector<Chart> threshold_charts(const nlohmann::json& doc);
 std::string mutants_html(const nlohmann::json& doc, const std::string& page_dir, const std::string& gnuplot);
 
 }  // namespace qdt::reports

@@ -50,6 +50,43 @@ TEST(MutantsPage, MarkdownHasARowPerVariantWithItsReplayLinkRelativeToThePage) {
   EXPECT_NE(md.find("the <last> occurrence \\| leads"), std::string::npos) << "a | in a description splits no table";
 }
 
+json with_thresholds() {
+  json d = doc();
+  json t = json::array();
+  for (int age : {1000, 30000}) {
+    t.push_back({{"setting", "repeat_age_ms=" + std::to_string(age)}, {"knob", "skew_ms"}, {"meaning", "smallest skew"},
+                 {"found", true}, {"expect_found", true}, {"verified", true}, {"value", 60001 - age},
+                 {"evaluations", 27}, {"detail", "false at x-1, true at x"}, {"file_written", true},
+                 {"file", "out/cat-replays/last-wins/t-" + std::to_string(age) + ".json"}});
+  }
+  t.push_back({{"setting", "traffic=none"}, {"knob", "delay_ms"}, {"meaning", "largest delay"}, {"found", false},
+               {"expect_found", false}, {"verified", true}, {"value", 0}, {"evaluations", 1}, {"file_written", false}});
+  d["variants"][0]["thresholds"] = t;
+  return d;
+}
+
+TEST(MutantsPage, ThresholdsGetATableRowEachAndAChartOverTheirSetting) {
+  const json d = with_thresholds();
+  const std::string md = mutants_markdown(d, "out");
+  EXPECT_NE(md.find("| `last-wins` | repeat_age_ms=30000 | skew_ms = 30001 | smallest skew | 27 | as expected | "
+                    "[t-30000.json](cat-replays/last-wins/t-30000.json) |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| `last-wins` | traffic=none | delay_ms = not found | largest delay | 1 | as expected |  |"),
+            std::string::npos)
+      << md;
+  const std::vector<Chart> t = threshold_charts(d);
+  ASSERT_EQ(t.size(), 1u) << "the two numeric settings make one chart; traffic=none is not a number";
+  ASSERT_EQ(t[0].series[0].points.size(), 2u);
+  EXPECT_EQ(t[0].series[0].points[1].x, 30000);
+  EXPECT_EQ(t[0].series[0].points[1].mean, 30001);
+  EXPECT_EQ(t[0].x_label, "repeat_age_ms (ms)");
+  EXPECT_EQ(mutants_charts(d).size(), 3u);
+  json failed = d;
+  failed["variants"][0]["thresholds"][0]["verified"] = false;
+  EXPECT_NE(mutants_html(failed, "out", "/nonexistent").find("CHECK FAILED"), std::string::npos);
+}
+
 TEST(MutantsPage, ChartsHoldTheCaughtVariantsOnly) {
   const std::vector<Chart> charts = mutants_charts(doc());
   ASSERT_EQ(charts.size(), 2u);
