@@ -106,7 +106,44 @@ while read -r variant file knob value; do
   "$qdt" replay "$file" --quiet >/dev/null || fail "threshold file $file fails on the reference implementation"
   echo "ok: $variant $knob $value, $file replays"
 done <"$out/thresholds.txt"
-"$qdt" mutants "${holes[@]}" >"$out/h.txt" || fail "qdt mutants (shipped variants, table) exited $?"
+mkdir -p "$out/rep"
+"$qdt" mutants "${holes[@]}" --report "$out/rep/catalogue" >"$out/h.txt" || fail "qdt mutants (shipped variants, table) exited $?"
+# --report: the catalogue page parses (html.parser, every SVG with ElementTree),
+# is self-contained, links every replay file relative to the page, and has a
+# row per threshold; the Markdown and JSON beside it agree.
+python3 - "$out/rep" <<'PY' || fail "--report"
+import html.parser, json, os, re, sys, xml.etree.ElementTree as ET
+rep = sys.argv[1]
+doc = json.load(open(f"{rep}/catalogue.json"))
+assert doc["command"].startswith("qdt mutants ") and "--report" in doc["command"], doc["command"]
+page = open(f"{rep}/catalogue.html").read()
+class Check(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__(); self.tags = []; self.links = []
+    def handle_starttag(self, tag, attrs):
+        self.tags.append(tag)
+        for k, v in attrs:
+            assert not k.startswith("on"), k
+            if k in ("href", "src"):
+                assert not re.match(r"(https?:)?//", v or ""), v
+                self.links.append(v)
+c = Check(); c.feed(page); c.close()
+assert not {"script", "link", "img", "iframe"} & set(c.tags), "not self-contained"
+thresholds = [t for v in doc["variants"] for t in v.get("thresholds", [])]
+files = [t["file"] for t in thresholds if t["file_written"]] + [v["file"] for v in doc["variants"] if v.get("file_written")]
+assert len(c.links) == len(files) >= 7, (c.links, files)
+for link in c.links:
+    assert os.path.isfile(os.path.join(rep, link)), f"the link {link} does not resolve from the page"
+assert page.count("skew_ms = ") == 4 and page.count("delay_ms = ") == 2, "a row per threshold"
+svgs = re.findall(r"<svg\b.*?</svg>", page, re.S)
+assert len(svgs) == 3, f"{len(svgs)} charts: scenarios until caught, shrunk size, the skew threshold over the age"
+for svg in svgs:
+    ET.fromstring(svg)
+md = open(f"{rep}/catalogue.md").read()
+assert md.count("| `shipped-expiry` | repeat_age_ms=") == 4, md
+PY
+"$qdt" mutants --variant last-wins --seeds 2 --quiet --out "$out/x" --report "$out/no/such/folder/cat" >/dev/null 2>"$out/err.txt"
+[ $? -eq 2 ] && grep -q "no folder" "$out/err.txt" && [ ! -e "$out/x" ] || fail "--report into a missing folder must exit 2 and run nothing"
 grep -q "where the shipped design's holes bite" "$out/h.txt" || fail "the table has no thresholds section"
 [ "$(grep -c ": skew_ms = " "$out/h.txt")" -eq 4 ] || fail "the table does not print the four skew thresholds"
 grep -q "shipped-meta-ttl traffic_interval_ms=1000: delay_ms = " "$out/h.txt" || fail "the table does not print the delay threshold"
