@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -42,10 +44,15 @@ void flatten(const json& obj, const std::string& prefix, std::vector<std::string
   }
 }
 
-// A number as JSON: integral values print as integers, so counts read as counts.
+// A number as JSON: integral values print as integers, so counts read as
+// counts; others keep 6 significant digits (means of ratios would otherwise
+// print 17), the same digits in the JSON, the tables and the charts.
 json number(double v) {
   if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 9.0e15) return static_cast<int64_t>(v);
-  return v;
+  if (!std::isfinite(v)) return v;
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6g", v);
+  return std::strtod(text, nullptr);
 }
 
 // Range values from + i*step, computed by multiplication (no accumulated

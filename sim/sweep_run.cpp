@@ -138,7 +138,11 @@ SweepRunResult run_sweep(const Sweep& sweep, const SweepRunOptions& options, con
   if (!out.errors.empty()) return out;
 
   json knobs = json::array(), metrics = json::array();
-  for (const Knob& k : sweep.knobs) knobs.push_back({{"path", k.path}, {"values", k.values}, {"unit", unit_of(k.path)}});
+  for (const Knob& k : sweep.knobs) {
+    // Names (world.variant) have no unit.
+    const bool names = std::all_of(k.values.begin(), k.values.end(), [](const json& v) { return v.is_string(); });
+    knobs.push_back({{"path", k.path}, {"values", k.values}, {"unit", names ? "" : unit_of(k.path)}});
+  }
   for (const std::string& m : sweep.metrics) metrics.push_back({{"name", m}, {"unit", unit_of(m)}});
   json base = sweep.profile.empty() ? json{{"scenario", sweep.scenario_file}} : json{{"profile", sweep.profile}};
   out.document = {{"name", sweep.name},
