@@ -65,10 +65,22 @@ struct ChartRef {
   std::string knob, metric, caption;
 };
 
+// Knobs that vary (two values or more): a knob held at one value is a fixed
+// setting of the sweep, listed with the knobs but given no chart or legend.
+std::vector<size_t> charted_knobs(const json& doc) {
+  std::vector<size_t> out;
+  for (size_t k = 0; k < doc["knobs"].size(); ++k) {
+    if (doc["knobs"][k]["values"].size() >= 2) out.push_back(k);
+  }
+  return out;
+}
+
 std::vector<ChartRef> chart_refs(const json& doc) {
   std::vector<ChartRef> out;
-  const size_t knobs = doc["knobs"].size();
-  for (const json& k : doc["knobs"]) {
+  const std::vector<size_t> charted = charted_knobs(doc);
+  const size_t knobs = charted.size();
+  for (size_t ki : charted) {
+    const json& k = doc["knobs"][ki];
     for (const std::string& m : metric_names(doc)) {
       ChartRef r{k["path"].get<std::string>(), m, ""};
       uint64_t failing = 0;
@@ -89,7 +101,8 @@ std::vector<ChartRef> chart_refs(const json& doc) {
 std::vector<Chart> sweep_charts(const json& doc) {
   std::vector<Chart> charts;
   const json& knobs = doc["knobs"];
-  for (size_t k = 0; k < knobs.size(); ++k) {
+  const std::vector<size_t> charted = charted_knobs(doc);
+  for (size_t k : charted) {
     const std::string path = knobs[k]["path"].get<std::string>();
     const json& values = knobs[k]["values"];
     bool numeric = true, positive = true;
@@ -111,12 +124,12 @@ std::vector<Chart> sweep_charts(const json& doc) {
       c.log_x = numeric && positive && values.size() > 2 && hi / lo >= 64;
       // A series per combination of the other knobs, in order of first appearance.
       // With one other knob the legend is titled by it and its entries are values.
-      const bool one_other = knobs.size() == 2;
-      if (one_other) c.legend_title = knobs[1 - k]["path"].get<std::string>();
+      const bool one_other = charted.size() == 2;
+      if (one_other) c.legend_title = knobs[charted[0] == k ? charted[1] : charted[0]]["path"].get<std::string>();
       std::map<std::string, size_t> series_of;
       for (const json& p : doc["points"]) {
         std::string key;
-        for (size_t o = 0; o < knobs.size(); ++o) {
+        for (size_t o : charted) {
           if (o == k) continue;
           const std::string other = knobs[o]["path"].get<std::string>();
           key += (key.empty() ? "" : ", ") + (one_other ? "" : other + "=") + cell(p["knobs"][other]);
@@ -226,8 +239,8 @@ std::string sweep_html(const json& doc, const std::string& gnuplot) {
     out << table_end();
     if (!drawn.ok) continue;
     out << "<div class=\"charts\">\n";
-    // Charts are knob-major: chart (k, m) is k * metrics + m.
-    for (size_t k = 0; k < doc["knobs"].size(); ++k) {
+    // Charts are knob-major over the knobs that vary: chart (k, m) is k * metrics + m.
+    for (size_t k = 0; k < charted_knobs(doc).size(); ++k) {
       const size_t c = k * metrics + m;
       out << "<figure>\n" << drawn.svgs[c] << "\n<figcaption>" << html_escape(refs[c].caption)
           << "</figcaption>\n</figure>\n";

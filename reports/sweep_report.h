@@ -14,8 +14,9 @@ namespace qdt::reports {
 
 std::string sweep_markdown(const nlohmann::json& doc);
 
-// The charts of a document: one per (knob, metric), knobs outer; a series per
-// combination of the other knobs' values (at most kMaxSeries of them).
+// The charts of a document: one per (knob, metric) for every knob with two
+// values or more, knobs outer; a series per combination of the other varying
+// knobs' values (at most kMaxSeries of them).
 inline constexpr size_t kMaxSeries = 12;
 std::vector<Chart> sweep_charts(const nlohmann::json& doc);
 

@@ -59,6 +59,18 @@ TEST(SweepReport, ChartsPerKnobAndMetricWithASeriesPerOtherKnobValue) {
   EXPECT_EQ(charts[1].series[0].points[1].x, 1);
 }
 
+TEST(SweepReport, AKnobHeldAtOneValueGetsNoChartAndNoLegendEntry) {
+  json doc = document();
+  doc["knobs"].push_back({{"path", "generator.steps"}, {"values", {40}}, {"unit", "count"}});
+  for (json& p : doc["points"]) p["knobs"]["generator.steps"] = 40;
+  const std::vector<Chart> charts = sweep_charts(doc);
+  ASSERT_EQ(charts.size(), 2u) << "the fixed knob is a setting, not an axis";
+  EXPECT_EQ(charts[0].legend_title, "world.mode");
+  EXPECT_EQ(charts[0].series[1].title, "off");
+  const std::string page = sweep_html(doc, "/nonexistent/gnuplot");
+  EXPECT_NE(page.find("generator.steps"), std::string::npos) << "still listed with the knobs";
+}
+
 TEST(SweepReport, GnuplotScriptDrawsEveryChartWithLegendsOnlyForSeveralSeries) {
   std::vector<Chart> charts = sweep_charts(document());
   charts[1].series.resize(1);

@@ -75,3 +75,15 @@ bare = open(f"{out}/nognuplot/tiny.html").read()
 assert "gnuplot is not installed" in bare and "<svg" not in bare and bare.count("<table>") == 3
 print(f"tiny sweep: {len(one['points'])} points, {one['runs']} runs, {len(svgs)} charts parse; identical for --jobs 1 and 2")
 PY
+
+# --variant runs every point against a design variant, over the file's: the
+# tiny sweep passes on the reference and fails (exit 1, still written) under
+# trust-local-hit; an unknown variant is bad usage and writes nothing.
+code=0
+"$qdt" explore "$sweep" --out "$out/variant" --variant trust-local-hit --quiet >/dev/null || code=$?
+[ $code -eq 1 ] || { echo "FAIL: --variant trust-local-hit exited $code, expected 1" >&2; exit 1; }
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['variant']=='trust-local-hit' and d['failures']>0 and '--variant trust-local-hit' in d['command'], d['variant']" "$out/variant/tiny.json"
+code=0
+"$qdt" explore "$sweep" --out "$out/badvariant" --variant nope --quiet >/dev/null 2>&1 || code=$?
+[ $code -eq 2 ] && [ ! -e "$out/badvariant" ] || { echo "FAIL: --variant nope exited $code or wrote files" >&2; exit 1; }
+echo "explore --variant: caught under trust-local-hit, unknown names exit 2"

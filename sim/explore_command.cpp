@@ -31,6 +31,8 @@ bool write_file(const fs::path& path, const std::string& text) {
 int run_explore(const ExploreOptions& o, const WallClock& wall) {
   SweepLoad loaded = load_sweep_file(o.file);
   if (!loaded.sweep) return bad_input(loaded.errors);
+  // The command line's variant wins over the file's, as --variant does for replay and check.
+  if (!o.variant.empty()) loaded.sweep->variant = *impl::parse_variant(o.variant);
   const Sweep& sweep = *loaded.sweep;
   // Every point's first seed must make a valid scenario before anything runs.
   if (auto errors = check_points(sweep); !errors.empty()) return bad_input(errors);
@@ -44,7 +46,8 @@ int run_explore(const ExploreOptions& o, const WallClock& wall) {
   run.jobs = o.jobs;
   run.quiet = o.quiet;
   // The command that regenerates these files where they are (--jobs changes nothing but wall time).
-  run.command = "qdt explore " + o.file + (o.out_dir == ExploreOptions().out_dir ? "" : " --out " + o.out_dir);
+  run.command = "qdt explore " + o.file + (o.out_dir == ExploreOptions().out_dir ? "" : " --out " + o.out_dir) +
+                (o.variant.empty() ? "" : " --variant " + o.variant);
   run.commit = o.commit;
   SweepRunResult result = run_sweep(sweep, run, wall);
   if (!result.errors.empty()) return bad_input(result.errors);

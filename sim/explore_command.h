@@ -16,6 +16,7 @@ struct ExploreOptions {
   std::string out_dir = "reports/out";
   std::string commit;               // QDT_COMMIT, or ""
   std::string gnuplot = "gnuplot";  // QDT_GNUPLOT, or gnuplot on PATH
+  std::string variant;              // --variant: overrides the sweep's "variant" ("" keeps it)
 };
 
 // The exit code (exit_codes.h): 2 and nothing written for a bad sweep.

@@ -255,6 +255,8 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(uint64_t{1}, uint64_t{64}));
   explore_cmd->add_option("--out", explore_args.out_dir, "Where NAME.{json,md,html} are written (default reports/out)");
   explore_cmd->add_flag("--quiet", explore_args.quiet, "No progress on stderr");
+  explore_cmd->add_option("--variant", explore_args.variant, "Run every point against a design variant (SPEC 7), over the sweep's")
+      ->check(CLI::IsMember(variant_choices));
 
   try {
     app.parse(argc, argv);
