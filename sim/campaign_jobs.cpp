@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "sim/campaign.h"
+#include "sim/campaign_journal.h"
 #include "sim/campaign_merge.h"
 #include "sim/exit_codes.h"
 #include "sim/failure_file.h"
@@ -30,6 +31,25 @@ std::optional<Shard> parse_shard(const std::string& text) {
   return shard;
 }
 
+namespace {
+
+// Adds one finished seed to a share summary (run_share's shape).
+void add_seed(json& share, const std::string& profile, uint64_t seed, const SeedOutcome& o, const json* failure) {
+  share["seeds_run"] = share["seeds_run"].get<uint64_t>() + 1;
+  share["seed_hashes"].push_back(profile + " " + std::to_string(seed) + " " +
+                                 o.result.value("trace_hash", std::string("-")));
+  share["seeds_done"].push_back({profile, seed});
+  share["pushes"] = share["pushes"].get<uint64_t>() + o.result["metrics"].value("storage_pushes", uint64_t{0});
+  share["virtual_ms"] = share["virtual_ms"].get<uint64_t>() + o.result["metrics"].value("virtual_duration_ms", uint64_t{0});
+  add_metrics(share["metrics"], o.result["metrics"]);
+  if (failure) {
+    share["failed"] = share["failed"].get<uint64_t>() + 1;
+    share["failures"].push_back(*failure);
+  }
+}
+
+}  // namespace
+
 json run_share(const CampaignOptions& a, impl::Variant variant, uint64_t worker, uint64_t workers,
                const WallClock& wall) {
   const std::optional<Shard> shard = parse_shard(a.shard);
@@ -43,23 +63,23 @@ json run_share(const CampaignOptions& a, impl::Variant variant, uint64_t worker,
   const double start = wall();
   auto elapsed_s = [&] { return wall() - start; };
   const uint64_t total = a.seeds * profiles.size();
-  uint64_t done = 0, failed = 0, pushes = 0, virtual_ms = 0, shrinks = 0;
+  uint64_t done = 0, failed = 0, shrinks = 0;
   bool out_of_time = false;
-  json failures = json::array();
-  std::vector<std::string> seed_hashes;
-  json totals = json::object();
+  json share = empty_share();
+  JournalWriter journal(a.journal ? a.out_dir : "", a.journal_run, worker, wall);
   double last_progress = 0;
   for (const std::string& profile : profiles) {
     for (uint64_t i = 0; i < a.seeds && !out_of_time; ++i) {
       const uint64_t seed = a.first_seed + i;
       if (seed % shard_count != shard_index || (seed / shard_count) % workers != worker) continue;
+      if (a.skip.count({profile, seed})) continue;  // finished by an earlier run (--resume)
       SeedOutcome o = check_seed(seed, profile, variant, a.interleave);
       ++done;
-      seed_hashes.push_back(profile + " " + std::to_string(seed) + " " + o.result.value("trace_hash", std::string("-")));
-      pushes += o.result["metrics"].value("storage_pushes", 0);
-      add_metrics(totals, o.result["metrics"]);
-      virtual_ms += o.result["metrics"].value("virtual_duration_ms", 0);
-      if (!o.passed) {
+      if (o.passed) {
+        add_seed(share, profile, seed, o, nullptr);
+        add_seed(journal.delta(), profile, seed, o, nullptr);
+        journal.checkpoint(false);
+      } else {
         ++failed;
         json f = {{"profile", profile}, {"seed", seed}, {"property", o.signature},
                   {"detail", o.result["failures"][0].value("detail", std::string())}};
@@ -71,13 +91,19 @@ json run_share(const CampaignOptions& a, impl::Variant variant, uint64_t worker,
           f["steps"] = file.steps;
           f["shrink_runs"] = file.shrink_runs;
           f["replay"] = file.replay;
+        }
+        add_seed(share, profile, seed, o, &f);
+        add_seed(journal.delta(), profile, seed, o, &f);
+        // A reported failure (its file) is journaled before it is printed; others wait for the next part.
+        journal.checkpoint(f.contains("file"));
+        if (f.contains("file")) {
           if (!a.as_json) {
             std::cout << "FAIL " << profile << " seed " << seed << ": " << o.signature << " — "
                       << f["detail"].get<std::string>() << "\n  shrunk to " << f["steps"] << " steps in "
-                      << file.shrink_runs << " replays: " << file.path << "\n  replay: " << file.replay << "\n";
+                      << f["shrink_runs"] << " replays: " << f["file"].get<std::string>()
+                      << "\n  replay: " << f["replay"].get<std::string>() << "\n" << std::flush;
           }
         }
-        failures.push_back(std::move(f));
       }
       if (!a.quiet && worker == 0 && (elapsed_s() - last_progress > 1.0 || done * workers * shard_count >= total)) {
         last_progress = elapsed_s();
@@ -92,24 +118,26 @@ json run_share(const CampaignOptions& a, impl::Variant variant, uint64_t worker,
       if (a.time_budget_s > 0 && elapsed_s() > a.time_budget_s) out_of_time = true;
     }
   }
-  return {{"seeds_run", done},
-          {"failed", failed},
-          {"pushes", pushes},
-          {"virtual_ms", virtual_ms},
-          {"out_of_time", out_of_time},
-          {"failures", failures},
-          {"seed_hashes", seed_hashes},
-          {"metrics", totals}};
+  journal.checkpoint(true);
+  share["out_of_time"] = out_of_time;
+  return share;
 }
 
 int run_campaign(const CampaignOptions& a, impl::Variant variant, uint64_t jobs, const WallClock& wall,
-                 json* summary) {
+                 json* summary, const std::vector<json>& journaled) {
   if (!parse_shard(a.shard)) {
     std::cerr << "error: --shard: expected I/N with 0 <= I < N, got " << a.shard << "\n";
     return kExitBadInput;
   }
+  if (a.journal && a.journal_run == 0) {
+    if (auto error = start_journal(a, variant)) {
+      std::cerr << "error: --out: " << *error << "\nnothing was run (exit 2)\n";
+      return kExitBadInput;
+    }
+  }
   const double start = wall();
-  std::vector<json> parts;
+  // An earlier run's journaled seeds merge with this run's like another worker's.
+  std::vector<json> parts = journaled;
   if (jobs <= 1) {
     parts.push_back(run_share(a, variant, 0, 1, wall));
   } else {
@@ -119,10 +147,39 @@ int run_campaign(const CampaignOptions& a, impl::Variant variant, uint64_t jobs,
       std::cerr << "error: a campaign worker failed\n";
       return kExitBadInput;
     }
-    parts = std::move(*workers);
+    parts.insert(parts.end(), workers->begin(), workers->end());
   }
   const double wall_s = std::max(wall() - start, 1e-9);
   return report_campaign(parts, a, impl::variant_name(variant), jobs, wall_s, summary);
+}
+
+int resume_campaign(CampaignOptions a, uint64_t jobs, const WallClock& wall, json* summary,
+                    impl::Variant* variant_out) {
+  std::string error;
+  std::optional<JournalState> state = read_journal(a.out_dir, &error);
+  if (!state) {
+    std::cerr << "error: --resume " << a.out_dir << ": " << error << "\nnothing was run (exit 2)\n";
+    return kExitBadInput;
+  }
+  // The campaign is the journal's; only how it runs (jobs, output, time budget) comes from the command line.
+  CampaignOptions resumed = state->options;
+  resumed.as_json = a.as_json;
+  resumed.quiet = a.quiet;
+  resumed.time_budget_s = a.time_budget_s;
+  resumed.journal = true;
+  resumed.journal_run = state->run + 1;
+  resumed.skip = std::move(state->done);
+  resumed.max_shrinks = std::max(0, state->options.max_shrinks - static_cast<int>(state->failure_files));
+  if (auto e = mark_run(a.out_dir, resumed.journal_run)) {
+    std::cerr << "error: --resume " << a.out_dir << ": " << *e << "\nnothing was run (exit 2)\n";
+    return kExitBadInput;
+  }
+  if (!a.quiet) {
+    std::cerr << "resuming " << a.out_dir << ": " << resumed.skip.size() << " seeds journaled in "
+              << state->parts.size() << " parts, run " << resumed.journal_run << "\n";
+  }
+  if (variant_out) *variant_out = state->variant;
+  return run_campaign(resumed, state->variant, jobs, wall, summary, state->parts);
 }
 
 }  // namespace qdt::sim

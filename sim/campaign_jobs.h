@@ -34,7 +34,17 @@ nlohmann::json run_share(const CampaignOptions& options, impl::Variant variant, 
 // The whole of qdt check (without --merge): validates the shard, runs the
 // shares in `jobs` processes, merges and prints the summary. Returns the exit
 // code (exit_codes.h); the merged summary goes to `summary` when given.
+// `journaled`: share summaries of an earlier run of the same campaign
+// (--resume), merged with this run's; with options.journal and journal_run 0
+// a fresh journal is started below options.out_dir.
 int run_campaign(const CampaignOptions& options, impl::Variant variant, uint64_t jobs, const WallClock& wall,
-                 nlohmann::json* summary = nullptr);
+                 nlohmann::json* summary = nullptr, const std::vector<nlohmann::json>& journaled = {});
+
+// qdt check --resume DIR: reads DIR/journal (campaign_journal.h) and runs the
+// campaign's seeds not yet journaled, with options' jobs, output flags and
+// time budget; the summary covers the whole campaign. The campaign's variant
+// goes to `variant` when given. Exit 2, nothing run, without a readable journal.
+int resume_campaign(CampaignOptions options, uint64_t jobs, const WallClock& wall, nlohmann::json* summary,
+                    impl::Variant* variant);
 
 }  // namespace qdt::sim

@@ -6,7 +6,9 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
+#include <utility>
 
 namespace qdt::sim {
 
@@ -23,6 +25,12 @@ struct CampaignOptions {
   // --interleave on|off: sets world.storage.interleave in every generated
   // scenario (so failure files carry it); unset keeps the generator's choice.
   std::optional<bool> interleave;
+  // The progress journal (campaign_journal.h): written below out_dir when
+  // `journal`; `journal_run` names this run's parts; seeds in `skip` (profile,
+  // seed) were finished by an earlier run of the campaign and are not run again.
+  bool journal = false;
+  uint64_t journal_run = 0;
+  std::set<std::pair<std::string, uint64_t>> skip;
 };
 
 // Seconds since an arbitrary, fixed start.

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "sim/atomic_file.h"
 #include "sim/shrink.h"
 
 namespace qdt::sim {
@@ -52,12 +53,10 @@ FailureFile write_failure_file(const SeedOutcome& failed, const std::string& pro
   std::error_code ec;
   fs::create_directories(out_dir, ec);
   out.path = (fs::path(out_dir) / (doc["name"].get<std::string>() + ".json")).string();
-  {
-    std::ofstream file(out.path, std::ios::binary);
-    file << doc.dump(2) + "\n";
-    out.written = static_cast<bool>(file);
-  }
-  if (!out.written) std::cerr << "error: cannot write " << out.path << "\n";
+  std::string error;
+  // Atomic: a campaign killed while writing leaves the whole file or none.
+  out.written = write_file_atomically(out.path, doc.dump(2) + "\n", &error);
+  if (!out.written) std::cerr << "error: " << error << "\n";
   out.replay = "qdt replay " + out.path + variant_flag;
   out.steps = count_steps(doc);
   out.shrink_runs = shrunk.runs;

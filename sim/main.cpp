@@ -201,28 +201,45 @@ int main(int argc, char** argv) {
 
   auto* check_cmd = app.add_subcommand("check", "Random campaign: generated scenarios judged by every property; failures shrunk to files");
   qdt::sim::CampaignOptions check_args;
-  check_cmd->add_option("--seeds", check_args.seeds, "Seeds per profile")->check(CLI::Range(uint64_t{1}, uint64_t{100'000'000}));
-  check_cmd->add_option("--seed", check_args.first_seed, "First seed");
-  check_cmd->add_option("--profile", check_args.profile, "Workload profile, or all")
+  std::vector<CLI::Option*> campaign_defining;  // what --resume takes from the journal instead
+  campaign_defining.push_back(check_cmd->add_option("--seeds", check_args.seeds, "Seeds per profile")
+                                  ->check(CLI::Range(uint64_t{1}, uint64_t{100'000'000})));
+  campaign_defining.push_back(check_cmd->add_option("--seed", check_args.first_seed, "First seed"));
+  campaign_defining.push_back(check_cmd->add_option("--profile", check_args.profile, "Workload profile, or all")
       ->check(CLI::IsMember([] {
         auto names = qdt::sim::profile_names();
         names.push_back("all");
         return names;
-      }()));
-  check_cmd->add_option("--variant", variant_name, "Run against a design variant (SPEC 7)")
-      ->check(CLI::IsMember(variant_choices));
-  check_cmd->add_option("--out", check_args.out_dir, "Where shrunk failures are written");
-  check_cmd->add_option("--shard", check_args.shard, "Run only seeds with seed % N == I (I/N), to split a campaign across machines");
+      }())));
+  campaign_defining.push_back(check_cmd->add_option("--variant", variant_name, "Run against a design variant (SPEC 7)")
+                                  ->check(CLI::IsMember(variant_choices)));
+  auto* out_opt = check_cmd->add_option(
+      "--out", check_args.out_dir,
+      "Where shrunk failures are written; when given, also a progress journal (DIR/journal) for --resume");
+  campaign_defining.push_back(out_opt);
+  campaign_defining.push_back(check_cmd->add_option(
+      "--shard", check_args.shard, "Run only seeds with seed % N == I (I/N), to split a campaign across machines"));
   uint64_t jobs = 1;
   std::vector<std::string> merge_files;
-  check_cmd->add_option("--merge", merge_files, "Merge the --json summaries of shards instead of running");
+  campaign_defining.push_back(
+      check_cmd->add_option("--merge", merge_files, "Merge the --json summaries of shards instead of running"));
   check_cmd->add_option("--jobs", jobs, "Worker processes")->check(CLI::Range(uint64_t{1}, uint64_t{64}));
   check_cmd->add_option("--time-budget", check_args.time_budget_s, "Stop after this many wall seconds")->check(CLI::NonNegativeNumber);
-  check_cmd->add_option("--max-shrinks", check_args.max_shrinks, "Shrink at most this many failures")->check(CLI::NonNegativeNumber);
+  campaign_defining.push_back(
+      check_cmd->add_option("--max-shrinks", check_args.max_shrinks, "Shrink at most this many failures")
+          ->check(CLI::NonNegativeNumber));
   std::string interleave;
-  check_cmd->add_option("--interleave", interleave,
-                        "Override world.storage.interleave (statement-level interleaving of storage transactions)")
-      ->check(CLI::IsMember({"on", "off"}));
+  campaign_defining.push_back(
+      check_cmd
+          ->add_option("--interleave", interleave,
+                       "Override world.storage.interleave (statement-level interleaving of storage transactions)")
+          ->check(CLI::IsMember({"on", "off"})));
+  std::string resume_dir;
+  auto* resume_opt = check_cmd->add_option(
+      "--resume", resume_dir,
+      "Continue the campaign journaled in DIR (an earlier qdt check --out DIR, killed or stopped): seeds already "
+      "journaled are not run again; the summary and digest cover the whole campaign");
+  for (CLI::Option* o : campaign_defining) resume_opt->excludes(o);
   check_cmd->add_flag("--json", check_args.as_json, "Print the campaign summary as JSON");
   check_cmd->add_flag("--quiet", check_args.quiet, "No progress on stderr");
   check_cmd->add_option("--html", html.file,
@@ -306,8 +323,7 @@ int main(int argc, char** argv) {
                   << "\nnothing was run (exit 2)\n";
         return kExitBadInput;
       }
-      std::string command = "qdt";
-      for (int i = 1; i < argc; ++i) command += std::string(" ") + argv[i];
+      const std::string command = command_line(argc, argv);
       const char* commit = std::getenv("QDT_COMMIT");
       const char* gnuplot = std::getenv("QDT_GNUPLOT");
       mutants_args.on_document = [=](nlohmann::json doc) {
@@ -330,6 +346,11 @@ int main(int argc, char** argv) {
     const qdt::sim::WallClock wall = [wall_start] {
       return std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
     };
+    if (!resume_dir.empty()) {
+      check_args.out_dir = resume_dir;
+      return with_html(qdt::sim::resume_campaign(check_args, jobs, wall, &summary, nullptr));
+    }
+    check_args.journal = out_opt->count() > 0;
     return with_html(qdt::sim::run_campaign(check_args, variant, jobs, wall, &summary));
   }
   return kExitBadInput;

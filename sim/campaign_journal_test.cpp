@@ -1,0 +1,105 @@
+#include "sim/campaign_journal.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "sim/atomic_file.h"
+
+namespace qdt::sim {
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+std::string fresh_dir() {
+  std::string pattern = (fs::temp_directory_path() / "qdt-journal-XXXXXX").string();
+  EXPECT_NE(::mkdtemp(pattern.data()), nullptr);
+  return pattern;
+}
+
+TEST(AtomicFile, WritesTheWholeTextAndLeavesNoTemporary) {
+  const std::string dir = fresh_dir();
+  const std::string path = dir + "/f.json";
+  ASSERT_TRUE(write_file_atomically(path, "old\n"));
+  ASSERT_TRUE(write_file_atomically(path, "new\n"));
+  std::ifstream in(path);
+  std::string text((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_EQ(text, "new\n");
+  int files = 0;
+  for (const auto& e : fs::directory_iterator(dir)) files += e.is_regular_file() ? 1 : 0;
+  EXPECT_EQ(files, 1) << "the temporary file is renamed away";
+  std::string error;
+  EXPECT_FALSE(write_file_atomically(dir + "/no/such/folder/f.json", "x", &error));
+  EXPECT_NE(error.find("cannot create"), std::string::npos) << error;
+  fs::remove_all(dir);
+}
+
+TEST(CampaignJournal, PartsRoundTripWithTheCampaignsOptions) {
+  CampaignOptions o;
+  o.out_dir = fresh_dir();
+  o.seeds = 7;
+  o.first_seed = 3;
+  o.profile = "retention";
+  o.shard = "1/2";
+  o.max_shrinks = 5;
+  o.interleave = false;
+  ASSERT_EQ(start_journal(o, impl::Variant::last_wins), std::nullopt);
+  double now = 0;
+  JournalWriter w(o.out_dir, 0, 1, [&] { return now; });
+  json& d = w.delta();
+  d["seeds_run"] = 2;
+  d["seeds_done"] = json::array({json::array({"retention", 3}), json::array({"retention", 5})});
+  d["seed_hashes"] = {"retention 3 aa", "retention 5 bb"};
+  d["failed"] = 1;
+  d["failures"] = {{{"profile", "retention"}, {"seed", 5}, {"file", "x.json"}}};
+  w.checkpoint(false);  // less than a second since the writer started: nothing written
+  std::string error;
+  std::optional<JournalState> s = read_journal(o.out_dir, &error);
+  ASSERT_TRUE(s) << error;
+  EXPECT_TRUE(s->parts.empty());
+  now = 1.5;
+  w.checkpoint(false);
+  w.checkpoint(true);  // an empty delta writes nothing
+  s = read_journal(o.out_dir, &error);
+  ASSERT_TRUE(s) << error;
+  ASSERT_EQ(s->parts.size(), 1u);
+  EXPECT_EQ(s->done, (std::set<std::pair<std::string, uint64_t>>{{"retention", 3}, {"retention", 5}}));
+  EXPECT_EQ(s->failure_files, 1u);
+  EXPECT_EQ(s->variant, impl::Variant::last_wins);
+  EXPECT_EQ(s->options.seeds, 7u);
+  EXPECT_EQ(s->options.first_seed, 3u);
+  EXPECT_EQ(s->options.profile, "retention");
+  EXPECT_EQ(s->options.shard, "1/2");
+  EXPECT_EQ(s->options.max_shrinks, 5);
+  EXPECT_EQ(s->options.interleave, std::optional<bool>(false));
+  EXPECT_EQ(s->run, 0u);
+  ASSERT_EQ(mark_run(o.out_dir, 1), std::nullopt);
+  EXPECT_EQ(read_journal(o.out_dir, &error)->run, 1u);
+  // A fresh campaign in the same folder starts a fresh journal.
+  ASSERT_EQ(start_journal(o, impl::Variant::none), std::nullopt);
+  EXPECT_TRUE(read_journal(o.out_dir, &error)->parts.empty());
+  fs::remove_all(o.out_dir);
+}
+
+TEST(CampaignJournal, NoJournalOrADamagedOneIsAnErrorNamingTheFile) {
+  const std::string dir = fresh_dir();
+  std::string error;
+  EXPECT_FALSE(read_journal(dir, &error));
+  EXPECT_NE(error.find("journal/campaign.json: cannot open"), std::string::npos) << error;
+  CampaignOptions o;
+  o.out_dir = dir;
+  ASSERT_EQ(start_journal(o, impl::Variant::none), std::nullopt);
+  std::ofstream(dir + "/journal/part-r0000-w00-000000.json") << "{\"seeds_run\": 3, \"seeds_do";
+  EXPECT_FALSE(read_journal(dir, &error));
+  EXPECT_NE(error.find("part-r0000-w00-000000.json"), std::string::npos) << error;
+  std::ofstream(dir + "/journal/campaign.json") << "{\"format\": \"something else\"}";
+  EXPECT_FALSE(read_journal(dir, &error));
+  EXPECT_NE(error.find("not a campaign this qdt can resume"), std::string::npos) << error;
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace qdt::sim
