@@ -60,7 +60,14 @@ void Broker::configure_cache(const CacheConfig& config) {
 
 SidecarRead Broker::sidecar_rows(const std::string& queue, const std::string& partition, int64_t after_offset,
                                  int64_t since_ms) {
-  return storage_.sidecar_rows(queue, partition, after_offset, since_ms);
+  try {
+    return storage_.sidecar_rows(queue, partition, after_offset, since_ms);
+  } catch (const StorageError& e) {
+    // The cache re-finds its partition after the read: clearing it here is
+    // as safe as a crash during the read.
+    if (e.connection_lost()) forget_storage();
+    throw;
+  }
 }
 
 const char* status_name(ItemStatus status) {
@@ -269,6 +276,12 @@ void Broker::crash() {
   lanes_.clear();
 }
 
+void Broker::forget_storage() {
+  stats_.storage_resets++;
+  cache_.clear();
+  known_window_.clear();
+}
+
 void Broker::push_partition(std::vector<PendingFrame>& group, std::vector<std::pair<uint32_t, uint64_t>> followers) {
   assert(!group.empty());
   const std::string& queue = group.front().queue;
@@ -314,6 +327,7 @@ void Broker::push_partition(std::vector<PendingFrame>& group, std::vector<std::p
       }
     } catch (const StorageError& e) {
       stats_.storage_errors++;
+      if (e.connection_lost()) forget_storage();
       for (size_t i : remaining) {
         group[i].status = ItemStatus::error;
         group[i].error = std::string("storage: ") + e.what();
@@ -407,7 +421,8 @@ std::string Broker::resolve_original_id(const std::string& queue, const std::str
   std::optional<CoveringSegment> segment;
   try {
     segment = storage_.covering_segment(queue, partition, offset);
-  } catch (const StorageError&) {
+  } catch (const StorageError& e) {
+    if (e.connection_lost()) forget_storage();
     // Unreadable is the same as gone: the zero id still means "not written".
   }
   if (segment) {

@@ -51,6 +51,7 @@ struct BrokerStats {
   uint64_t segments_pushed = 0;
   uint64_t duplicate_rounds = 0;  // storage answers that were `duplicate`
   uint64_t storage_errors = 0;
+  uint64_t storage_resets = 0;  // lost connections: cache and windows forgotten
   uint64_t fused_segments = 0;  // flushes that carried frames of more than one request
 };
 
@@ -80,6 +81,10 @@ class Broker : private HydrationSource {
   // a fusion lane (those fail with BrokerLost). Work already out at storage
   // is lost by the world's link, before or after its commit.
   void crash();
+  // Storage restarted (a lost connection): the broker keeps its lanes but
+  // forgets what it learnt from storage — cache and windows — since storage
+  // may have come back without some of it (SPEC 8, power loss).
+  void forget_storage();
 
   // The dedup cache (SPEC 2.11): its only output is the watermark sent with
   // each segment. A crash empties it.
