@@ -123,7 +123,7 @@ std::unique_ptr<StorageLink> World::connect(uint32_t owner, const uint64_t* epoc
   options.variant = config_.variant;
   return std::make_unique<StorageLink>(
       *side_, owner, epoch,
-      [&](impl::StatementGate* gate) {
+      [this, options](impl::StatementGate* gate) {  // by value: restart() opens again later
         return std::make_unique<impl::Storage>(storage_uri_, *storage_clock_, gate, options);
       },
       connections, /*notices_restart=*/epoch != nullptr);
