@@ -288,9 +288,16 @@ void Broker::push_partition(std::vector<PendingFrame>& group, std::vector<std::p
   const std::string& partition = group.front().partition;
   std::vector<size_t> remaining(group.size());
   for (size_t i = 0; i < group.size(); ++i) remaining[i] = i;
+  // A lost connection (storage restarted) leaves a push's fate unknown: it
+  // may have committed before the answer died. The same frames go again on
+  // the new connection, with what the broker learnt forgotten, and storage's
+  // probe decides (a committed frame answers duplicate), so `error` keeps
+  // meaning "nothing committed" (SPEC 2.4). Bounded: storage may keep
+  // restarting.
+  uint32_t lost_retries = 0;
   // Each duplicate answer removes at least one frame: at most K rounds.
   for (size_t round = 0; !remaining.empty(); ++round) {
-    assert(round <= group.size());
+    assert(round <= group.size() + lost_retries);
     SegmentPush segment;
     segment.queue = queue;
     segment.partition = partition;
@@ -316,6 +323,7 @@ void Broker::push_partition(std::vector<PendingFrame>& group, std::vector<std::p
       if (remaining.empty()) return;
     }
     PushResult result;
+    bool retry = false;
     try {
       stats_.segments_pushed++;
       result = storage_.push(segment);
@@ -328,12 +336,19 @@ void Broker::push_partition(std::vector<PendingFrame>& group, std::vector<std::p
     } catch (const StorageError& e) {
       stats_.storage_errors++;
       if (e.connection_lost()) forget_storage();
-      for (size_t i : remaining) {
-        group[i].status = ItemStatus::error;
-        group[i].error = std::string("storage: ") + e.what();
-        group[i].message_id = kZeroUuidText;
+      retry = e.connection_lost() && lost_retries < kLostConnectionRetriesMax;
+      if (!retry) {
+        for (size_t i : remaining) {
+          group[i].status = ItemStatus::error;
+          group[i].error = std::string("storage: ") + e.what();
+          group[i].message_id = kZeroUuidText;
+        }
+        return;
       }
-      return;
+    }
+    if (retry) {  // outside the handler: the next push switches fibers
+      ++lost_retries;
+      continue;
     }
     if (result.queued) {
       for (size_t i : remaining) {

@@ -142,6 +142,8 @@ class Broker : private HydrationSource {
   // through a metadata cache that is refreshed only every kMetaTtlMs
   // (variant shipped-meta-ttl, as Queen's shipped broker does).
   static constexpr int64_t kMetaTtlMs = 30'000;
+  // Pushes of one segment again after a lost connection (push_partition).
+  static constexpr uint32_t kLostConnectionRetriesMax = 3;
   using LearnWindow = void (Broker::*)(const std::pair<std::string, std::string>& key, int64_t window_seconds);
   void learn_window_now(const std::pair<std::string, std::string>& key, int64_t window_seconds);
   void learn_window_by_ttl(const std::pair<std::string, std::string>& key, int64_t window_seconds);

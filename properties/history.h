@@ -96,7 +96,7 @@ struct FetchEvent {
   std::string queue;
   std::string partition;
   int64_t offset = 0;
-  bool failed = false;         // an injected fault failed the read: the id is unreadable (zero)
+  bool failed = false;         // an injected fault or a lost connection failed the read: the id is unreadable (zero)
   bool found = false;
   std::string message_id;      // kZeroUuid when !found
   std::string transaction_id;  // of the frame found

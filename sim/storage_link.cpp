@@ -21,6 +21,10 @@ std::optional<impl::StorageError> attempt(Call&& call) {
   return std::nullopt;
 }
 
+impl::StorageError refused() {
+  return impl::StorageError::connection_lost("storage connection lost: storage restarted");
+}
+
 }  // namespace
 
 StorageLink::StorageLink(StorageSide& side, uint32_t owner, const uint64_t* epoch, const Open& open,
@@ -28,7 +32,7 @@ StorageLink::StorageLink(StorageSide& side, uint32_t owner, const uint64_t* epoc
     : side_(side), open_(open), notices_restart_(notices_restart), observed_power_epoch_(side.power_epoch) {
   assert(connections >= 1);
   for (size_t i = 0; i < connections; ++i) {
-    auto conn = std::unique_ptr<Conn>(new Conn{ConnectionGate(side, owner, epoch), nullptr, false});
+    auto conn = std::unique_ptr<Conn>(new Conn{ConnectionGate(side, owner, epoch), nullptr, false, nullptr});
     conn->storage = open(&conn->gate);
     conns_.push_back(std::move(conn));
   }
@@ -70,12 +74,15 @@ void StorageLink::restart() {
   if (!notices_restart_) observed_power_epoch_ = side_.power_epoch;
 }
 
+bool StorageLink::refuses_call() {
+  if (observed_power_epoch_ == side_.power_epoch) return false;
+  observed_power_epoch_ = side_.power_epoch;
+  side_.trace.begin(side_.clock.now_ms(), "storage-lost").field("c", conns_.front()->gate.name()).end();
+  return true;
+}
+
 uint64_t StorageLink::enter() {
-  if (observed_power_epoch_ != side_.power_epoch) {
-    observed_power_epoch_ = side_.power_epoch;
-    side_.trace.begin(side_.clock.now_ms(), "storage-lost").field("c", conns_.front()->gate.name()).end();
-    throw impl::StorageError::connection_lost("storage connection lost: storage restarted");
-  }
+  if (refuses_call()) throw refused();
   return observed_power_epoch_;
 }
 
@@ -108,7 +115,13 @@ void StorageLink::response_leg(ConnectionGate& gate, const char* when) {
 }
 
 impl::PushResult StorageLink::push(const impl::SegmentPush& segment) {
-  const uint64_t entered = enter();
+  if (refuses_call()) {
+    // A failed transaction, as an injected fault records one: the producer's
+    // `error` for these keys has an event the checkers can find.
+    record_refused_push(side_, owner(), segment);
+    throw refused();
+  }
+  const uint64_t entered = side_.power_epoch;
   Lease lease(*this, acquire());
   ConnectionGate& gate = lease.gate();
   impl::Storage& storage = lease.storage();
@@ -139,7 +152,12 @@ impl::PushResult StorageLink::push(const impl::SegmentPush& segment) {
 
 std::optional<impl::CoveringSegment> StorageLink::covering_segment(const std::string& queue,
                                                                    const std::string& partition, int64_t offset) {
-  const uint64_t entered = enter();
+  if (refuses_call()) {
+    // A failed read, as an injected fault records one: the id degrades to zero.
+    record_fetch(side_, owner(), queue, partition, offset, nullptr);
+    throw refused();
+  }
+  const uint64_t entered = side_.power_epoch;
   Lease lease(*this, acquire());
   ConnectionGate& gate = lease.gate();
   impl::Storage& storage = lease.storage();
@@ -147,8 +165,11 @@ std::optional<impl::CoveringSegment> StorageLink::covering_segment(const std::st
   request_leg(gate, "before-fetch");
   std::optional<impl::CoveringSegment> segment;
   const std::optional<impl::StorageError> failure = attempt([&] { segment = storage.covering_segment(queue, partition, offset); });
-  record_fetch(side_, gate, queue, partition, offset, failure ? nullptr : &segment);
+  const size_t event = record_fetch(side_, owner(), queue, partition, offset, failure ? nullptr : &segment);
   response_leg(gate, "after-fetch");
+  // The answer died with the connection: the broker reads nothing, as if the
+  // read had failed (leave() throws below).
+  if (lost_since(entered)) fail_fetch(side_, event);
   leave(entered);
   if (failure) throw *failure;
   return segment;

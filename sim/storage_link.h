@@ -92,9 +92,14 @@ class StorageLink : public impl::StoragePort, public impl::RetentionPort {
   static constexpr int64_t kLeaseWaitMs = 60'000;
   static constexpr uint32_t kLeaseWaitsMax = 10'000;
   Conn& acquire();
+  // True once per storage restart for a client that notices restarts: its
+  // next call is refused (StorageError::connection_lost, nothing reaches
+  // storage).
+  bool refuses_call();
   // The power epoch a call entered with; throws connection_lost when the
-  // client has a restart to notice.
+  // call is refused.
   uint64_t enter();
+  uint32_t owner() const { return conns_.front()->gate.owner(); }
   // Throws connection_lost when storage restarted during the call.
   void leave(uint64_t entered);
   bool lost_since(uint64_t entered) const { return entered != side_.power_epoch; }
