@@ -60,7 +60,14 @@ void Broker::configure_cache(const CacheConfig& config) {
 
 SidecarRead Broker::sidecar_rows(const std::string& queue, const std::string& partition, int64_t after_offset,
                                  int64_t since_ms) {
-  return storage_.sidecar_rows(queue, partition, after_offset, since_ms);
+  try {
+    return storage_.sidecar_rows(queue, partition, after_offset, since_ms);
+  } catch (const StorageError& e) {
+    // The cache re-finds its partition after the read: clearing it here is
+    // as safe as a crash during the read.
+    if (e.connection_lost()) forget_storage();
+    throw;
+  }
 }
 
 const char* status_name(ItemStatus status) {
@@ -269,15 +276,28 @@ void Broker::crash() {
   lanes_.clear();
 }
 
+void Broker::forget_storage() {
+  stats_.storage_resets++;
+  cache_.clear();
+  known_window_.clear();
+}
+
 void Broker::push_partition(std::vector<PendingFrame>& group, std::vector<std::pair<uint32_t, uint64_t>> followers) {
   assert(!group.empty());
   const std::string& queue = group.front().queue;
   const std::string& partition = group.front().partition;
   std::vector<size_t> remaining(group.size());
   for (size_t i = 0; i < group.size(); ++i) remaining[i] = i;
+  // A lost connection (storage restarted) leaves a push's fate unknown: it
+  // may have committed before the answer died. The same frames go again on
+  // the new connection, with what the broker learnt forgotten, and storage's
+  // probe decides (a committed frame answers duplicate), so `error` keeps
+  // meaning "nothing committed" (SPEC 2.4). Bounded: storage may keep
+  // restarting.
+  uint32_t lost_retries = 0;
   // Each duplicate answer removes at least one frame: at most K rounds.
   for (size_t round = 0; !remaining.empty(); ++round) {
-    assert(round <= group.size());
+    assert(round <= group.size() + lost_retries);
     SegmentPush segment;
     segment.queue = queue;
     segment.partition = partition;
@@ -303,6 +323,7 @@ void Broker::push_partition(std::vector<PendingFrame>& group, std::vector<std::p
       if (remaining.empty()) return;
     }
     PushResult result;
+    bool retry = false;
     try {
       stats_.segments_pushed++;
       result = storage_.push(segment);
@@ -314,12 +335,20 @@ void Broker::push_partition(std::vector<PendingFrame>& group, std::vector<std::p
       }
     } catch (const StorageError& e) {
       stats_.storage_errors++;
-      for (size_t i : remaining) {
-        group[i].status = ItemStatus::error;
-        group[i].error = std::string("storage: ") + e.what();
-        group[i].message_id = kZeroUuidText;
+      if (e.connection_lost()) forget_storage();
+      retry = e.connection_lost() && lost_retries < kLostConnectionRetriesMax;
+      if (!retry) {
+        for (size_t i : remaining) {
+          group[i].status = ItemStatus::error;
+          group[i].error = std::string("storage: ") + e.what();
+          group[i].message_id = kZeroUuidText;
+        }
+        return;
       }
-      return;
+    }
+    if (retry) {  // outside the handler: the next push switches fibers
+      ++lost_retries;
+      continue;
     }
     if (result.queued) {
       for (size_t i : remaining) {
@@ -407,7 +436,8 @@ std::string Broker::resolve_original_id(const std::string& queue, const std::str
   std::optional<CoveringSegment> segment;
   try {
     segment = storage_.covering_segment(queue, partition, offset);
-  } catch (const StorageError&) {
+  } catch (const StorageError& e) {
+    if (e.connection_lost()) forget_storage();
     // Unreadable is the same as gone: the zero id still means "not written".
   }
   if (segment) {

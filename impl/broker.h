@@ -51,6 +51,7 @@ struct BrokerStats {
   uint64_t segments_pushed = 0;
   uint64_t duplicate_rounds = 0;  // storage answers that were `duplicate`
   uint64_t storage_errors = 0;
+  uint64_t storage_resets = 0;  // lost connections: cache and windows forgotten
   uint64_t fused_segments = 0;  // flushes that carried frames of more than one request
 };
 
@@ -80,6 +81,10 @@ class Broker : private HydrationSource {
   // a fusion lane (those fail with BrokerLost). Work already out at storage
   // is lost by the world's link, before or after its commit.
   void crash();
+  // Storage restarted (a lost connection): the broker keeps its lanes but
+  // forgets what it learnt from storage — cache and windows — since storage
+  // may have come back without some of it (SPEC 8, power loss).
+  void forget_storage();
 
   // The dedup cache (SPEC 2.11): its only output is the watermark sent with
   // each segment. A crash empties it.
@@ -137,6 +142,8 @@ class Broker : private HydrationSource {
   // through a metadata cache that is refreshed only every kMetaTtlMs
   // (variant shipped-meta-ttl, as Queen's shipped broker does).
   static constexpr int64_t kMetaTtlMs = 30'000;
+  // Pushes of one segment again after a lost connection (push_partition).
+  static constexpr uint32_t kLostConnectionRetriesMax = 3;
   using LearnWindow = void (Broker::*)(const std::pair<std::string, std::string>& key, int64_t window_seconds);
   void learn_window_now(const std::pair<std::string, std::string>& key, int64_t window_seconds);
   void learn_window_by_ttl(const std::pair<std::string, std::string>& key, int64_t window_seconds);

@@ -31,6 +31,10 @@ Storage::Storage(StorageClock& clock, StorageOptions options)
 
 void Storage::init() {
   assert(options_.purge_batch >= 1);
+  assert(options_.synchronous.empty() || options_.synchronous == "FULL" || options_.synchronous == "NORMAL" ||
+         options_.synchronous == "OFF");
+  // Per connection, before the first write: how durable a COMMIT is.
+  if (!options_.synchronous.empty()) conn_.db().exec("PRAGMA synchronous=" + options_.synchronous);
   create_schema(conn_.db());
   // Variant bloom-filter swaps the exact matcher for a small Bloom filter.
   register_match_function(conn_.db(), counter_,
@@ -52,6 +56,13 @@ void Storage::init() {
 }
 
 Storage::~Storage() = default;
+
+std::string Storage::integrity_check() {
+  Statement s(conn_.handle(), "PRAGMA integrity_check");
+  std::string out;
+  while (s.step()) out += (out.empty() ? "" : "; ") + std::string(s.column_text(0));
+  return out;
+}
 
 bool Storage::step(Statement& s, StatementKind kind, bool gated) {
   return gated ? conn_.step(s, kind) : s.step();

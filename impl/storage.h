@@ -41,6 +41,9 @@ struct StorageOptions {
   // ungated (an instrument, not work), and reports both answers.
   bool checked_mode = false;
   Variant variant = Variant::none;  // SPEC 7: chosen once, here
+  // PRAGMA synchronous for a file database ("FULL", "NORMAL", "OFF"); empty
+  // keeps SQLite's default (in-memory databases have nothing to sync).
+  std::string synchronous;
 };
 
 class Storage {
@@ -100,6 +103,8 @@ class Storage {
   int64_t sidecar_rows();
   int64_t segment_count();
   bool in_transaction() const { return conn_.in_transaction(); }
+  // PRAGMA integrity_check, its rows joined by "; " ("ok" when sound).
+  std::string integrity_check();
   std::vector<std::pair<std::string, std::string>> inspect_partitions();
   std::vector<StoredMessage> inspect_messages(const std::string& queue, const std::string& partition);
 

@@ -21,10 +21,19 @@ namespace qdt::impl {
 class StorageError : public std::runtime_error {
  public:
   explicit StorageError(const std::string& what, int code = 1) : std::runtime_error(what), code_(code) {}
+  // The connection to storage was lost (storage restarted, e.g. after a power
+  // loss): whatever was learnt through it may no longer be true of storage.
+  static StorageError connection_lost(const std::string& what) {
+    StorageError e(what, 10 /* SQLITE_IOERR */);
+    e.connection_lost_ = true;
+    return e;
+  }
   int code() const { return code_; }
+  bool connection_lost() const { return connection_lost_; }
 
  private:
   int code_;
+  bool connection_lost_ = false;
 };
 
 struct SegmentPush {

@@ -35,6 +35,7 @@ constexpr Entry kRegistry[] = {
     {"sidecar-floor", check_sidecar_floor},
     {"client-visible", check_client_visible},
     {"liveness", check_liveness},
+    {"durability", check_durability},
 };
 
 }  // namespace

@@ -24,7 +24,7 @@ TEST(Checkers, NamesEveryPropertyInOrder) {
                                          "nothing-written-on-duplicate",       "offsets",
                                          "dedup-off",       "ack-resolution",  "retry-convergence",
                                          "window-expiry", "cache-transparency", "retention-model",
-                                         "sidecar-floor", "client-visible", "liveness"};
+                                         "sidecar-floor", "client-visible", "liveness", "durability"};
   EXPECT_EQ(property_names(), want);
 }
 

@@ -26,5 +26,6 @@ std::vector<Failure> check_retention_model(const history::History& history);
 std::vector<Failure> check_sidecar_floor(const history::History& history);
 std::vector<Failure> check_client_visible(const history::History& history);
 std::vector<Failure> check_liveness(const history::History& history);
+std::vector<Failure> check_durability(const history::History& history);
 
 }  // namespace qdt::properties

@@ -96,7 +96,7 @@ struct FetchEvent {
   std::string queue;
   std::string partition;
   int64_t offset = 0;
-  bool failed = false;         // an injected fault failed the read: the id is unreadable (zero)
+  bool failed = false;         // an injected fault or a lost connection failed the read: the id is unreadable (zero)
   bool found = false;
   std::string message_id;      // kZeroUuid when !found
   std::string transaction_id;  // of the frame found
@@ -248,8 +248,23 @@ struct FinalRead {
   std::vector<ReadMessage> messages;
 };
 
+// Storage lost power (crash_storage) after `event_index` events: what the
+// world observed once SQLite recovered. An observation for the checkers to
+// judge against the model (durability), never something the model adopts.
+struct StorageCrash {
+  size_t event_index = 0;  // events[0, event_index) happened before the crash
+  int64_t at_ms = 0;
+  std::string synchronous;  // "full", "normal", "off"
+  std::string integrity;    // PRAGMA integrity_check after recovery ("ok")
+  uint64_t bytes_dropped = 0;  // unsynced bytes the disk forgot
+  uint64_t files_vanished = 0;
+  uint64_t torn_bytes_kept = 0;
+  std::vector<FinalRead> recovered;  // every partition's messages after recovery
+};
+
 struct History {
   std::vector<Event> events;
+  std::vector<StorageCrash> storage_crashes;
   std::vector<RequestRecord> requests;
   std::vector<PushOutcomeRecord> outcomes;  // one per logical push, in completion order
   std::vector<FinalRead> final_reads;       // every partition, sorted by (queue, partition)

@@ -78,6 +78,9 @@ class Runner {
       case Op::crash_broker:
         world_.crash_broker(step.broker);
         break;
+      case Op::crash_storage:
+        world_.crash_storage(step.torn);
+        break;
       case Op::skew:
         world_.set_skew(step.broker, step.skew_ms);
         break;

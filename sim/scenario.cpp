@@ -152,6 +152,7 @@ const std::map<std::string, Op>& op_names() {
       {"configure", Op::configure}, {"retention", Op::retention},       {"delete_segment", Op::delete_segment},
       {"storage_fail", Op::storage_fail}, {"ack", Op::ack},             {"read", Op::read},
       {"skew", Op::skew},           {"network", Op::network},           {"crash_broker", Op::crash_broker},
+      {"crash_storage", Op::crash_storage},
       {"evict_cache", Op::evict_cache},   {"cache", Op::cache}};
   return ops;
 }
@@ -190,9 +191,19 @@ class Loader {
     }
     if (auto it = w.find("storage"); it != w.end()) {
       const std::string p = "/world/storage";
-      r_.only(*it, p, {"path", "purge_batch", "latency_ms", "interleave"});
+      r_.only(*it, p, {"path", "purge_batch", "latency_ms", "interleave", "synchronous"});
       if (auto v = r_.boolean(*it, p, "interleave")) s.world.storage.interleave = *v;
       if (auto v = r_.string(*it, p, "path", false)) s.world.storage.path = *v;
+      file_storage_ = s.world.storage.path != ":memory:";
+      if (auto v = r_.string(*it, p, "synchronous", false)) {
+        if (*v != "full" && *v != "normal" && *v != "off") {
+          r_.fail(p + "/synchronous", "expected \"full\", \"normal\" or \"off\", got \"" + *v + "\"");
+        } else if (!file_storage_) {
+          r_.fail(p + "/synchronous", "applies to file storage only: set /world/storage/path to a file name");
+        } else {
+          s.world.storage.synchronous = *v;
+        }
+      }
       if (auto v = r_.integer(*it, p, "purge_batch", 1, 1'000'000)) s.world.storage.purge_batch = *v;
       r_.latency(*it, p, s.world.storage.latency_ms_min, s.world.storage.latency_ms_max);
     }
@@ -359,6 +370,12 @@ class Loader {
       case Op::crash_broker:
         r_.only(j, p, {"op", "id", "broker"});
         required_broker(j, p, s);
+        break;
+      case Op::crash_storage:
+        r_.only(j, p, {"op", "id", "torn"});
+        if (auto v = r_.boolean(j, p, "torn")) s.torn = *v;
+        // An in-memory database has no disk that could lose power.
+        if (!file_storage_) r_.fail(p, "crash_storage needs file storage: set /world/storage/path to a file name");
         break;
       case Op::evict_cache:
         r_.only(j, p, {"op", "id", "broker", "queue", "partition"});
@@ -616,6 +633,7 @@ class Loader {
   Reader r_;
   std::map<std::string, Op> ids_;
   int repeat_depth_ = 0;  // > 0 while loading the children of a repeat
+  bool file_storage_ = false;  // world.storage.path names a file (crash_storage needs one)
   std::map<std::string, int64_t> push_counts_;  // item count, -1 when items is not an array
   std::vector<std::pair<std::string, uint32_t>> brokers_used_;
 };

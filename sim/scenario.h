@@ -13,7 +13,7 @@
 
 namespace qdt::sim {
 
-enum class Op { push, parallel, sequence, repeat, advance, configure, retention, delete_segment, storage_fail, ack, read, skew, network, crash_broker, evict_cache, cache };
+enum class Op { push, parallel, sequence, repeat, advance, configure, retention, delete_segment, storage_fail, ack, read, skew, network, crash_broker, evict_cache, cache, crash_storage };
 
 // The fields a `network` step changes; the others keep their current value.
 struct NetworkChange {
@@ -46,6 +46,7 @@ struct Step {
   RetryPolicy retry;  // push
   int64_t skew_ms = 0;  // skew (with `broker`)
   bool enabled = true;  // cache (with `broker`)
+  bool torn = true;     // crash_storage: the last unsynced write keeps a seeded prefix
   std::optional<std::string> evict_partition;  // evict_cache (with `broker`, optional `queue`)
   NetworkChange network;  // network
 };

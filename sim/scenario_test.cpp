@@ -70,6 +70,45 @@ TEST(ScenarioLoader, MalformedInputsNameThePathAndTheReason) {
   EXPECT_FALSE(first_error(R"({"steps": [{"op": "push", "items": [], "retry": {"attempts": 0}}]})").empty());
 }
 
+// crash_storage and world.storage.synchronous: file storage only, one of
+// three values; the default is full.
+TEST(ScenarioLoader, CrashStorageAndSynchronousNeedFileStorage) {
+  EXPECT_EQ(first_error(R"({"steps": [{"op": "crash_storage"}]})"),
+            "/steps/0: crash_storage needs file storage: set /world/storage/path to a file name");
+  EXPECT_EQ(first_error(R"({"world": {"storage": {"path": ":memory:"}}, "steps": [{"op": "crash_storage", "torn": false}]})"),
+            "/steps/0: crash_storage needs file storage: set /world/storage/path to a file name");
+  EXPECT_EQ(first_error(R"({"world": {"storage": {"path": "q.db"}}, "steps": [{"op": "crash_storage", "torn": 1}]})")
+                .substr(0, 15),
+            "/steps/0/torn: ");
+  EXPECT_EQ(first_error(R"({"world": {"storage": {"path": "q.db"}}, "steps": [{"op": "crash_storage", "when": 1}]})")
+                .substr(0, 15),
+            "/steps/0/when: ");
+  EXPECT_EQ(first_error(R"({"world": {"storage": {"path": "q.db", "synchronous": "FULL"}}, "steps": []})"),
+            "/world/storage/synchronous: expected \"full\", \"normal\" or \"off\", got \"FULL\"");
+  EXPECT_EQ(first_error(R"({"world": {"storage": {"path": "q.db", "synchronous": "extra"}}, "steps": []})"),
+            "/world/storage/synchronous: expected \"full\", \"normal\" or \"off\", got \"extra\"");
+  EXPECT_EQ(first_error(R"({"world": {"storage": {"path": "q.db", "synchronous": 2}}, "steps": []})").substr(0, 28),
+            "/world/storage/synchronous: ");
+  EXPECT_EQ(first_error(R"({"world": {"storage": {"synchronous": "off"}}, "steps": []})"),
+            "/world/storage/synchronous: applies to file storage only: set /world/storage/path to a file name");
+  {
+    const LoadResult r = load_scenario_text(
+        R"({"world": {"storage": {"path": "q.db"}}, "steps": [{"op": "crash_storage"}]})", "d.json");
+    ASSERT_TRUE(r.scenario) << r.errors[0].to_string();
+    EXPECT_EQ(r.scenario->world.storage.synchronous, "full");
+    EXPECT_EQ(r.scenario->steps[0].op, Op::crash_storage);
+    EXPECT_TRUE(r.scenario->steps[0].torn);
+  }
+  {
+    const LoadResult r = load_scenario_text(
+        R"({"world": {"storage": {"path": "q.db", "synchronous": "off"}}, "steps": [{"op": "crash_storage", "torn": false}]})",
+        "d.json");
+    ASSERT_TRUE(r.scenario) << r.errors[0].to_string();
+    EXPECT_EQ(r.scenario->world.storage.synchronous, "off");
+    EXPECT_FALSE(r.scenario->steps[0].torn);
+  }
+}
+
 // storage_fail's fault fields and world.storage.interleave: defaults, every
 // accepted value, and a clear path and reason for the rest.
 TEST(ScenarioLoader, StorageFaultFieldsAndInterleave) {

@@ -19,6 +19,7 @@ std::string ConnectionGate::name() const {
 
 void ConnectionGate::begin_call(std::function<void()> on_locked) {
   call_epoch_ = epoch();
+  call_power_epoch_ = side_.power_epoch;
   on_locked_ = std::move(on_locked);
   locked_in_call_ = false;
   armed_ = false;
@@ -38,6 +39,13 @@ int ConnectionGate::before_statement(impl::TxnKind txn, int64_t index, impl::Sta
     // The statement travels to storage: every other fiber may run meanwhile.
     side_.one_way();
     survive(kind == impl::StatementKind::commit ? "before-commit" : "in-transaction");
+  }
+  if (side_.power_epoch != call_power_epoch_) {
+    // Storage lost power while this statement travelled: the connection is
+    // gone, and so is the transaction (SQLite's hot journal undoes it).
+    armed_ = false;
+    fault_ = {index, SQLITE_IOERR};
+    return SQLITE_IOERR;
   }
   if (kind == impl::StatementKind::begin) armed_ = side_.faults.arm(txn, armed_fault_);
   if (armed_ && (index >= armed_fault_.statement || kind == impl::StatementKind::commit)) {

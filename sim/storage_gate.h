@@ -34,6 +34,9 @@ struct StorageSide {
   uint64_t statements = 0;
   uint64_t busy_waits = 0;
   uint64_t faults_injected = 0;
+  // Storage power losses so far (crash_storage): a transaction begun before
+  // the last one fails at its next statement.
+  uint64_t power_epoch = 0;
   int64_t now_ms() const { return kEpochUnixMs + clock.now_ms(); }
   // One leg of a round trip: seeded latency; other fibers run meanwhile.
   void one_way() { clock.sleep_for(rng.between(config.latency_ms_min, config.latency_ms_max)); }
@@ -85,6 +88,7 @@ class ConnectionGate : public impl::StatementGate {
   uint32_t owner_;
   const uint64_t* epoch_;
   uint64_t call_epoch_ = 0;
+  uint64_t call_power_epoch_ = 0;
   std::function<void()> on_locked_;
   bool locked_in_call_ = false;
   bool armed_ = false;

@@ -21,14 +21,18 @@ std::optional<impl::StorageError> attempt(Call&& call) {
   return std::nullopt;
 }
 
+impl::StorageError refused() {
+  return impl::StorageError::connection_lost("storage connection lost: storage restarted");
+}
+
 }  // namespace
 
 StorageLink::StorageLink(StorageSide& side, uint32_t owner, const uint64_t* epoch, const Open& open,
-                         size_t connections)
-    : side_(side) {
+                         size_t connections, bool notices_restart)
+    : side_(side), open_(open), notices_restart_(notices_restart), observed_power_epoch_(side.power_epoch) {
   assert(connections >= 1);
   for (size_t i = 0; i < connections; ++i) {
-    auto conn = std::unique_ptr<Conn>(new Conn{ConnectionGate(side, owner, epoch), nullptr, false});
+    auto conn = std::unique_ptr<Conn>(new Conn{ConnectionGate(side, owner, epoch), nullptr, false, nullptr});
     conn->storage = open(&conn->gate);
     conns_.push_back(std::move(conn));
   }
@@ -56,7 +60,41 @@ StorageLink::Conn& StorageLink::acquire() {
   }
 }
 
+void StorageLink::restart() {
+  for (auto& conn : conns_) {
+    if (conn->busy) {
+      // Opened now, while no connection holds a lock, and swapped in when
+      // the failing call lets go of the old one.
+      conn->replacement = open_(&conn->gate);
+    } else {
+      conn->storage.reset();  // its files are dead: closing writes nothing
+      conn->storage = open_(&conn->gate);
+    }
+  }
+  if (!notices_restart_) observed_power_epoch_ = side_.power_epoch;
+}
+
+bool StorageLink::refuses_call() {
+  if (observed_power_epoch_ == side_.power_epoch) return false;
+  observed_power_epoch_ = side_.power_epoch;
+  side_.trace.begin(side_.clock.now_ms(), "storage-lost").field("c", conns_.front()->gate.name()).end();
+  return true;
+}
+
+uint64_t StorageLink::enter() {
+  if (refuses_call()) throw refused();
+  return observed_power_epoch_;
+}
+
+void StorageLink::leave(uint64_t entered) {
+  if (!lost_since(entered)) return;
+  observed_power_epoch_ = side_.power_epoch;
+  side_.trace.begin(side_.clock.now_ms(), "storage-lost").field("c", conns_.front()->gate.name()).end();
+  throw impl::StorageError::connection_lost("storage connection lost during the call: storage lost power");
+}
+
 StorageLink::Lease::~Lease() {
+  if (conn_.replacement) conn_.storage = std::move(conn_.replacement);
   conn_.busy = false;
   if (!link_.waiters_.empty()) {
     VirtualClock::Wakeup* next = link_.waiters_.front();
@@ -77,6 +115,13 @@ void StorageLink::response_leg(ConnectionGate& gate, const char* when) {
 }
 
 impl::PushResult StorageLink::push(const impl::SegmentPush& segment) {
+  if (refuses_call()) {
+    // A failed transaction, as an injected fault records one: the producer's
+    // `error` for these keys has an event the checkers can find.
+    record_refused_push(side_, owner(), segment);
+    throw refused();
+  }
+  const uint64_t entered = side_.power_epoch;
   Lease lease(*this, acquire());
   ConnectionGate& gate = lease.gate();
   impl::Storage& storage = lease.storage();
@@ -94,16 +139,25 @@ impl::PushResult StorageLink::push(const impl::SegmentPush& segment) {
   // snapshot saw is the state at this point of the commit order (no commit
   // can land while a read transaction is open, nor since it ended).
   if (!gate.locked_in_call() && !failure) before.last_offset = result.last_offset_before;
+  // A connection that lost power can read nothing more.
   const history::PartitionFingerprint after =
-      gate.locked_in_call() ? fingerprint(storage.partition_rows(segment.queue, segment.partition)) : before;
+      gate.locked_in_call() && !lost_since(entered) ? fingerprint(storage.partition_rows(segment.queue, segment.partition))
+                                                    : before;
   record_push(side_, gate, segment, failure ? nullptr : &result, before, after);
   response_leg(gate, "after-commit");
+  leave(entered);
   if (failure) throw *failure;
   return result;
 }
 
 std::optional<impl::CoveringSegment> StorageLink::covering_segment(const std::string& queue,
                                                                    const std::string& partition, int64_t offset) {
+  if (refuses_call()) {
+    // A failed read, as an injected fault records one: the id degrades to zero.
+    record_fetch(side_, owner(), queue, partition, offset, nullptr);
+    throw refused();
+  }
+  const uint64_t entered = side_.power_epoch;
   Lease lease(*this, acquire());
   ConnectionGate& gate = lease.gate();
   impl::Storage& storage = lease.storage();
@@ -111,14 +165,19 @@ std::optional<impl::CoveringSegment> StorageLink::covering_segment(const std::st
   request_leg(gate, "before-fetch");
   std::optional<impl::CoveringSegment> segment;
   const std::optional<impl::StorageError> failure = attempt([&] { segment = storage.covering_segment(queue, partition, offset); });
-  record_fetch(side_, gate, queue, partition, offset, failure ? nullptr : &segment);
+  const size_t event = record_fetch(side_, owner(), queue, partition, offset, failure ? nullptr : &segment);
   response_leg(gate, "after-fetch");
+  // The answer died with the connection: the broker reads nothing, as if the
+  // read had failed (leave() throws below).
+  if (lost_since(entered)) fail_fetch(side_, event);
+  leave(entered);
   if (failure) throw *failure;
   return segment;
 }
 
 impl::SidecarRead StorageLink::sidecar_rows(const std::string& queue, const std::string& partition,
                                            int64_t after_offset, int64_t since_ms) {
+  const uint64_t entered = enter();
   Lease lease(*this, acquire());
   ConnectionGate& gate = lease.gate();
   impl::Storage& storage = lease.storage();
@@ -139,11 +198,13 @@ impl::SidecarRead StorageLink::sidecar_rows(const std::string& queue, const std:
   }
   t.end();
   response_leg(gate, "after-hydrate");
+  leave(entered);
   if (failure) throw *failure;
   return read;
 }
 
 std::vector<std::pair<std::string, std::string>> StorageLink::partitions(const std::optional<std::string>& queue) {
+  const uint64_t entered = enter();
   Lease lease(*this, acquire());
   ConnectionGate& gate = lease.gate();
   impl::Storage& storage = lease.storage();
@@ -151,10 +212,12 @@ std::vector<std::pair<std::string, std::string>> StorageLink::partitions(const s
   request_leg(gate, "before-list");
   auto out = storage.partitions(queue);
   response_leg(gate, "after-list");
+  leave(entered);
   return out;
 }
 
 impl::RetentionDelete StorageLink::delete_expired_segments(const std::string& queue, const std::string& partition) {
+  const uint64_t entered = enter();
   Lease lease(*this, acquire());
   ConnectionGate& gate = lease.gate();
   impl::Storage& storage = lease.storage();
@@ -164,11 +227,13 @@ impl::RetentionDelete StorageLink::delete_expired_segments(const std::string& qu
   const std::optional<impl::StorageError> failure = attempt([&] { result = storage.delete_expired_segments(queue, partition); });
   record_retention(side_, gate, queue, partition, failure ? nullptr : &result);
   response_leg(gate, "after-retention");
+  leave(entered);
   if (failure) throw *failure;
   return result;
 }
 
 impl::PurgeStep StorageLink::purge_step(const std::string& queue, const std::string& partition) {
+  const uint64_t entered = enter();
   Lease lease(*this, acquire());
   ConnectionGate& gate = lease.gate();
   impl::Storage& storage = lease.storage();
@@ -178,11 +243,13 @@ impl::PurgeStep StorageLink::purge_step(const std::string& queue, const std::str
   const std::optional<impl::StorageError> failure = attempt([&] { step = storage.purge_step(queue, partition); });
   record_purge(side_, gate, queue, partition, side_.config.purge_batch, failure ? nullptr : &step);
   response_leg(gate, "after-purge");
+  leave(entered);
   if (failure) throw *failure;
   return step;
 }
 
 impl::QueueOptions StorageLink::configure(const std::string& queue, const nlohmann::json& options) {
+  const uint64_t entered = enter();
   Lease lease(*this, acquire());
   ConnectionGate& gate = lease.gate();
   impl::Storage& storage = lease.storage();
@@ -199,11 +266,13 @@ impl::QueueOptions StorageLink::configure(const std::string& queue, const nlohma
       .field("completed", next.completed_retention_seconds)
       .end();
   response_leg(gate, "after-configure");
+  leave(entered);
   return next;
 }
 
 impl::AckResult StorageLink::ack(const std::string& step, const std::string& queue, const std::string& partition,
                                  const std::string& transaction_id, const std::string& consumer_group) {
+  const uint64_t entered = enter();
   Lease lease(*this, acquire());
   ConnectionGate& gate = lease.gate();
   impl::Storage& storage = lease.storage();
@@ -213,12 +282,14 @@ impl::AckResult StorageLink::ack(const std::string& step, const std::string& que
   const std::optional<impl::StorageError> failure = attempt([&] { result = storage.ack(queue, partition, transaction_id, consumer_group); });
   record_ack(side_, gate, step, queue, partition, transaction_id, consumer_group, failure ? nullptr : &result);
   response_leg(gate, "after-ack");
+  leave(entered);
   if (failure) throw *failure;
   return result;
 }
 
 std::vector<impl::StoredMessage> StorageLink::read(const std::string& step, const std::string& queue,
                                                    const std::string& partition, int64_t from, int64_t limit) {
+  const uint64_t entered = enter();
   Lease lease(*this, acquire());
   ConnectionGate& gate = lease.gate();
   impl::Storage& storage = lease.storage();
@@ -228,12 +299,14 @@ std::vector<impl::StoredMessage> StorageLink::read(const std::string& step, cons
   const std::optional<impl::StorageError> failure = attempt([&] { messages = storage.read(queue, partition, from, limit); });
   record_read(side_, step, queue, partition, from, limit, failure ? nullptr : &messages);
   response_leg(gate, "after-read");
+  leave(entered);
   if (failure) throw *failure;
   return messages;
 }
 
 std::optional<impl::SegmentSpan> StorageLink::delete_segment(const std::string& queue, const std::string& partition,
                                                              int64_t offset) {
+  const uint64_t entered = enter();
   Lease lease(*this, acquire());
   ConnectionGate& gate = lease.gate();
   impl::Storage& storage = lease.storage();
@@ -251,6 +324,7 @@ std::optional<impl::SegmentSpan> StorageLink::delete_segment(const std::string& 
       .field("deleted", span ? 1 : 0)
       .end();
   response_leg(gate, "after-delete");
+  leave(entered);
   return span;
 }
 

@@ -30,7 +30,18 @@ class StorageLink : public impl::StoragePort, public impl::RetentionPort {
   using Open = std::function<std::unique_ptr<impl::Storage>(impl::StatementGate* gate)>;
   // `owner` and `epoch` as ConnectionGate's; `connections` >= 1, all opened now
   // (opening one later could meet a writer's lock while reading the schema).
-  StorageLink(StorageSide& side, uint32_t owner, const uint64_t* epoch, const Open& open, size_t connections);
+  // `notices_restart`: the client learns of a storage restart through a
+  // failed call (a broker must, to forget what its cache learnt); others
+  // (admin, retention) reconnect silently.
+  StorageLink(StorageSide& side, uint32_t owner, const uint64_t* epoch, const Open& open, size_t connections,
+              bool notices_restart = false);
+
+  // Storage lost power and came back (crash_storage): every connection is
+  // replaced by a fresh one — an idle one at once, a busy one when its call
+  // (which fails) ends. Calls entered before the restart fail with
+  // StorageError::connection_lost, and so does the first call of a client
+  // that notices restarts.
+  void restart();
 
   // impl::StoragePort
   impl::PushResult push(const impl::SegmentPush& segment) override;
@@ -62,6 +73,7 @@ class StorageLink : public impl::StoragePort, public impl::RetentionPort {
     ConnectionGate gate;
     std::unique_ptr<impl::Storage> storage;
     bool busy = false;
+    std::unique_ptr<impl::Storage> replacement;  // opened at a restart, swapped in when the call ends
   };
   // A connection held for one call; released (and the next waiter woken) at scope exit.
   class Lease {
@@ -80,11 +92,25 @@ class StorageLink : public impl::StoragePort, public impl::RetentionPort {
   static constexpr int64_t kLeaseWaitMs = 60'000;
   static constexpr uint32_t kLeaseWaitsMax = 10'000;
   Conn& acquire();
+  // True once per storage restart for a client that notices restarts: its
+  // next call is refused (StorageError::connection_lost, nothing reaches
+  // storage).
+  bool refuses_call();
+  // The power epoch a call entered with; throws connection_lost when the
+  // call is refused.
+  uint64_t enter();
+  uint32_t owner() const { return conns_.front()->gate.owner(); }
+  // Throws connection_lost when storage restarted during the call.
+  void leave(uint64_t entered);
+  bool lost_since(uint64_t entered) const { return entered != side_.power_epoch; }
   // The request leg of a call (only when statements are not round trips of
   // their own) and the response leg, with the owner's crash noticed after each.
   void request_leg(ConnectionGate& gate, const char* when);
   void response_leg(ConnectionGate& gate, const char* when);
   StorageSide& side_;
+  Open open_;
+  bool notices_restart_;
+  uint64_t observed_power_epoch_ = 0;
   std::vector<std::unique_ptr<Conn>> conns_;
   std::vector<VirtualClock::Wakeup*> waiters_;  // FIFO
 };

@@ -1,6 +1,8 @@
 #include "sim/storage_recorder.h"
 
 #include <cassert>
+#include <sqlite3.h>
+#include <variant>
 
 namespace qdt::sim {
 
@@ -8,11 +10,14 @@ history::PartitionFingerprint fingerprint(const impl::PartitionRows& rows) {
   return {rows.last_offset, rows.txns_start, rows.segments, rows.sidecar_rows};
 }
 
-void record_push(StorageSide& side, const ConnectionGate& gate, const impl::SegmentPush& segment,
-                 const impl::PushResult* result, const history::PartitionFingerprint& before,
-                 const history::PartitionFingerprint& after) {
+namespace {
+
+// `fault` and `busy_waits` as the gate of the call saw them.
+void record_push_of(StorageSide& side, uint32_t owner, const history::FaultRecord& fault, uint64_t busy_waits,
+                    const impl::SegmentPush& segment, const impl::PushResult* result,
+                    const history::PartitionFingerprint& before, const history::PartitionFingerprint& after) {
   history::PushEvent ev;
-  ev.broker = gate.owner();
+  ev.broker = owner;
   ev.queue = segment.queue;
   ev.partition = segment.partition;
   ev.p_verified = segment.p_verified;
@@ -28,16 +33,16 @@ void record_push(StorageSide& side, const ConnectionGate& gate, const impl::Segm
   ev.rows_after = after;
   ev.last_offset_before = before.last_offset;
   ev.last_offset_after = after.last_offset;
-  ev.busy_waits = gate.busy_waits();
+  ev.busy_waits = busy_waits;
 
   Trace& t = side.trace;
-  t.begin(side.clock.now_ms(), "push").field("b", gate.owner()).field("q", segment.queue).field("p", segment.partition);
+  t.begin(side.clock.now_ms(), "push").field("b", owner).field("q", segment.queue).field("p", segment.partition);
   t.field("pv", segment.p_verified);
   for (const auto& f : ev.frames) t.field("f", f.message_id + "/" + f.transaction_id);
   for (const auto& f : ev.followers) t.field("follow", std::to_string(f.request) + "@" + std::to_string(f.frame));
   if (result == nullptr) {
     ev.failed = true;
-    ev.fault = gate.fault();
+    ev.fault = fault;
     t.raw("-> failed").field("stmt", ev.fault.statement).field("code", ev.fault.code);
   } else {
     ev.now_ms = result->now_ms;
@@ -63,10 +68,23 @@ void record_push(StorageSide& side, const ConnectionGate& gate, const impl::Segm
   side.history.events.emplace_back(std::move(ev));
 }
 
-void record_fetch(StorageSide& side, const ConnectionGate& gate, const std::string& queue,
-                  const std::string& partition, int64_t offset, const std::optional<impl::CoveringSegment>* segment) {
+}  // namespace
+
+void record_push(StorageSide& side, const ConnectionGate& gate, const impl::SegmentPush& segment,
+                 const impl::PushResult* result, const history::PartitionFingerprint& before,
+                 const history::PartitionFingerprint& after) {
+  record_push_of(side, gate.owner(), gate.fault(), gate.busy_waits(), segment, result, before, after);
+}
+
+void record_refused_push(StorageSide& side, uint32_t owner, const impl::SegmentPush& segment) {
+  // No statement ran, so none is named; nothing was written (before == after).
+  record_push_of(side, owner, {-1, SQLITE_IOERR}, 0, segment, nullptr, {}, {});
+}
+
+size_t record_fetch(StorageSide& side, uint32_t owner, const std::string& queue, const std::string& partition,
+                    int64_t offset, const std::optional<impl::CoveringSegment>* segment) {
   history::FetchEvent ev;
-  ev.broker = gate.owner();
+  ev.broker = owner;
   ev.queue = queue;
   ev.partition = partition;
   ev.offset = offset;
@@ -81,13 +99,24 @@ void record_fetch(StorageSide& side, const ConnectionGate& gate, const std::stri
     }
   }
   side.trace.begin(side.clock.now_ms(), "fetch")
-      .field("b", gate.owner())
+      .field("b", owner)
       .field("q", queue)
       .field("p", partition)
       .field("o", offset)
       .field("id", ev.failed ? std::string("failed") : ev.message_id)
       .end();
   side.history.events.emplace_back(std::move(ev));
+  return side.history.events.size() - 1;
+}
+
+void fail_fetch(StorageSide& side, size_t event) {
+  assert(event < side.history.events.size());
+  auto* fetch = std::get_if<history::FetchEvent>(&side.history.events[event]);
+  assert(fetch != nullptr);
+  fetch->failed = true;
+  fetch->found = false;
+  fetch->message_id = history::kZeroUuid;
+  fetch->transaction_id.clear();
 }
 
 void record_retention(StorageSide& side, const ConnectionGate& gate, const std::string& queue,

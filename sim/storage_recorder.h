@@ -18,8 +18,16 @@ history::PartitionFingerprint fingerprint(const impl::PartitionRows& rows);
 void record_push(StorageSide& side, const ConnectionGate& gate, const impl::SegmentPush& segment,
                  const impl::PushResult* result, const history::PartitionFingerprint& before,
                  const history::PartitionFingerprint& after);
-void record_fetch(StorageSide& side, const ConnectionGate& gate, const std::string& queue,
-                  const std::string& partition, int64_t offset, const std::optional<impl::CoveringSegment>* segment);
+// A push the link refused before it reached storage (the broker had a storage
+// restart to notice): a failed transaction at no statement (SQLITE_IOERR).
+void record_refused_push(StorageSide& side, uint32_t owner, const impl::SegmentPush& segment);
+// `segment` is null when the read failed; returns the event's index.
+size_t record_fetch(StorageSide& side, uint32_t owner, const std::string& queue, const std::string& partition,
+                    int64_t offset, const std::optional<impl::CoveringSegment>* segment);
+// The fetch recorded at `event` read storage, but its answer was lost with
+// the connection (storage lost power): the broker got nothing, as from a
+// failed read, so the event says failed.
+void fail_fetch(StorageSide& side, size_t event);
 void record_retention(StorageSide& side, const ConnectionGate& gate, const std::string& queue,
                       const std::string& partition, const impl::RetentionDelete* result);
 void record_purge(StorageSide& side, const ConnectionGate& gate, const std::string& queue,

@@ -73,6 +73,9 @@ std::string step_summary(const Step& s) {
       return "broker " + std::to_string(s.broker) + " drops cache entries of " + queue +
              (s.evict_partition ? "/" + *s.evict_partition : std::string());
     case Op::cache: return "broker " + std::to_string(s.broker) + " cache " + (s.enabled ? "on" : "off");
+    case Op::crash_storage:
+      return std::string("storage loses power: unsynced writes dropped") + (s.torn ? ", the last one torn" : "") +
+             ", then recovered from its journal";
   }
   return "";
 }

@@ -37,6 +37,7 @@ struct Knobs {
   int storage_fail_pm = 0;
   int skew_pm = 0;
   int crash_pm = 0;
+  int crash_storage_pm = 0;  // crash_storage (file storage, synchronous full), alone or racing pushes
   int ack_pm = 50;         // acks: mostly of pushed keys, from several consumer groups
   int read_pm = 0;
   int completed_retention_pm = 0;  // configure completedRetentionSeconds (either side of the 900 s floor)
@@ -158,6 +159,18 @@ Knobs knobs_for(const std::string& profile, Rng& rng) {
     k.completed_retention_pm = 60;
     k.contention_pm = 60;
     k.loss_response_pm = 30;
+  } else if (profile == "power-loss") {
+    // File storage (synchronous full) loses power between pushes and while
+    // pushes, retries and lost responses are in flight; a second broker's
+    // cache must forget what it learnt too. Few steps (6..10): file storage
+    // is slower per push, and the profile stays within ~5x of default per seed.
+    k.crash_storage_pm = 120;
+    k.brokers_max = 2;
+    k.steps_max = 10;
+    k.loss_response_pm = 40;
+    k.windows_seconds = {10, 60, 3600};
+    k.retention_pm = 30;
+    k.read_pm = 40;
   } else {
     assert(false && "unknown profile");
   }
@@ -197,6 +210,10 @@ class Generator {
     world["network"] = network;
     json storage = {{"purge_batch", rng_.between(1, k_.purge_batch_max)}};
     if (k_.zero_latency) storage["latency_ms"] = {0, 0};
+    if (k_.crash_storage_pm > 0) {
+      storage["path"] = "qdt.db";
+      storage["synchronous"] = "full";
+    }
     world["storage"] = storage;
     doc["world"] = world;
     json options = {{"dedupWindowSeconds", window_}};
@@ -332,7 +349,19 @@ class Generator {
     return {{"op", "configure"}, {"queue", "q0"}, {"options", options}};
   }
 
+  json crash_storage() {
+    const json crash = {{"op", "crash_storage"}, {"torn", rng_.below(2) == 0}};
+    if (rng_.below(2)) return crash;
+    // Power fails while pushes are out: their transactions fail mid-way. Only
+    // pushes race it (an admin step has no retry to absorb a lost connection).
+    json children = json::array({push(), push()});
+    children.push_back({{"op", "sequence"}, {"steps", json::array({{{"op", "advance"}, {"ms", rng_.between(0, 8)}}, crash})}});
+    return {{"op", "parallel"}, {"steps", children}};
+  }
+
   json step(bool inside_parallel) {
+    // Drawn only by profiles that ask: the others' sequences stay as they were.
+    if (!inside_parallel && k_.crash_storage_pm > 0 && roll(k_.crash_storage_pm)) return crash_storage();
     if (!inside_parallel && roll(k_.contention_pm)) return contention();
     if (!inside_parallel && roll(k_.parallel_pm)) {
       json children = json::array();
@@ -390,7 +419,7 @@ class Generator {
 const std::vector<std::string>& profile_names() {
   static const std::vector<std::string> names = {"default",     "retry-storm", "window-edge",    "retention",
                                                  "reconfigure", "skew",        "multi-broker",   "cache-pressure",
-                                                 "swarm",       "storage-faults"};
+                                                 "swarm",       "storage-faults", "power-loss"};
   return names;
 }
 

@@ -10,6 +10,8 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "sim/power_vfs.h"
+
 namespace qdt::sim {
 namespace {
 
@@ -97,22 +99,34 @@ impl::Storage& World::storage() { return admin_->storage(); }
 
 World::TempDir::~TempDir() {
   if (path.empty()) return;
+  power_vfs::forget(path);
   std::error_code ignored;
   std::filesystem::remove_all(path, ignored);
 }
 
+namespace {
+std::string pragma_synchronous(const StorageConfig& storage) {
+  if (storage.path == ":memory:") return "";
+  if (storage.synchronous == "off") return "OFF";
+  if (storage.synchronous == "normal") return "NORMAL";
+  assert(storage.synchronous == "full");
+  return "FULL";
+}
+}  // namespace
+
 std::unique_ptr<StorageLink> World::connect(uint32_t owner, const uint64_t* epoch, bool checked_mode,
                                             size_t connections) {
   impl::StorageOptions options;
+  options.synchronous = pragma_synchronous(config_.storage);
   options.purge_batch = config_.storage.purge_batch;
   options.checked_mode = checked_mode;
   options.variant = config_.variant;
   return std::make_unique<StorageLink>(
       *side_, owner, epoch,
-      [&](impl::StatementGate* gate) {
+      [this, options](impl::StatementGate* gate) {  // by value: restart() opens again later
         return std::make_unique<impl::Storage>(storage_uri_, *storage_clock_, gate, options);
       },
-      connections);
+      connections, /*notices_restart=*/epoch != nullptr);
 }
 
 World::World(const WorldConfig& config, bool keep_trace_text)
@@ -139,7 +153,9 @@ World::World(const WorldConfig& config, bool keep_trace_text)
     if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("cannot create a folder for " + config.storage.path);
     temp_dir_.path = pattern;
     const std::string file = std::filesystem::path(config.storage.path).filename().string();
-    storage_uri_ = (std::filesystem::path(pattern) / (file.empty() ? "qdt.db" : file)).string();
+    // Through the disk that can lose power (crash_storage).
+    storage_uri_ = "file:" + (std::filesystem::path(pattern) / (file.empty() ? "qdt.db" : file)).string() +
+                   "?vfs=" + power_vfs::install();
   }
   admin_ = connect(ConnectionGate::kAdmin, nullptr, false, kAdminConnections);
   retention_ = connect(ConnectionGate::kRetention, nullptr, false, kRetentionConnections);
@@ -154,6 +170,7 @@ World::World(const WorldConfig& config, bool keep_trace_text)
     brokers_.back()->set_fusion(config.fusion);
     brokers_.back()->configure_cache({config.cache.enabled, config.cache.budget_bytes});
   }
+  power_rng_ = Rng(root_.fork());
   trace_.begin(0, "world")
       .field("seed", static_cast<int64_t>(config.seed))
       .field("brokers", config.brokers)
@@ -166,8 +183,10 @@ World::World(const WorldConfig& config, bool keep_trace_text)
       .field("purge_batch", config.storage.purge_batch)
       .field("storage", config.storage.path == ":memory:" ? "memory" : "file")
       .field("interleave", config.storage.interleave ? 1 : 0)
-      .field("variant", impl::variant_name(config.variant))
-      .end();
+      .field("variant", impl::variant_name(config.variant));
+  // Only file storage has a setting here (memory traces keep their hashes).
+  if (config.storage.path != ":memory:") trace_.field("synchronous", config.storage.synchronous);
+  trace_.end();
 }
 
 World::~World() = default;
@@ -222,6 +241,48 @@ void World::crash_broker(uint32_t broker) {
   ++*seams_[broker]->epoch;
   brokers_[broker]->crash();  // a restarted broker starts cold: cache, windows and lanes gone
   trace_.begin(clock_.now_ms(), "crash").field("b", broker).end();
+}
+
+void World::crash_storage(bool torn) {
+  if (temp_dir_.path.empty()) throw std::logic_error("crash_storage needs file storage (world.storage.path)");
+  history::StorageCrash crash;
+  crash.event_index = history_.events.size();
+  crash.at_ms = side_->now_ms();
+  crash.synchronous = config_.storage.synchronous;
+  // Every transaction begun before now fails at its next statement.
+  ++side_->power_epoch;
+  const power_vfs::LossReport loss = power_vfs::power_loss(temp_dir_.path, power_rng_, torn);
+  crash.bytes_dropped = loss.bytes_dropped;
+  crash.files_vanished = loss.files_vanished;
+  crash.torn_bytes_kept = loss.torn_bytes_kept;
+  // Nothing holds a lock now: the first connection recovers from the hot
+  // journal. An instrument, not a client: ungated, no virtual time passes.
+  try {
+    impl::StorageOptions options;
+    options.synchronous = pragma_synchronous(config_.storage);
+    impl::Storage inspector(storage_uri_, *storage_clock_, nullptr, options);
+    crash.integrity = inspector.integrity_check();
+    for (const auto& [queue, partition] : inspector.inspect_partitions()) {
+      history::FinalRead read{queue, partition, {}};
+      for (const auto& m : inspector.inspect_messages(queue, partition)) {
+        read.messages.push_back({m.offset, impl::to_string(m.message_id), m.transaction_id});
+      }
+      crash.recovered.push_back(std::move(read));
+    }
+  } catch (const impl::StorageError& e) {
+    crash.integrity = std::string("recovery failed: ") + e.what();
+  }
+  trace_.begin(clock_.now_ms(), "crash-storage")
+      .field("torn", torn ? 1 : 0)
+      .field("dropped_bytes", static_cast<int64_t>(loss.bytes_dropped))
+      .field("vanished", static_cast<int64_t>(loss.files_vanished))
+      .field("torn_kept", static_cast<int64_t>(loss.torn_bytes_kept))
+      .field("integrity", crash.integrity)
+      .end();
+  history_.storage_crashes.push_back(std::move(crash));
+  admin_->restart();
+  retention_->restart();
+  for (auto& seams : seams_) seams->link->restart();
 }
 
 void World::run(const std::function<void()>& script) {

@@ -65,6 +65,13 @@ class World {
   // The broker loses everything in flight and restarts at once: work whose
   // storage round trip is out is dropped before or after its commit.
   void crash_broker(uint32_t broker);
+  // File storage loses power (sim/power_vfs.h): transactions in flight fail,
+  // unsynced writes are dropped (`torn`: the last one keeps a seeded
+  // prefix), every connection is reopened so SQLite recovers from its hot
+  // journal; the recovered state and PRAGMA integrity_check are recorded
+  // (history::StorageCrash). Memory storage: std::logic_error (the loader
+  // refuses such a scenario).
+  void crash_storage(bool torn);
   void evict_cache(uint32_t broker, const std::optional<std::string>& queue, const std::optional<std::string>& partition);
   void set_cache_enabled(uint32_t broker, bool enabled);  // the kill switch
 
@@ -102,6 +109,7 @@ class World {
   Rng network_rng_;
   Rng storage_rng_;
   Rng producer_rng_;
+  Rng power_rng_;  // torn pages; forked last, so older sub-seeds do not move
   VirtualClock clock_;
   boost::fibers::pooled_fixedsize_stack stacks_;
   history::History history_;

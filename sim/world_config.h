@@ -35,6 +35,10 @@ struct StorageConfig {
   // of one transaction. false: each storage call runs atomically (a world
   // switch that shows the interleaving is what catches probe-outside-lock).
   bool interleave = true;
+  // File storage only: PRAGMA synchronous, "full" (the default: a COMMIT is
+  // durable when it returns), "normal" or "off" (commits may be lost at a
+  // power loss, crash_storage). Memory storage has nothing to sync.
+  std::string synchronous = "full";
 };
 
 // Which storage transactions an injected fault (`storage_fail`) hits.
