@@ -223,7 +223,7 @@ namespace {
 // Checked mode: inside the push transaction, the re-probe ignores the
 // watermark and reports originals the watermark claimed were absent.
 TEST(Storage, CheckedModeSeesPastTheWatermark) {
-  Storage st(test_clock(), {.checked_mode = true});
+  Storage st(test_clock(), {.checked_mode = true, .variant = Variant::none, .synchronous = ""});
   for (int i = 0; i < 4; ++i) ASSERT_TRUE(push_at(st, segment({"k" + std::to_string(i)}), 1000).queued);
   const PushResult c = push_at(st, segment({"new", "k1"}, "Default", 2), 1000);
   EXPECT_TRUE(c.checked);
