@@ -54,6 +54,8 @@ std::string step_summary(const Step& s) {
     case Op::push: return push_summary(s);
     case Op::parallel: return std::to_string(s.children.size()) + " children run concurrently";
     case Op::sequence: return std::to_string(s.children.size()) + " children run in order";
+    case Op::repeat:
+      return std::to_string(s.children.size()) + " children run in order, " + std::to_string(s.times) + " times";
     case Op::advance: return "+" + std::to_string(s.advance_ms) + " ms";
     case Op::configure: return queue + " " + s.options.dump();
     case Op::retention: return "one retention pass over " + queue;
