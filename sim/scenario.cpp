@@ -1,5 +1,6 @@
 #include "sim/scenario.h"
 
+#include "sim/json_input.h"
 #include "sim/json_schema.h"
 
 #include <algorithm>
@@ -634,13 +635,12 @@ void NetworkChange::apply(NetworkConfig& config) const {
 
 LoadResult load_scenario_text(const std::string& text, const std::string& file) {
   LoadResult result;
-  json doc;
-  try {
-    doc = json::parse(text);
-  } catch (const json::parse_error& e) {
-    result.errors.push_back({file, "/", std::string("not valid JSON: ") + e.what()});
+  JsonInput parsed = parse_json_input(text);
+  if (!parsed.doc) {
+    result.errors.push_back({file, parsed.path, parsed.reason});
     return result;
   }
+  const json doc = std::move(*parsed.doc);
   // Both validators always run: the schema (what editors check) and the
   // semantic rules in code. The code's messages name the field and the rule
   // more precisely than a failed oneOf, so they are reported first.
@@ -693,11 +693,10 @@ LoadResult load_scenario_text(const std::string& text, const std::string& file) 
 }
 
 LoadResult load_scenario_file(const std::string& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return LoadResult{std::nullopt, {{file, "/", "cannot open the file"}}};
-  std::ostringstream text;
-  text << in.rdbuf();
-  return load_scenario_text(text.str(), file);
+  std::string reason;
+  const std::optional<std::string> text = read_input_file(file, reason);
+  if (!text) return LoadResult{std::nullopt, {{file, "/", reason}}};
+  return load_scenario_text(*text, file);
 }
 
 // The names are the loader's own tables read backwards, so they cannot drift.
