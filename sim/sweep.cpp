@@ -132,6 +132,12 @@ SweepLoad load_sweep_text(const std::string& text, const std::string& file) {
     return out;
   }
   json doc = std::move(*parsed.doc);
+  // The schema's patterns run through std::regex, which recurses once per
+  // character: bound the strings they read before it sees them.
+  if (doc.is_object() && doc.contains("name") && doc["name"].is_string() && doc["name"].get_ref<const std::string&>().size() > 64) {
+    out.errors.push_back({file, "/name", "at most 64 characters (it names the output files)"});
+    return out;
+  }
   // Knob path syntax first: the schema says it too (propertyNames), but
   // valijson reports that failure at "/" rather than at the knob.
   if (doc.is_object() && doc.contains("vary") && doc["vary"].is_object()) {
