@@ -47,12 +47,14 @@ for h in "${harnesses[@]}"; do
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
   per_s=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -n 1)
   echo "$h: ${execs:-?} executions in ${seconds} s (${per_s:-?}/s), corpus $(ls "$corpus" | wc -l) inputs, exit $code"
+  this=0
   for f in "$artifacts"/crash-* "$artifacts"/timeout-* "$artifacts"/oom-* "$artifacts"/leak-*; do
     [ -e "$f" ] || continue
     echo "  FOUND $f" >&2
+    this=1
     found=1
   done
-  if [ $code -ne 0 ] && [ $found -eq 0 ]; then
+  if [ $code -ne 0 ] && [ $this -eq 0 ]; then
     echo "  $h exited $code without an artifact; see $log" >&2
     tail -n 30 "$log" >&2
     found=1

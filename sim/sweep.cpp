@@ -65,6 +65,13 @@ std::optional<std::vector<json>> range_values(const json& r, const std::string& 
     errors.push_back({file, where, "a range needs step > 0 and from <= to"});
     return std::nullopt;
   }
+  // Within the doubles' exact integers, so that the count below converts and
+  // from + i*step cannot overflow an int64 (fuzzing found "to": 6e21).
+  constexpr double kExact = 9007199254740992.0;  // 2^53
+  if (std::fabs(from) > kExact || std::fabs(to) > kExact || step > kExact) {
+    errors.push_back({file, where, "a range's from, to and step are within +-2^53"});
+    return std::nullopt;
+  }
   const double count = std::floor((to - from) / step + 1e-9) + 1;
   if (count > static_cast<double>(kMaxKnobValues)) {
     errors.push_back({file, where, "the range has " + std::to_string(static_cast<uint64_t>(count)) +
