@@ -88,7 +88,8 @@ class Replay {
                     describe(push.queued, push.base_offset, got));
     } else if (!want.queued && want.duplicates != got) {
       for (const auto& [index, offset] : want.duplicates) {
-        auto it = std::find_if(got.begin(), got.end(), [&](const auto& d) { return d.first == index; });
+        // A copy: clang 14 (the fuzzing build) cannot capture a structured binding.
+        auto it = std::find_if(got.begin(), got.end(), [&, i = index](const auto& d) { return d.first == i; });
         if (it != got.end() && it->second == offset) continue;
         sink_.add(steps_.step_of(push, index), label,
                   "event " + std::to_string(e) + ": frame " + std::to_string(index) + " (txn " +
@@ -97,7 +98,7 @@ class Replay {
       }
       for (const auto& [index, offset] : got) {
         if (std::none_of(want.duplicates.begin(), want.duplicates.end(),
-                         [&](const auto& d) { return d.first == index; })) {
+                         [&, i = index](const auto& d) { return d.first == i; })) {
           sink_.add(steps_.step_of(push, index), label,
                     "event " + std::to_string(e) + ": storage lists frame " + std::to_string(index) +
                         " as a duplicate of offset " + std::to_string(offset) + ", the model finds no original");

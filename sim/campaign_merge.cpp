@@ -4,11 +4,11 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <utility>
 
 #include "sim/exit_codes.h"
+#include "sim/json_input.h"
 
 namespace qdt::sim {
 
@@ -106,17 +106,100 @@ int report_campaign(const std::vector<json>& parts, const CampaignOptions& a, co
   return failed == 0 ? kExitOk : kExitFailed;
 }
 
+namespace {
+
+// The first fault of a summary, as (path, reason); nullopt when it is sound.
+using Fault = std::optional<std::pair<std::string, std::string>>;
+
+Fault count_field(const json& obj, const std::string& path, const char* key, bool required) {
+  const auto it = obj.find(key);
+  if (it == obj.end()) return required ? Fault{{path + "/" + key, "required"}} : Fault{};
+  if (!it->is_number_unsigned() || it->get<uint64_t>() > kMaxSummaryCount) {
+    return Fault{{path + "/" + key, "expected an integer in [0, 2^50]"}};
+  }
+  return {};
+}
+
+Fault string_field(const json& obj, const std::string& path, const char* key, bool required) {
+  const auto it = obj.find(key);
+  if (it == obj.end()) return required ? Fault{{path + "/" + key, "required"}} : Fault{};
+  if (!it->is_string()) return Fault{{path + "/" + key, "expected a string"}};
+  return {};
+}
+
+Fault summary_fault(const json& s) {
+  if (!s.is_object()) return Fault{{"/", "not a qdt check --json summary (expected an object)"}};
+  for (const char* key : {"seeds_run", "failed", "pushes", "virtual_ms"}) {
+    if (auto f = count_field(s, "", key, true)) return f;
+  }
+  if (auto f = count_field(s, "", "first_seed", false)) return f;
+  if (s["failed"].get<uint64_t>() > s["seeds_run"].get<uint64_t>()) return Fault{{"/failed", "more than seeds_run"}};
+  for (const char* key : {"variant", "profile"}) {
+    if (auto f = string_field(s, "", key, false)) return f;
+  }
+  if (!s.contains("out_of_time") || !s["out_of_time"].is_boolean()) return Fault{{"/out_of_time", "expected true or false"}};
+  if (s.contains("wall_s") && (!s["wall_s"].is_number() || s["wall_s"].get<double>() < 0)) {
+    return Fault{{"/wall_s", "expected a number >= 0"}};
+  }
+  if (!s.contains("seed_hashes") || !s["seed_hashes"].is_array()) return Fault{{"/seed_hashes", "expected an array"}};
+  for (size_t i = 0; i < s["seed_hashes"].size(); ++i) {
+    if (!s["seed_hashes"][i].is_string()) return Fault{{"/seed_hashes/" + std::to_string(i), "expected a string"}};
+  }
+  if (!s.contains("failures") || !s["failures"].is_array()) return Fault{{"/failures", "expected an array"}};
+  for (size_t i = 0; i < s["failures"].size(); ++i) {
+    const json& f = s["failures"][i];
+    const std::string p = "/failures/" + std::to_string(i);
+    if (!f.is_object()) return Fault{{p, "expected a failure object"}};
+    for (const char* key : {"profile", "property", "detail"}) {
+      if (auto e = string_field(f, p, key, true)) return e;
+    }
+    for (const char* key : {"file", "replay"}) {
+      if (auto e = string_field(f, p, key, false)) return e;
+    }
+    if (auto e = count_field(f, p, "seed", true)) return e;
+    if (auto e = count_field(f, p, "steps", false)) return e;
+  }
+  if (s.contains("metrics")) {
+    if (!s["metrics"].is_object()) return Fault{{"/metrics", "expected an object"}};
+    for (const auto& [key, value] : s["metrics"].items()) {
+      if (auto f = count_field(s["metrics"], "/metrics", key.c_str(), true)) {
+        return Fault{{"/metrics/" + json_pointer_token(key), f->second}};
+      }
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+std::variant<json, LoadError> read_summary_text(const std::string& text, const std::string& file) {
+  JsonInput parsed = parse_json_input(text);
+  if (!parsed.doc) return LoadError{file, parsed.path, parsed.reason};
+  if (const Fault f = summary_fault(*parsed.doc)) return LoadError{file, f->first, f->second};
+  return std::move(*parsed.doc);
+}
+
 int merge_summaries(const std::vector<std::string>& files, const CampaignOptions& a, json* summary) {
   std::vector<json> parts;
   std::string variant_text;
   double wall = 0;
+  if (files.empty() || files.size() > kMaxMergeFiles) {
+    std::cerr << "error: --merge takes 1 to " << kMaxMergeFiles << " summaries\n";
+    return kExitBadInput;
+  }
   for (const std::string& file : files) {
-    std::ifstream in(file);
-    const auto part = json::parse(in, nullptr, false);
-    if (part.is_discarded() || !part.is_object() || !part.contains("seed_hashes") || !part.contains("pushes")) {
-      std::cerr << "error: " << file << ": /: not a qdt check --json summary\n";
+    std::string reason;
+    const std::optional<std::string> text = read_input_file(file, reason);
+    if (!text) {
+      std::cerr << "error: " << file << ": /: " << reason << "\n";
       return kExitBadInput;
     }
+    auto read = read_summary_text(*text, file);
+    if (const auto* error = std::get_if<LoadError>(&read)) {
+      std::cerr << "error: " << error->to_string() << "\n";
+      return kExitBadInput;
+    }
+    const json part = std::move(std::get<json>(read));
     const std::string v = part.value("variant", std::string("none"));
     if (!variant_text.empty() && v != variant_text) {
       std::cerr << "error: " << file << ": /variant: " << v << " differs from " << variant_text << "\n";

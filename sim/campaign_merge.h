@@ -7,9 +7,11 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "sim/campaign_options.h"
+#include "sim/scenario.h"
 
 namespace qdt::sim {
 
@@ -23,6 +25,14 @@ void add_metrics(nlohmann::json& totals, const nlohmann::json& metrics);
 int report_campaign(const std::vector<nlohmann::json>& parts, const CampaignOptions& options,
                     const std::string& variant_text, uint64_t jobs, double wall_s,
                     nlohmann::json* summary = nullptr);
+
+// One shard's --json summary, checked field by field for everything
+// report_campaign and the campaign page read (types, and counts small enough
+// that summing a thousand shards cannot overflow), or the first fault with
+// its JSON path. Pure: `file` only names the input in the error.
+inline constexpr uint64_t kMaxSummaryCount = uint64_t{1} << 50;
+inline constexpr size_t kMaxMergeFiles = 1000;
+std::variant<nlohmann::json, LoadError> read_summary_text(const std::string& text, const std::string& file);
 
 // qdt check --merge FILE...: reads the shards' --json summaries (one variant)
 // and reports them merged. Bad input: exit 2 with the file, a JSON path and

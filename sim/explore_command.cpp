@@ -1,4 +1,5 @@
 #include "sim/explore_command.h"
+#include "sim/file_name.h"
 
 #include <filesystem>
 #include <fstream>
@@ -54,7 +55,9 @@ int run_explore(const ExploreOptions& o, const WallClock& wall) {
 
   std::error_code ec;
   fs::create_directories(o.out_dir, ec);
-  const fs::path base = fs::path(o.out_dir) / sweep.name;
+  // The schema already limits a name to [A-Za-z0-9._-] not starting with '.';
+  // cleaning again keeps the outputs inside --out even if that rule drifts.
+  const fs::path base = fs::path(o.out_dir) / file_name_part(sweep.name);
   const std::string json_path = base.string() + ".json", md_path = base.string() + ".md",
                     html_path = base.string() + ".html";
   if (!write_file(json_path, result.document.dump(2) + "\n") ||

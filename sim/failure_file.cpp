@@ -1,4 +1,5 @@
 #include "sim/failure_file.h"
+#include "sim/file_name.h"
 
 #include <filesystem>
 #include <fstream>
@@ -45,7 +46,8 @@ FailureFile write_failure_file(const SeedOutcome& failed, const std::string& pro
   const std::string variant_flag = variant == impl::Variant::none ? "" : " --variant " + impl::variant_name(variant);
   const Shrunk shrunk = shrink(failed.scenario, variant, failed.signature);
   json doc = with_reference_expectations(shrunk.scenario);
-  doc["name"] = profile + "-" + std::to_string(failed.seed) + "-" + failed.signature;
+  // The file is named after it: one clean path component inside out_dir.
+  doc["name"] = file_name_part(profile + "-" + std::to_string(failed.seed) + "-" + failed.signature);
   doc["description"] = "Shrunk from qdt check --profile " + profile + " --seed " + std::to_string(failed.seed) +
                        variant_flag + ": fails " + failed.signature +
                        ". expect states what the reference implementation answers.";

@@ -1,4 +1,5 @@
 #include "sim/mutants.h"
+#include "sim/file_name.h"
 
 #include <algorithm>
 #include <cassert>
@@ -55,7 +56,7 @@ MutantResult run_mutant(const MutantsOptions& o, impl::Variant variant, const Wa
         }
         // Only the first failure is shrunk: it is the one the report names.
         const FailureFile file =
-            write_failure_file(outcome, profile, variant, (std::filesystem::path(o.out_dir) / name).string());
+            write_failure_file(outcome, profile, variant, (std::filesystem::path(o.out_dir) / file_name_part(name)).string());
         r.file = file.path;
         r.file_written = file.written;
         r.steps = file.steps;
@@ -77,7 +78,7 @@ MutantResult run_mutant(const MutantsOptions& o, impl::Variant variant, const Wa
   if (has_hole_families(variant)) {
     // Beside the shrunk failure: where the hole bites (SPEC 7), by bisection over a scenario family.
     if (!o.quiet) std::cerr << progress_prefix << name << ": measuring where the hole bites\n";
-    r.thresholds = measure_holes(variant, (std::filesystem::path(o.out_dir) / name).string());
+    r.thresholds = measure_holes(variant, (std::filesystem::path(o.out_dir) / file_name_part(name)).string());
   }
   r.wall_s = wall() - start;
   if (!o.quiet) {

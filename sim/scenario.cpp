@@ -1,5 +1,6 @@
 #include "sim/scenario.h"
 
+#include "sim/json_input.h"
 #include "sim/json_schema.h"
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "impl/push_request.h"
 #include "impl/queue_options.h"
 #include "impl/uuid.h"
 
@@ -571,8 +573,8 @@ class Loader {
     if (!value.is_object()) return r_.fail(p, "expected {\"queue/partition\": N}");
     for (const auto& [key, n] : value.items()) {
       const auto slash = key.find('/');
-      if (slash == std::string::npos || slash == 0 || slash + 1 == key.size()) {
-        r_.fail(p + "/" + key, "expected a \"queue/partition\" key");
+      if (slash == std::string::npos || slash == 0 || slash + 1 == key.size() || key.size() > 2 * impl::kMaxNameBytes + 1) {
+        r_.fail(p + "/" + key, "expected a \"queue/partition\" key (names of 1-255 bytes)");
         continue;
       }
       if (!n.is_number_integer() || n.get<int64_t>() < 0) {
@@ -588,20 +590,31 @@ class Loader {
   struct RunSize {
     int64_t steps = 0;
     int64_t advance_ms = 0;
+    int64_t attempts = 0;     // push deliveries, retries included: what costs wall time
+    int64_t items_bytes = 0;  // pushed items as JSON text: what costs memory
   };
+  static int64_t saturated(int64_t a, int64_t b, int64_t max) { return std::min(a + b, max + 1); }
+  static int64_t saturated_times(int64_t a, int64_t times, int64_t max) {
+    return a > 0 && times > (max + 1) / a ? max + 1 : std::min(a * times, max + 1);
+  }
   static RunSize run_size(const std::vector<Step>& steps) {
     RunSize total;
     for (const Step& s : steps) {
-      RunSize one{1, s.op == Op::advance ? s.advance_ms : 0};
+      RunSize one{1, s.op == Op::advance ? s.advance_ms : 0, s.op == Op::push ? int64_t{s.retry.attempts} : 0,
+                  s.op == Op::push ? static_cast<int64_t>(s.items.dump().size()) : 0};
       if (!s.children.empty()) {
         const RunSize inner = run_size(s.children);
         const int64_t times = s.op == Op::repeat ? s.times : 1;
-        one.steps += std::min(inner.steps * times, kMaxExecutedSteps + 1);
+        one.steps += saturated_times(inner.steps, times, kMaxExecutedSteps);
         // parallel children overlap in time; counting their sum only overestimates.
-        one.advance_ms = std::min(inner.advance_ms * times, kMaxAdvanceMs + 1);
+        one.advance_ms = saturated_times(inner.advance_ms, times, kMaxAdvanceMs);
+        one.attempts = saturated_times(inner.attempts, times, kMaxExecutedAttempts);
+        one.items_bytes = saturated_times(inner.items_bytes, times, kMaxPushedItemsBytes);
       }
-      total.steps = std::min(total.steps + one.steps, kMaxExecutedSteps + 1);
-      total.advance_ms = std::min(total.advance_ms + one.advance_ms, kMaxAdvanceMs + 1);
+      total.steps = saturated(total.steps, one.steps, kMaxExecutedSteps);
+      total.advance_ms = saturated(total.advance_ms, one.advance_ms, kMaxAdvanceMs);
+      total.attempts = saturated(total.attempts, one.attempts, kMaxExecutedAttempts);
+      total.items_bytes = saturated(total.items_bytes, one.items_bytes, kMaxPushedItemsBytes);
     }
     return total;
   }
@@ -614,6 +627,14 @@ class Loader {
     }
     if (size.advance_ms > kMaxAdvanceMs) {
       r_.fail("/steps", "with repeats unrolled the script advances virtual time by more than ten years");
+    }
+    if (size.attempts > kMaxExecutedAttempts) {
+      r_.fail("/steps", "with repeats unrolled the script makes more than " + std::to_string(kMaxExecutedAttempts) +
+                            " push attempts (retry.attempts counted)");
+    }
+    if (size.items_bytes > kMaxPushedItemsBytes) {
+      r_.fail("/steps", "with repeats unrolled the script pushes more than " +
+                            std::to_string(kMaxPushedItemsBytes >> 20) + " MiB of items");
     }
   }
 
@@ -652,17 +673,18 @@ void NetworkChange::apply(NetworkConfig& config) const {
 
 LoadResult load_scenario_text(const std::string& text, const std::string& file) {
   LoadResult result;
-  json doc;
-  try {
-    doc = json::parse(text);
-  } catch (const json::parse_error& e) {
-    result.errors.push_back({file, "/", std::string("not valid JSON: ") + e.what()});
+  JsonInput parsed = parse_json_input(text);
+  if (!parsed.doc) {
+    result.errors.push_back({file, parsed.path, parsed.reason});
     return result;
   }
-  // Both validators always run: the schema (what editors check) and the
-  // semantic rules in code. The code's messages name the field and the rule
-  // more precisely than a failed oneOf, so they are reported first.
-  const std::vector<LoadError> structural = schema_errors(doc, file);
+  const json doc = std::move(*parsed.doc);
+  // Two validators: the semantic rules in code, then the schema (what
+  // editors check). The code's messages name the field and the rule more
+  // precisely than a failed oneOf, so they are reported first; the schema
+  // runs only when the code found nothing, after the code has bounded every
+  // string a schema pattern reads (libstdc++'s std::regex, which valijson
+  // uses, recurses once per character and overflows the stack on long ones).
 
   Scenario s;
   s.file = file;
@@ -705,17 +727,16 @@ LoadResult load_scenario_text(const std::string& text, const std::string& file) 
   if (auto it = doc.find("expect"); it != doc.end()) loader.expect(*it, s);
   loader.check_brokers(s);
   if (result.errors.empty()) loader.check_run_size(s);
-  if (result.errors.empty()) result.errors = structural;
+  if (result.errors.empty()) result.errors = schema_errors(doc, file);
   if (result.errors.empty()) result.scenario = std::move(s);
   return result;
 }
 
 LoadResult load_scenario_file(const std::string& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return LoadResult{std::nullopt, {{file, "/", "cannot open the file"}}};
-  std::ostringstream text;
-  text << in.rdbuf();
-  return load_scenario_text(text.str(), file);
+  std::string reason;
+  const std::optional<std::string> text = read_input_file(file, reason);
+  if (!text) return LoadResult{std::nullopt, {{file, "/", reason}}};
+  return load_scenario_text(*text, file);
 }
 
 // The names are the loader's own tables read backwards, so they cannot drift.

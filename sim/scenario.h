@@ -81,6 +81,10 @@ struct Scenario {
 // ask for an unbounded run (SPEC: bad input gets a clear error).
 inline constexpr int64_t kMaxRepeatTimes = 100'000;
 inline constexpr int64_t kMaxExecutedSteps = 2'000'000;
+// Push deliveries (each step's retry.attempts) and the items' JSON bytes,
+// unrolled: the wall time and memory a run can take.
+inline constexpr int64_t kMaxExecutedAttempts = 4'000'000;
+inline constexpr int64_t kMaxPushedItemsBytes = int64_t{256} << 20;
 
 struct LoadError {
   std::string file;

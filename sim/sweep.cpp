@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 
+#include "sim/json_input.h"
 #include "sim/json_schema.h"
 
 #include "sim/runner.h"
@@ -62,6 +63,13 @@ std::optional<std::vector<json>> range_values(const json& r, const std::string& 
   const double from = r["from"].get<double>(), to = r["to"].get<double>(), step = r["step"].get<double>();
   if (!(step > 0) || to < from) {
     errors.push_back({file, where, "a range needs step > 0 and from <= to"});
+    return std::nullopt;
+  }
+  // Within the doubles' exact integers, so that the count below converts and
+  // from + i*step cannot overflow an int64 (fuzzing found "to": 6e21).
+  constexpr double kExact = 9007199254740992.0;  // 2^53
+  if (std::fabs(from) > kExact || std::fabs(to) > kExact || step > kExact) {
+    errors.push_back({file, where, "a range's from, to and step are within +-2^53"});
     return std::nullopt;
   }
   const double count = std::floor((to - from) / step + 1e-9) + 1;
@@ -125,11 +133,16 @@ std::optional<double> metric_value(const json& metrics, const std::string& name)
 
 SweepLoad load_sweep_text(const std::string& text, const std::string& file) {
   SweepLoad out;
-  json doc;
-  try {
-    doc = json::parse(text);
-  } catch (const json::parse_error& e) {
-    out.errors.push_back({file, "/", std::string("not valid JSON: ") + e.what()});
+  JsonInput parsed = parse_json_input(text);
+  if (!parsed.doc) {
+    out.errors.push_back({file, parsed.path, parsed.reason});
+    return out;
+  }
+  json doc = std::move(*parsed.doc);
+  // The schema's patterns run through std::regex, which recurses once per
+  // character: bound the strings they read before it sees them.
+  if (doc.is_object() && doc.contains("name") && doc["name"].is_string() && doc["name"].get_ref<const std::string&>().size() > 64) {
+    out.errors.push_back({file, "/name", "at most 64 characters (it names the output files)"});
     return out;
   }
   // Knob path syntax first: the schema says it too (propertyNames), but
@@ -172,17 +185,16 @@ SweepLoad load_sweep_text(const std::string& text, const std::string& file) {
     const std::filesystem::path written = base["scenario"].get<std::string>();
     const std::filesystem::path folder = std::filesystem::path(file).parent_path();
     s.scenario_file = (written.is_absolute() || folder.empty() ? written : folder / written).string();
-    std::ifstream in(s.scenario_file, std::ios::binary);
-    std::ostringstream body;
-    if (in) body << in.rdbuf();
-    if (!in) {
-      fail("/base/scenario", "cannot open " + s.scenario_file + " (a path relative to the sweep file's folder)");
+    std::string reason;
+    const std::optional<std::string> body = read_input_file(s.scenario_file, reason);
+    if (!body) {
+      fail("/base/scenario", "cannot open " + s.scenario_file + " (" + reason + "; a path relative to the sweep file's folder)");
     } else {
-      const LoadResult loaded = load_scenario_text(body.str(), s.scenario_file);
+      const LoadResult loaded = load_scenario_text(*body, s.scenario_file);
       if (!loaded.scenario) {
         for (const LoadError& e : loaded.errors) fail("/base/scenario", "the base scenario does not load: " + e.to_string());
       } else {
-        s.scenario_doc = json::parse(body.str());
+        s.scenario_doc = std::move(*parse_json_input(*body).doc);  // it loaded, so it parses
       }
     }
   }
@@ -252,11 +264,10 @@ SweepLoad load_sweep_text(const std::string& text, const std::string& file) {
 }
 
 SweepLoad load_sweep_file(const std::string& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return SweepLoad{std::nullopt, {{file, "/", "cannot open the file"}}};
-  std::ostringstream text;
-  text << in.rdbuf();
-  return load_sweep_text(text.str(), file);
+  std::string reason;
+  const std::optional<std::string> text = read_input_file(file, reason);
+  if (!text) return SweepLoad{std::nullopt, {{file, "/", reason}}};
+  return load_sweep_text(*text, file);
 }
 
 uint64_t point_count(const Sweep& sweep) {

@@ -1,0 +1,23 @@
+// libFuzzer harness: the scenario loader (sim/scenario.h) on any bytes.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "sim/fuzz/fuzz_contract.h"
+#include "sim/scenario.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  const qdt::sim::LoadResult r = qdt::sim::load_scenario_text(text, "fuzz.json");
+  qdt::fuzz::check_load(r.scenario.has_value(), r.errors);
+  if (r.scenario) {
+    // The declared bounds hold for whatever was accepted.
+    for (const qdt::sim::Step& s : r.scenario->steps) {
+      if (s.op == qdt::sim::Op::repeat && (s.times < 1 || s.times > qdt::sim::kMaxRepeatTimes)) {
+        qdt::fuzz::contract_broken("repeat times out of bounds", std::to_string(s.times));
+      }
+      (void)qdt::sim::op_name(s.op);
+    }
+  }
+  return 0;
+}
