@@ -1,6 +1,24 @@
 #!/usr/bin/env bash
 # The whole test suite: installs what it needs, builds, runs ctest.
+#   scripts/test.sh             the build in build/ (Release, assertions on)
+#   scripts/test.sh --sanitize  a separate build in build-sanitize/ with
+#                               AddressSanitizer and UndefinedBehaviorSanitizer,
+#                               and the whole ctest suite under them; any
+#                               finding fails the run (halt_on_error).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [ "${1:-}" = "--sanitize" ]; then
+  bash scripts/install-deps.sh
+  flags="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
+  cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS="$flags" \
+    -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" >/dev/null
+  cmake --build build-sanitize -j "$(nproc)"
+  # Suppressions live in scripts/sanitizers/ with a comment saying why each is there.
+  export ASAN_OPTIONS="halt_on_error=1:abort_on_error=0:detect_leaks=1:detect_stack_use_after_return=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+  export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:suppressions=$PWD/scripts/sanitizers/ubsan.supp${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
+  export LSAN_OPTIONS="suppressions=$PWD/scripts/sanitizers/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+  ctest --test-dir build-sanitize --output-on-failure -j "$(nproc)" --timeout 900
+  exit 0
+fi
 bash scripts/build.sh
 ctest --test-dir build --output-on-failure -j "$(nproc)"
