@@ -364,8 +364,13 @@ void Broker::push_partition(std::vector<PendingFrame>& group, std::vector<std::p
       assert(frame_index < remaining.size() && !settled[frame_index]);
       settled[frame_index] = true;
       PendingFrame& f = group[remaining[frame_index]];
-      f.status = ItemStatus::duplicate;
       f.message_id = (this->*duplicate_id_)(queue, partition, offset);
+      // After a lost connection the original storage names may be this very
+      // frame: its first attempt committed and the answer died. Message ids
+      // are unique per frame, so the id says so exactly; the item was written
+      // by this request and answers queued (SPEC 2.4), not duplicate.
+      const bool own_commit = lost_retries > 0 && f.message_id == to_string(f.frame.message_id);
+      f.status = own_commit ? ItemStatus::queued : ItemStatus::duplicate;
     }
     std::vector<size_t> survivors;
     for (size_t k = 0; k < remaining.size(); ++k) {

@@ -27,6 +27,7 @@ std::vector<Failure> check_nothing_written_on_duplicate(const history::History& 
   for (size_t e = 0; e < history.events.size(); ++e) {
     const auto* push = std::get_if<history::PushEvent>(&history.events[e]);
     if (push == nullptr || (push->queued && !push->failed)) continue;
+    if (!push->rows_after_read) continue;  // power lost before the after-inspection: durability judges
     const std::string verdict = push->failed ? "failed" : "answered duplicate";
     // The step of the first duplicate frame, else of the segment's first frame.
     const std::string& step =

@@ -51,7 +51,7 @@ std::vector<Failure> check_offsets(const history::History& history) {
                    std::to_string(lane.next_offset) +
                    (push->base_offset > lane.next_offset ? " (offsets skipped)" : " (overlaps stored offsets)"));
     }
-    if (push->last_offset_after != end) {
+    if (push->rows_after_read && push->last_offset_after != end) {
       sink.add(step, label,
                at + "queued " + std::to_string(k) + " frames at base " + std::to_string(push->base_offset) +
                    ", so last_offset must be " + std::to_string(end) + ", storage says " +

@@ -67,5 +67,17 @@ TEST(Offsets, UnrecordedWriteShowsInTheNextLastOffsetBefore) {
   EXPECT_TRUE(has_failure(check(b.history()), kName, "p3", "q/p"));
 }
 
+TEST(Offsets, AfterInspectionLostToPowerIsNotJudgedButTheNextPushStillIs) {
+  // Power lost between the commit and the read after it: the recorder has no
+  // last_offset_after, so only the pushes after it can judge the numbering.
+  HistoryBuilder b = interleaved();
+  history::PushEvent& first = nth<history::PushEvent>(b.history(), 0);
+  first.rows_after_read = false;
+  first.last_offset_after = first.last_offset_before;
+  EXPECT_TRUE(check(b.history()).empty()) << show(check(b.history()));
+  nth<history::PushEvent>(b.history(), 2).last_offset_before = 7;  // as if the commit had been lost
+  EXPECT_TRUE(has_failure(check(b.history()), kName, "p3", "q/p"));
+}
+
 }  // namespace
 }  // namespace qdt::properties

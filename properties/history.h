@@ -87,6 +87,11 @@ struct PushEvent {
   int64_t last_offset_after = -1;
   PartitionFingerprint rows_before;
   PartitionFingerprint rows_after;
+  // False when storage lost power between this transaction's end and the
+  // inspection after it (crash_storage): rows_after and last_offset_after
+  // were never read, and whether the commit survived is the durability
+  // property's question, not this event's.
+  bool rows_after_read = true;
   uint32_t busy_waits = 0;  // SQLITE_BUSY answers waited out before the lock was taken
 };
 

@@ -56,13 +56,23 @@ Verdicts::Verdicts(const history::History& history) {
                                [&](const Outcome& o) { return o.message_id == f.message_id; });
         if (it == outcomes.end()) it = outcomes.insert(outcomes.end(), Outcome{f.message_id});
         Outcome& o = *it;
+        int64_t stored_offset = o.stored_offset;
+        size_t stored_event = o.stored_event;
         if (push->failed) {
           o = Outcome{f.message_id, Kind::error, e, -1, push->broker};
         } else if (push->queued) {
-          o = Outcome{f.message_id, Kind::queued, e, push->base_offset + static_cast<int64_t>(j), push->broker};
+          stored_offset = push->base_offset + static_cast<int64_t>(j);
+          stored_event = e;
+          o = Outcome{f.message_id, Kind::queued, e, stored_offset, push->broker};
+        } else if (duplicate_of[j] >= 0 && duplicate_of[j] == stored_offset) {
+          // Pushed again after a lost connection, the frame found its own
+          // commit: queued where it landed (SPEC 2.4).
+          o = Outcome{f.message_id, Kind::queued, stored_event, stored_offset, push->broker};
         } else if (duplicate_of[j] >= 0) {
           o = Outcome{f.message_id, Kind::duplicate, e, duplicate_of[j], push->broker};
         }  // else: survived a duplicate round; a later push decides it
+        o.stored_offset = stored_offset;
+        o.stored_event = stored_event;
       }
     } else if (const auto* fetch = std::get_if<history::FetchEvent>(&history.events[e])) {
       Fetches& f = fetches_[{fetch->broker, fetch->queue, fetch->partition, fetch->offset}];

@@ -7,7 +7,10 @@
 // message_id). Its final verdict comes from the last push event that decided
 // it: queued (every frame of a queued segment), duplicate (listed in the
 // answer) or error (the transaction failed). A frame that survived a duplicate
-// round and was never pushed again has no verdict.
+// round and was never pushed again has no verdict. A frame queued at offset X
+// and later listed as a duplicate of X found its own commit (the broker pushed
+// it again after the connection died with the answer, maybe after attempts
+// that failed in between): it answers queued at X.
 //
 // An item whose request carries no frame of its key is a layer-2 follower
 // (SPEC 2.5): it must be named in some PushEvent's `followers` (request id and
@@ -58,6 +61,11 @@ class Verdicts {
     size_t event_index = 0;
     int64_t offset = -1;  // queued: where it landed; duplicate: the original
     uint32_t broker = 0;
+    // Where the frame was last queued, kept across later verdicts: a failed
+    // attempt (power lost) may come between the commit and the duplicate
+    // that finds it again.
+    int64_t stored_offset = -1;
+    size_t stored_event = 0;
   };
   using FrameKey = std::tuple<uint64_t, std::string, std::string, std::string>;
   using FetchKey = std::tuple<uint32_t, std::string, std::string, int64_t>;

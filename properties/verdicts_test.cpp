@@ -1,5 +1,7 @@
 #include "properties/verdicts.h"
 
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include "properties/history_builder_test.h"
@@ -115,6 +117,39 @@ TEST(Verdicts, ItemWithNoFrameAndNoRecordedLeaderAcceptsNothing) {
   EXPECT_FALSE(x.accepts(answer("duplicate", h.requests[0].responses[0].message_id)));
   EXPECT_FALSE(x.accepts(answer("duplicate", history::kZeroUuid)));
   EXPECT_NE(x.because.find("nothing is acceptable"), std::string::npos) << x.because;
+}
+
+TEST(Verdicts, FrameThatFindsItsOwnCommitStaysQueued) {
+  // After a lost connection the broker pushes the frame again and storage
+  // names the frame's own offset: the item was written by this request.
+  HistoryBuilder b;
+  b.push("p1", "q", "p", {"a"});
+  history::History h = b.history();
+  auto queued = std::find_if(h.events.begin(), h.events.end(),
+                             [](const history::Event& e) { return std::holds_alternative<history::PushEvent>(e); });
+  ASSERT_NE(queued, h.events.end());
+  history::PushEvent again = std::get<history::PushEvent>(*queued);
+  again.queued = false;
+  again.duplicates = {{0, again.base_offset}};
+  const auto again_index = static_cast<size_t>(queued - h.events.begin()) + 1;
+  h.events.insert(queued + 1, again);
+  const std::string id = h.requests[0].responses[0].message_id;
+  const Expected x = Verdicts(h).expected(h.requests[0], 0, 0);
+  EXPECT_TRUE(x.accepts(answer("queued", id))) << x.because;
+  EXPECT_FALSE(x.accepts(answer("duplicate", id))) << x.because;  // this request wrote it: not a duplicate
+  // An attempt that failed in between (power lost at its first statement)
+  // does not hide the commit the next attempt finds.
+  history::PushEvent failed = again;
+  failed.failed = true;
+  failed.duplicates.clear();
+  h.events.insert(h.events.begin() + static_cast<std::ptrdiff_t>(again_index), failed);
+  const Expected z = Verdicts(h).expected(h.requests[0], 0, 0);
+  EXPECT_TRUE(z.accepts(answer("queued", id))) << z.because;
+  EXPECT_FALSE(z.accepts(answer("error", history::kZeroUuid))) << z.because;
+  // Listed as a duplicate of another offset, the frame is a duplicate after all.
+  std::get<history::PushEvent>(h.events[again_index + 1]).duplicates = {{0, again.base_offset + 1}};
+  const Expected y = Verdicts(h).expected(h.requests[0], 0, 0);
+  EXPECT_FALSE(y.accepts(answer("queued", id))) << y.because;
 }
 
 }  // namespace

@@ -139,11 +139,17 @@ impl::PushResult StorageLink::push(const impl::SegmentPush& segment) {
   // snapshot saw is the state at this point of the commit order (no commit
   // can land while a read transaction is open, nor since it ended).
   if (!gate.locked_in_call() && !failure) before.last_offset = result.last_offset_before;
-  // A connection that lost power can read nothing more.
-  const history::PartitionFingerprint after =
-      gate.locked_in_call() && !lost_since(entered) ? fingerprint(storage.partition_rows(segment.queue, segment.partition))
-                                                    : before;
-  record_push(side_, gate, segment, failure ? nullptr : &result, before, after);
+  // A connection that lost power can read nothing more: a transaction that
+  // held the lock then has no after-inspection (rows_after_read false).
+  // Asked again after the read: power lost while it ran makes it worthless.
+  history::PartitionFingerprint after = before;
+  bool after_read = true;
+  if (gate.locked_in_call()) {
+    if (!lost_since(entered)) after = fingerprint(storage.partition_rows(segment.queue, segment.partition));
+    after_read = failure.has_value() || !lost_since(entered);
+    if (!after_read) after = before;
+  }
+  record_push(side_, gate, segment, failure ? nullptr : &result, before, after, after_read);
   response_leg(gate, "after-commit");
   leave(entered);
   if (failure) throw *failure;

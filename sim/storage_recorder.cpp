@@ -15,7 +15,8 @@ namespace {
 // `fault` and `busy_waits` as the gate of the call saw them.
 void record_push_of(StorageSide& side, uint32_t owner, const history::FaultRecord& fault, uint64_t busy_waits,
                     const impl::SegmentPush& segment, const impl::PushResult* result,
-                    const history::PartitionFingerprint& before, const history::PartitionFingerprint& after) {
+                    const history::PartitionFingerprint& before, const history::PartitionFingerprint& after,
+                    bool after_read) {
   history::PushEvent ev;
   ev.broker = owner;
   ev.queue = segment.queue;
@@ -33,6 +34,7 @@ void record_push_of(StorageSide& side, uint32_t owner, const history::FaultRecor
   ev.rows_after = after;
   ev.last_offset_before = before.last_offset;
   ev.last_offset_after = after.last_offset;
+  ev.rows_after_read = after_read;
   ev.busy_waits = busy_waits;
 
   Trace& t = side.trace;
@@ -72,13 +74,13 @@ void record_push_of(StorageSide& side, uint32_t owner, const history::FaultRecor
 
 void record_push(StorageSide& side, const ConnectionGate& gate, const impl::SegmentPush& segment,
                  const impl::PushResult* result, const history::PartitionFingerprint& before,
-                 const history::PartitionFingerprint& after) {
-  record_push_of(side, gate.owner(), gate.fault(), gate.busy_waits(), segment, result, before, after);
+                 const history::PartitionFingerprint& after, bool after_read) {
+  record_push_of(side, gate.owner(), gate.fault(), gate.busy_waits(), segment, result, before, after, after_read);
 }
 
 void record_refused_push(StorageSide& side, uint32_t owner, const impl::SegmentPush& segment) {
   // No statement ran, so none is named; nothing was written (before == after).
-  record_push_of(side, owner, {-1, SQLITE_IOERR}, 0, segment, nullptr, {}, {});
+  record_push_of(side, owner, {-1, SQLITE_IOERR}, 0, segment, nullptr, {}, {}, true);
 }
 
 size_t record_fetch(StorageSide& side, uint32_t owner, const std::string& queue, const std::string& partition,

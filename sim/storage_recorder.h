@@ -14,10 +14,11 @@ namespace qdt::sim {
 
 history::PartitionFingerprint fingerprint(const impl::PartitionRows& rows);
 
-// `result` is null when the transaction failed (`gate.fault()` says where).
+// `result` is null when the transaction failed (`gate.fault()` says where);
+// `after_read` false when power was lost before `after` could be read.
 void record_push(StorageSide& side, const ConnectionGate& gate, const impl::SegmentPush& segment,
                  const impl::PushResult* result, const history::PartitionFingerprint& before,
-                 const history::PartitionFingerprint& after);
+                 const history::PartitionFingerprint& after, bool after_read);
 // A push the link refused before it reached storage (the broker had a storage
 // restart to notice): a failed transaction at no statement (SQLITE_IOERR).
 void record_refused_push(StorageSide& side, uint32_t owner, const impl::SegmentPush& segment);
