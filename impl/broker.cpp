@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "impl/push_request.h"
+#include "impl/reached.h"
 
 namespace qdt::impl {
 
@@ -222,12 +223,18 @@ void Broker::flush_round(const std::vector<Batch*>& round) {
       if (inserted) {
         fused.push_back(f);
       } else {
+        if (fused[it->second].frame.origin_request != f.frame.origin_request) {
+          QDT_REACHED("broker.fused_follower_of_another_request");
+        }
         followers.emplace_back(static_cast<uint32_t>(it->second), f.frame.origin_request);
       }
       members.emplace_back(&f, it->second);
     }
   }
-  if (round.size() > 1) stats_.fused_segments++;
+  if (round.size() > 1) {
+    QDT_REACHED("broker.fused_requests");
+    stats_.fused_segments++;
+  }
   try {
     push_partition(fused, std::move(followers));
   } catch (...) {
@@ -298,6 +305,9 @@ void Broker::push_partition(std::vector<PendingFrame>& group, std::vector<std::p
   // Each duplicate answer removes at least one frame: at most K rounds.
   for (size_t round = 0; !remaining.empty(); ++round) {
     assert(round <= group.size() + lost_retries);
+    if (round == 1) QDT_REACHED("broker.duplicate_round_2");
+    if (round == 2) QDT_REACHED("broker.duplicate_round_3");
+    if (lost_retries > 0 && round == lost_retries) QDT_REACHED("broker.repushed_after_lost_connection");
     SegmentPush segment;
     segment.queue = queue;
     segment.partition = partition;
@@ -370,6 +380,7 @@ void Broker::push_partition(std::vector<PendingFrame>& group, std::vector<std::p
       // are unique per frame, so the id says so exactly; the item was written
       // by this request and answers queued (SPEC 2.4), not duplicate.
       const bool own_commit = lost_retries > 0 && f.message_id == to_string(f.frame.message_id);
+      if (own_commit) QDT_REACHED("broker.repush_found_its_own_commit");
       f.status = own_commit ? ItemStatus::queued : ItemStatus::duplicate;
     }
     std::vector<size_t> survivors;
@@ -444,12 +455,14 @@ std::string Broker::resolve_original_id(const std::string& queue, const std::str
   } catch (const StorageError& e) {
     if (e.connection_lost()) forget_storage();
     // Unreadable is the same as gone: the zero id still means "not written".
+    QDT_REACHED("broker.duplicate_id_unreadable");
   }
   if (segment) {
     if (auto frame = frame_at(segment->frames, static_cast<size_t>(offset - segment->base_offset))) {
       return to_string(frame->message_id);
     }
   }
+  QDT_REACHED("broker.zero_id_duplicate");
   return kZeroUuidText;
 }
 

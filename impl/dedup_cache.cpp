@@ -1,5 +1,6 @@
 #include "impl/dedup_cache.h"
 
+#include "impl/reached.h"
 #include "impl/storage_types.h"
 
 #include <algorithm>
@@ -45,17 +46,24 @@ void DedupCache::expire(Partition& p, std::optional<int64_t> cutoff_ms) {
   const int64_t cutoff = *cutoff_ms;
   // created_at is non-decreasing along offsets, so the expired rows are a prefix.
   while (!p.rows.empty() && p.rows.begin()->second.created_at_ms < cutoff) {
+    if (p.rows.begin()->second.hashes.size() > 1) QDT_REACHED("cache.expired_multi_frame_segment");
     drop_row(p, p.rows.begin());
     ++stats_.expired_rows;
+    QDT_REACHED("cache.expired_row");
   }
+  // The oldest row kept sits exactly on the cutoff: one ms older would go.
+  if (!p.rows.empty() && p.rows.begin()->second.created_at_ms == cutoff) QDT_REACHED("cache.kept_row_at_cutoff");
   if (p.hydrated) p.hydrated_from = p.rows.empty() ? p.verified_upto + 1 : p.rows.begin()->first;
 }
 
-void DedupCache::chain(Partition& p) {
+int DedupCache::chain(Partition& p) {
+  int links = 0;
   for (auto it = p.rows.find(p.verified_upto + 1); it != p.rows.end(); it = p.rows.find(p.verified_upto + 1)) {
     p.verified_upto = it->second.end_offset;
+    ++links;
   }
   p.known_upto = std::max(p.known_upto, p.verified_upto);
+  return links;
 }
 
 void DedupCache::reaccount(const Key& key, Partition& p) {
@@ -73,11 +81,13 @@ void DedupCache::erase_partition(std::map<Key, Partition>::iterator it) {
 
 void DedupCache::evict_partition(std::map<Key, Partition>::iterator it) {
   if (it->second.hydrated) policy_.on_evict(evicted_upto_, it->first, it->second.verified_upto);
+  if (it->second.hydrating) QDT_REACHED("cache.evicted_during_hydration");
   erase_partition(it);
   ++stats_.evictions;
 }
 
 void DedupCache::decline(const Key& key, Partition& p) {
+  QDT_REACHED("cache.declined");
   if (p.hydrated) policy_.on_evict(evicted_upto_, key, p.verified_upto);
   reset_data(p);
   p.declined_flushes_left = config_.decline_cooldown_flushes;
@@ -98,6 +108,7 @@ bool DedupCache::enforce_budget(const Key& keep) {
       if (victim == partitions_.end() || it->second.last_used < victim->second.last_used) victim = it;
     }
     if (victim == partitions_.end()) break;
+    QDT_REACHED("cache.evicted_by_budget");
     evict_partition(victim);
   }
   return kept;
@@ -133,10 +144,13 @@ bool DedupCache::hydrate(const Key& key, bool full, int64_t now_ms, int64_t wind
   }
   // The source may have suspended us: the partition may be gone or reset.
   auto it = partitions_.find(key);
+  if (it == partitions_.end()) QDT_REACHED("cache.hydration_outlived_its_partition");
+  if (it != partitions_.end() && it->second.generation != generation) QDT_REACHED("cache.reset_during_hydration");
   if (it == partitions_.end() || it->second.generation != generation) return false;
   Partition& q = it->second;
   q.hydrating = false;
   if (failed) {
+    QDT_REACHED(full ? "cache.full_hydration_failed" : "cache.span_hydration_failed");
     ++stats_.hydration_failures;
     return false;  // a failed full read leaves it unhydrated; a failed span read leaves the gap pending
   }
@@ -145,9 +159,13 @@ bool DedupCache::hydrate(const Key& key, bool full, int64_t now_ms, int64_t wind
   } else {
     ++stats_.hydrations_span;
   }
-  if (q.rebuild) return false;  // a record during the read found an inconsistency
+  if (q.rebuild) {
+    QDT_REACHED("cache.record_during_hydration_forced_rebuild");
+    return false;  // a record during the read found an inconsistency
+  }
 
   auto inconsistent = [&] {
+    QDT_REACHED("cache.inconsistent_read_rebuild");
     q.rebuild = true;
     ++stats_.rebuilds;
     reaccount(key, q);
@@ -167,6 +185,7 @@ bool DedupCache::hydrate(const Key& key, bool full, int64_t now_ms, int64_t wind
     if (held != q.rows.end()) {
       // Recorded by this broker while the read was in flight: must be the same row.
       if (held->second.end_offset != r.end_offset || held->second.hashes != r.hashes) return inconsistent();
+      QDT_REACHED("cache.hydration_met_recorded_row");
       continue;
     }
     auto next = q.rows.lower_bound(r.base_offset);
@@ -180,7 +199,8 @@ bool DedupCache::hydrate(const Key& key, bool full, int64_t now_ms, int64_t wind
     q.hydrated = true;
     evicted_upto_.erase(key);
   }
-  chain(q);
+  QDT_REACHED(full ? "cache.full_hydration" : "cache.span_hydration_closed_gap");
+  if (chain(q) > 0) QDT_REACHED("cache.hydration_chained_past_its_read");
   expire(q, policy_.hydrate_cutoff(now_ms, storage_floor_ms_, window_seconds));
   reaccount(key, q);
   return true;
@@ -191,6 +211,7 @@ int64_t DedupCache::watermark(const std::string& queue, const std::string& parti
                               HydrationSource& source) {
   ++stats_.answers;
   if (!config_.enabled) {
+    QDT_REACHED("cache.answer_while_disabled");
     ++stats_.disabled;
     return -1;
   }
@@ -199,7 +220,10 @@ int64_t DedupCache::watermark(const std::string& queue, const std::string& parti
   if (window_seconds <= 0) {
     // Storage does not probe; nothing to vouch for. Drop the state: a later
     // non-zero window starts from a full read (a window change).
-    if (it != partitions_.end()) erase_partition(it);
+    if (it != partitions_.end()) {
+      QDT_REACHED("cache.window_zero_dropped_partition");
+      erase_partition(it);
+    }
     evicted_upto_.erase(key);
     return -1;
   }
@@ -213,11 +237,16 @@ int64_t DedupCache::watermark(const std::string& queue, const std::string& parti
     p.last_used = ++tick_;
     if (p.declined_flushes_left > 0) {
       --p.declined_flushes_left;
+      QDT_REACHED(p.declined_flushes_left == 0 ? "cache.decline_cooldown_ended" : "cache.declined_cooldown_answer");
       ++stats_.declined;
       return -1;
     }
-    if (p.hydrating) return -1;  // another flush is reading storage for it
+    if (p.hydrating) {
+      QDT_REACHED("cache.flush_while_hydrating");
+      return -1;  // another flush is reading storage for it
+    }
     if (p.hydrated && !p.rebuild && policy_.window_changed(p.window_seconds, window_seconds)) {
+      QDT_REACHED("cache.window_changed_rebuild");
       p.rebuild = true;
       ++stats_.rebuilds;
     }
@@ -241,11 +270,13 @@ int64_t DedupCache::watermark(const std::string& queue, const std::string& parti
   const Partition& p = partitions_.at(key);
   for (const Hash128& h : hashes) {
     if (p.set.contains(h)) {
+      QDT_REACHED("cache.hit_is_not_a_verdict");
       ++stats_.hits;
       return -1;
     }
   }
   if (p.verified_upto < 0) return -1;
+  QDT_REACHED("cache.vouched");
   ++stats_.vouched;
   return p.verified_upto;
 }
@@ -264,22 +295,28 @@ void DedupCache::record_queued(const std::string& queue, const std::string& part
   if (p.rebuild) return;
   if (policy_.window_changed(p.window_seconds, storage_window_seconds) || end < base ||
       static_cast<int64_t>(hashes.size()) != end - base + 1) {
+    QDT_REACHED("cache.record_saw_window_change");
     p.rebuild = true;
     ++stats_.rebuilds;
     return;
   }
   auto held = p.rows.find(base);
-  if (held != p.rows.end() && held->second.end_offset == end && held->second.hashes == hashes) return;  // already read
+  if (held != p.rows.end() && held->second.end_offset == end && held->second.hashes == hashes) {
+    QDT_REACHED("cache.record_already_read");
+    return;  // already read
+  }
   auto next = p.rows.lower_bound(base);
   const bool overlaps_held = (next != p.rows.end() && next->first <= end) ||
                              (next != p.rows.begin() && std::prev(next)->second.end_offset >= base);
   if (base <= p.verified_upto || overlaps_held) {
+    QDT_REACHED("cache.record_overlap_rebuild");
     p.rebuild = true;
     ++stats_.rebuilds;
     return;
   }
+  if (base > p.verified_upto + 1) QDT_REACHED("cache.record_left_gap");
   add_row(p, base, Row{end, created_at_ms, hashes});  // base > verified_upto + 1 leaves a gap
-  chain(p);
+  if (chain(p) > 1) QDT_REACHED("cache.gap_closed_by_chain");
   reaccount(key, p);
   enforce_budget(key);
 }
@@ -288,6 +325,7 @@ void DedupCache::evict(const std::optional<std::string>& queue, const std::optio
   for (auto it = partitions_.begin(); it != partitions_.end();) {
     const bool match = (!queue || it->first.first == *queue) && (!partition || it->first.second == *partition);
     if (match) {
+      QDT_REACHED("cache.evicted_by_command");
       auto victim = it++;
       evict_partition(victim);
     } else {
@@ -297,7 +335,12 @@ void DedupCache::evict(const std::optional<std::string>& queue, const std::optio
 }
 
 void DedupCache::set_enabled(bool enabled) {
-  if (!enabled) clear();
+  if (!enabled) {
+    for (const auto& [key, p] : partitions_) {
+      if (p.hydrating) QDT_REACHED("cache.kill_switch_during_hydration");
+    }
+    clear();
+  }
   config_.enabled = enabled;
 }
 

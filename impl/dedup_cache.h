@@ -186,7 +186,7 @@ class DedupCache {
   void add_row(Partition& p, int64_t base, Row row);
   void drop_row(Partition& p, std::map<int64_t, Row>::iterator it);
   void expire(Partition& p, std::optional<int64_t> cutoff_ms);
-  void chain(Partition& p);
+  int chain(Partition& p);  // how many rows verified_upto advanced through
   void observe_storage_time(int64_t created_at_ms);
   void reaccount(const Key& key, Partition& p);
   // Enforce the budget keeping `keep`; returns false when `keep` alone does not fit (then declined).

@@ -1,7 +1,9 @@
 // Retention and the sidecar purge (SPEC 2.8): each call is its own write
 // transaction, so pushes interleave between them.
+#include <algorithm>
 #include <cassert>
 
+#include "impl/reached.h"
 #include "impl/storage.h"
 
 namespace qdt::impl {
@@ -45,6 +47,7 @@ RetentionDelete Storage::delete_expired_segments(const std::string& queue, const
       result.deleted.push_back({s.column_int(0), s.column_int(1), s.column_int(2)});
     }
     s.reset();
+    if (!result.deleted.empty()) QDT_REACHED("retention.deleted_segments");
     for (const SegmentSpan& span : result.deleted) (this->*retire_policy_)(row->partition_id, span.end_offset);
   }
   tx.commit();
@@ -73,6 +76,11 @@ PurgeStep Storage::purge_step(const std::string& queue, const std::string& parti
     return step;
   }
   step.floor_seconds = floor_policy_(row->options);
+  // The floor is max(window, completedRetentionSeconds, 900) (SPEC 2.8): the
+  // retention term decides it only above both others.
+  if (row->options.completed_retention_seconds > std::max<int64_t>(row->options.dedup_window_seconds, 900)) {
+    QDT_REACHED("purge.floor_set_by_completed_retention");
+  }
   Statement& s = st_->purge_select.reset()
                      .bind(1, row->partition_id)
                      .bind(2, step.now_ms - step.floor_seconds * 1000)
@@ -90,6 +98,7 @@ PurgeStep Storage::purge_step(const std::string& queue, const std::string& parti
   step.txns_start_after = u.column_int(0);
   u.reset();
   step.more = static_cast<int64_t>(step.rows.size()) == options_.purge_batch;
+  if (!step.rows.empty()) QDT_REACHED(step.more ? "purge.full_batch_more_left" : "purge.purged_rows");
   tx.commit();
   return step;
 }

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "reports/gnuplot.h"
+#include "reports/coverage_section.h"
 #include "reports/html_page.h"
 #include "reports/timeline_section.h"
 
@@ -91,7 +92,7 @@ std::string check_html(const json& summary, const std::vector<json>& timelines, 
   for (const auto& [key, words] : kMetrics) {
     out << "<tr><th>" << html_escape(words) << "</th><td>" << e(metrics.value(key, json(0))) << "</td></tr>\n";
   }
-  out << table_end();
+  out << table_end() << coverage_section(summary);
 
   if (failures.empty()) {
     out << "<p>No failure: every seed held every property.</p>\n" << page_end();

@@ -1,6 +1,7 @@
 #pragma once
 // qdt check --html FILE: one page for a campaign — what was run, the counts
-// per profile and the campaign digest, the summed metrics, every failure
+// per profile and the campaign digest, the summed metrics, the reachability
+// coverage (reports/coverage_section.h), every failure
 // found, and for each failure whose shrunk scenario was written, the
 // timeline section (reports/timeline_section.h) of that shrunk replay.
 // Reads JSON only: the merged summary of sim/campaign_merge.h and the

@@ -8,6 +8,7 @@
 #include "sim/campaign.h"
 #include "sim/campaign_journal.h"
 #include "sim/campaign_merge.h"
+#include "sim/coverage.h"
 #include "sim/exit_codes.h"
 #include "sim/failure_file.h"
 #include "sim/fork_pool.h"
@@ -39,9 +40,12 @@ void add_seed(json& share, const std::string& profile, uint64_t seed, const Seed
   share["seed_hashes"].push_back(profile + " " + std::to_string(seed) + " " +
                                  o.result.value("trace_hash", std::string("-")));
   share["seeds_done"].push_back({profile, seed});
-  share["pushes"] = share["pushes"].get<uint64_t>() + o.result["metrics"].value("storage_pushes", uint64_t{0});
-  share["virtual_ms"] = share["virtual_ms"].get<uint64_t>() + o.result["metrics"].value("virtual_duration_ms", uint64_t{0});
-  add_metrics(share["metrics"], o.result["metrics"]);
+  // A generator failure's result has no metrics.
+  const json metrics = o.result.value("metrics", json::object());
+  share["pushes"] = share["pushes"].get<uint64_t>() + metrics.value("storage_pushes", uint64_t{0});
+  share["virtual_ms"] = share["virtual_ms"].get<uint64_t>() + metrics.value("virtual_duration_ms", uint64_t{0});
+  add_metrics(share["metrics"], metrics);
+  add_run_coverage(share["coverage"], profile, o.result.value("reached", json::array()));
   if (failure) {
     share["failed"] = share["failed"].get<uint64_t>() + 1;
     share["failures"].push_back(*failure);

@@ -122,7 +122,7 @@ std::optional<JournalState> read_journal(const std::string& out_dir, std::string
 json empty_share() {
   return {{"seeds_run", 0},         {"failed", 0},     {"pushes", 0},           {"virtual_ms", 0},
           {"out_of_time", false},   {"failures", json::array()}, {"seed_hashes", json::array()},
-          {"metrics", json::object()}, {"seeds_done", json::array()}};
+          {"metrics", json::object()}, {"seeds_done", json::array()}, {"coverage", json::object()}};
 }
 
 JournalWriter::JournalWriter(std::string out_dir, uint64_t run, uint64_t worker, const WallClock& wall)

@@ -7,6 +7,7 @@
 #include <iostream>
 #include <utility>
 
+#include "sim/coverage.h"
 #include "sim/exit_codes.h"
 #include "sim/json_input.h"
 
@@ -36,7 +37,9 @@ int report_campaign(const std::vector<json>& parts, const CampaignOptions& a, co
   json failures = json::array();
   std::vector<std::string> hashes;
   json totals = json::object();
+  json coverage = json::object();
   for (const auto& p : parts) {
+    if (p.contains("coverage")) merge_coverage(coverage, p["coverage"]);
     done += p["seeds_run"].get<uint64_t>();
     failed += p["failed"].get<uint64_t>();
     pushes += p["pushes"].get<uint64_t>();
@@ -79,7 +82,13 @@ int report_campaign(const std::vector<json>& parts, const CampaignOptions& a, co
                   {"pushes", pushes},
                   {"virtual_ms", virtual_ms},
                   {"seed_hashes", hashes},
-                  {"metrics", totals}};
+                  {"metrics", totals},
+                  {"coverage", coverage}};
+  const json report = coverage_report(coverage);
+  const std::vector<std::string> missing =
+      a.require_coverage ? missing_points(report, a.required_points) : std::vector<std::string>{};
+  summary["coverage_report"] = report;
+  if (a.require_coverage) summary["coverage_missing"] = missing;
   if (a.as_json) {
     std::cout << summary.dump(2) << "\n";
   } else {
@@ -101,9 +110,16 @@ int report_campaign(const std::vector<json>& parts, const CampaignOptions& a, co
               << totals.value("storage_busy_waits", 0) << " waits for a lock (SQLITE_BUSY), "
               << totals.value("storage_faults_injected", 0) << " faults injected, "
               << totals.value("storage_push_failures", 0) << " failed push transactions\n";
+    print_coverage(std::cout, report, a.coverage_table);
+  }
+  if (!missing.empty()) {
+    // On stderr too, so --json users see why the exit code is 1.
+    std::cerr << "coverage: " << missing.size() << " required point(s) never reached (--require-coverage):";
+    for (const std::string& name : missing) std::cerr << " " << name;
+    std::cerr << "\n";
   }
   if (summary_out) *summary_out = std::move(summary);
-  return failed == 0 ? kExitOk : kExitFailed;
+  return failed == 0 && missing.empty() ? kExitOk : kExitFailed;
 }
 
 namespace {
@@ -158,6 +174,9 @@ Fault summary_fault(const json& s) {
     }
     if (auto e = count_field(f, p, "seed", true)) return e;
     if (auto e = count_field(f, p, "steps", false)) return e;
+  }
+  if (s.contains("coverage")) {
+    if (auto f = coverage_fault(s["coverage"])) return Fault{{"/coverage" + f->first, f->second}};
   }
   if (s.contains("metrics")) {
     if (!s["metrics"].is_object()) return Fault{{"/metrics", "expected an object"}};

@@ -9,6 +9,7 @@
 #include <set>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace qdt::sim {
 
@@ -31,6 +32,12 @@ struct CampaignOptions {
   bool journal = false;
   uint64_t journal_run = 0;
   std::set<std::pair<std::string, uint64_t>> skip;
+  // Reachability coverage (sim/coverage.h): a row per point in the text
+  // summary (--coverage); exit 1 when a point of `required_points` was never
+  // reached (--require-coverage, the list already checked against the catalogue).
+  bool coverage_table = false;
+  bool require_coverage = false;
+  std::vector<std::string> required_points;
 };
 
 // Seconds since an arbitrary, fixed start.

@@ -16,9 +16,11 @@
 #include "sim/campaign_jobs.h"
 #include "sim/campaign_merge.h"
 #include "sim/campaign_options.h"
+#include "sim/coverage.h"
 #include "sim/exit_codes.h"
 #include "sim/explore_command.h"
 #include "sim/html_command.h"
+#include "sim/json_input.h"
 #include "sim/mutants.h"
 #include "sim/runner.h"
 #include "sim/scenario.h"
@@ -242,6 +244,15 @@ int main(int argc, char** argv) {
   for (CLI::Option* o : campaign_defining) resume_opt->excludes(o);
   check_cmd->add_flag("--json", check_args.as_json, "Print the campaign summary as JSON");
   check_cmd->add_flag("--quiet", check_args.quiet, "No progress on stderr");
+  check_cmd->add_flag("--coverage", check_args.coverage_table,
+                      "Print a row per reachability point: seeds that reached it, per profile");
+  check_cmd->add_flag("--require-coverage", check_args.require_coverage,
+                      "Exit 1 when a point of the required list (sim/coverage_required.txt, or --coverage-list) was "
+                      "never reached");
+  std::string coverage_list;
+  check_cmd->add_option("--coverage-list", coverage_list,
+                        "The required points for --require-coverage: one name per line, # comments")
+      ->check(CLI::ExistingFile);
   check_cmd->add_option("--html", html.file,
                         "Write one self-contained HTML page of the campaign to FILE: counts per profile, the digest, "
                         "and the timeline of every shrunk failure replayed");
@@ -296,6 +307,25 @@ int main(int argc, char** argv) {
     return qdt::sim::write_check_html(summary, ran ? *ran : variant, command_line(argc, argv), html) ? code
                                                                                                      : kExitBadInput;
   };
+  if (check_cmd->parsed() && check_args.require_coverage) {
+    // The list is checked before anything runs: a name outside the catalogue is bad input.
+    std::string text = qdt::sim::required_points_text(), reason;
+    if (!coverage_list.empty()) {
+      const std::optional<std::string> read = qdt::sim::read_input_file(coverage_list, reason);
+      if (!read) {
+        std::cerr << "error: --coverage-list " << coverage_list << ": " << reason << "\nnothing was run (exit 2)\n";
+        return kExitBadInput;
+      }
+      text = *read;
+    }
+    const auto names = qdt::sim::parse_required_points(text, reason);
+    if (!names) {
+      std::cerr << "error: " << (coverage_list.empty() ? "sim/coverage_required.txt" : coverage_list) << ": "
+                << reason << "\nnothing was run (exit 2)\n";
+      return kExitBadInput;
+    }
+    check_args.required_points = *names;
+  }
   if (check_cmd->parsed() && !merge_files.empty()) {
     return with_html(qdt::sim::merge_summaries(merge_files, check_args, &summary));
   }

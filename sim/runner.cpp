@@ -6,6 +6,8 @@
 
 #include "impl/retention.h"
 #include "properties/checkers.h"
+#include "sim/coverage.h"
+#include "sim/history_reach.h"
 #include "sim/repeat_metrics.h"
 #include "sim/world.h"
 
@@ -417,12 +419,15 @@ RunOutcome run_scenario(const Scenario& scenario, const RunOptions& options) {
   if (options.cache_enabled) config.cache.enabled = *options.cache_enabled;
   // The command line's --variant wins over the scenario's world.variant.
   if (options.variant != impl::Variant::none) config.variant = options.variant;
+  // Observes the reachability points of this run only; changes nothing in it.
+  RunReach reach;
   World world(config, options.keep_trace_text);
   Runner runner(scenario, world);
   world.run([&] { runner.script(); });
   world.finish_history();
   world.history().recorded_outcomes = true;
   world.history().recorded_request_times = true;
+  mark_history_points(world.history());
 
   json failures = json::array();
   check_expectations(scenario, runner.outcomes(), world.history(), world, failures);
@@ -447,7 +452,8 @@ RunOutcome run_scenario(const Scenario& scenario, const RunOptions& options) {
                     {"trace_hash", world.trace().hash_hex()},
                     {"steps", std::move(steps)},
                     {"failures", std::move(failures)},
-                    {"metrics", metrics_of(world, runner.outcomes())}};
+                    {"metrics", metrics_of(world, runner.outcomes())},
+                    {"reached", reach.names()}};
   outcome.trace_text = world.trace().text();
   outcome.step_times = runner.outcomes().times;
   outcome.history = std::move(world.history());

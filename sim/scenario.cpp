@@ -183,9 +183,12 @@ class Loader {
     if (auto v = r_.boolean(w, "/world", "fusion")) s.world.fusion = *v;
     if (auto v = r_.integer(w, "/world", "brokers", 1, kMaxBrokers)) s.world.brokers = static_cast<uint32_t>(*v);
     if (auto it = w.find("cache"); it != w.end()) {
-      r_.only(*it, "/world/cache", {"enabled", "budget_bytes"});
+      r_.only(*it, "/world/cache", {"enabled", "budget_bytes", "decline_cooldown_flushes"});
       if (auto v = r_.boolean(*it, "/world/cache", "enabled")) s.world.cache.enabled = *v;
       if (auto v = r_.integer(*it, "/world/cache", "budget_bytes", 0, int64_t{1} << 50)) s.world.cache.budget_bytes = *v;
+      if (auto v = r_.integer(*it, "/world/cache", "decline_cooldown_flushes", 0, kMaxDeclineCooldownFlushes)) {
+        s.world.cache.decline_cooldown_flushes = *v;
+      }
     }
     if (auto it = w.find("network"); it != w.end()) {
       r_.only(*it, "/world/network", {"latency_ms", "loss_request", "loss_response", "duplicate"});

@@ -1,9 +1,41 @@
 #include "sim/storage_gate.h"
 
 #include <algorithm>
+#include <array>
 #include <cassert>
 
+#include "impl/reached.h"
+
 namespace qdt::sim {
+namespace {
+
+// Which statement of a push transaction a fault failed: every one must be
+// seen to fail (reachability points, sim/reach_points.h).
+void mark_push_fault(int64_t index, impl::StatementKind kind) {
+  static constexpr std::array<const char*, 7> kAt = {
+      "fault.push_failed_at_statement_0", "fault.push_failed_at_statement_1", "fault.push_failed_at_statement_2",
+      "fault.push_failed_at_statement_3", "fault.push_failed_at_statement_4", "fault.push_failed_at_statement_5",
+      "fault.push_failed_at_statement_6"};
+  if (kind == impl::StatementKind::commit) {
+    QDT_REACHED("fault.push_failed_at_commit");
+  } else if (index >= 0 && index < static_cast<int64_t>(kAt.size())) {
+    QDT_REACHED(kAt[static_cast<size_t>(index)]);
+  }
+}
+
+// Lock contention, by who waited for whom.
+void mark_wait(uint32_t waiter, int64_t holder) {
+  const bool waiter_broker = waiter != ConnectionGate::kAdmin && waiter != ConnectionGate::kRetention;
+  if (holder < 0) return;
+  const auto h = static_cast<uint32_t>(holder);
+  const bool holder_broker = h != ConnectionGate::kAdmin && h != ConnectionGate::kRetention;
+  if (waiter_broker && holder_broker) QDT_REACHED("lock.broker_waited_for_another_broker");
+  if (waiter_broker && h == ConnectionGate::kRetention) QDT_REACHED("lock.broker_waited_for_retention");
+  if (waiter == ConnectionGate::kRetention && holder_broker) QDT_REACHED("lock.retention_waited_for_broker");
+  if (waiter_broker && h == ConnectionGate::kAdmin) QDT_REACHED("lock.broker_waited_for_admin");
+}
+
+}  // namespace
 
 void StorageSide::wake_busy_waiters() {
   std::vector<VirtualClock::Wakeup*> waiters;
@@ -52,6 +84,7 @@ int ConnectionGate::before_statement(impl::TxnKind txn, int64_t index, impl::Sta
     armed_ = false;
     fault_ = {index, armed_fault_.code};
     side_.faults_injected++;
+    if (txn == impl::TxnKind::push) mark_push_fault(index, kind);
     side_.trace.begin(side_.clock.now_ms(), "fault")
         .field("c", name())
         .field("txn", impl::txn_kind_name(txn))
@@ -67,6 +100,7 @@ bool ConnectionGate::wait_busy(impl::TxnKind txn, uint32_t attempt) {
   if (attempt > kBusyAttemptsMax) return false;
   busy_waits_++;
   side_.busy_waits++;
+  mark_wait(owner_, side_.lock_holder);
   VirtualClock::Wakeup w;
   side_.busy_waiters.push_back(&w);
   const bool woken = side_.clock.wait_for(kBusyWaitMs, w);
@@ -76,9 +110,13 @@ bool ConnectionGate::wait_busy(impl::TxnKind txn, uint32_t attempt) {
 
 void ConnectionGate::on_locked(impl::TxnKind txn) {
   locked_in_call_ = true;
+  side_.lock_holder = owner_;
   if (on_locked_) on_locked_();
 }
 
-void ConnectionGate::on_ended(impl::TxnKind txn, bool committed) { side_.wake_busy_waiters(); }
+void ConnectionGate::on_ended(impl::TxnKind txn, bool committed) {
+  if (side_.lock_holder == static_cast<int64_t>(owner_)) side_.lock_holder = -1;
+  side_.wake_busy_waiters();
+}
 
 }  // namespace qdt::sim

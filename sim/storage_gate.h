@@ -34,6 +34,9 @@ struct StorageSide {
   uint64_t statements = 0;
   uint64_t busy_waits = 0;
   uint64_t faults_injected = 0;
+  // The owner (ConnectionGate::owner) of the connection holding the write
+  // lock, -1 when none: who waited for whom, for the reachability points.
+  int64_t lock_holder = -1;
   // Storage power losses so far (crash_storage): a transaction begun before
   // the last one fails at its next statement.
   uint64_t power_epoch = 0;

@@ -37,7 +37,11 @@ struct Knobs {
   int storage_fail_pm = 0;
   int skew_pm = 0;
   int crash_pm = 0;
-  int crash_storage_pm = 0;  // crash_storage (file storage, synchronous full), alone or racing pushes
+  int crash_storage_pm = 0;
+  // Per mille of steps drawn as a cache command racing flushes (cache_race)
+  // and as a key's life across the purge floor (lifecycle).
+  int cache_race_pm = 0;
+  int lifecycle_pm = 0;  // crash_storage (file storage, synchronous full), alone or racing pushes
   int ack_pm = 50;         // acks: mostly of pushed keys, from several consumer groups
   int read_pm = 0;
   int completed_retention_pm = 0;  // configure completedRetentionSeconds (either side of the 900 s floor)
@@ -47,6 +51,7 @@ struct Knobs {
   int evict_pm = 10;       // evict_cache on a random broker
   int kill_switch_pm = 0;  // cache off / on
   int64_t cache_budget_bytes = 0;  // 0: the default budget
+  int64_t decline_cooldown_flushes = 0;  // 0: the default cooldown
   int brokers_min = 1;
   int retry_attempts_max = 3;
   bool zero_latency = false;
@@ -89,6 +94,7 @@ Knobs knobs_for(const std::string& profile, Rng& rng) {
     k.read_pm = 60;
     k.contention_pm = 120;
     k.brokers_min = 2;
+    k.lifecycle_pm = 60;
   } else if (profile == "reconfigure") {
     k.windows_seconds = {0, 1, 10, 3600};
     k.configure_pm = 250;
@@ -120,6 +126,10 @@ Knobs knobs_for(const std::string& profile, Rng& rng) {
     k.evict_pm = 60;
     k.kill_switch_pm = 40;
     k.brokers_max = 2;
+    // Short enough that a declined partition is tried again within a run
+    // (the default, 64 flushes, outlasts every generated scenario).
+    k.decline_cooldown_flushes = 1 + static_cast<int64_t>(rng.below(8));
+    k.cache_race_pm = 80;
   } else if (profile == "swarm") {
     // Each seed switches a random subset of faults on.
     auto maybe = [&rng](int pm) { return rng.below(2) ? pm : 0; };
@@ -201,6 +211,7 @@ class Generator {
     json world;
     world["brokers"] = brokers_;
     if (k_.cache_budget_bytes > 0) world["cache"] = {{"enabled", true}, {"budget_bytes", k_.cache_budget_bytes}};
+    if (k_.decline_cooldown_flushes > 0) world["cache"]["decline_cooldown_flushes"] = k_.decline_cooldown_flushes;
     json network;
     if (k_.zero_latency) network["latency_ms"] = {0, 0};
     else network["latency_ms"] = {rng_.between(0, 2), rng_.between(2, 8)};
@@ -349,19 +360,62 @@ class Generator {
     return {{"op", "configure"}, {"queue", "q0"}, {"options", options}};
   }
 
+  // A cache command lands while flushes are out, so it meets a hydration
+  // read in flight (reachability cache.evicted_during_hydration,
+  // cache.kill_switch_during_hydration).
+  json cache_race() {
+    const uint64_t broker = rng_.below(static_cast<uint64_t>(brokers_));
+    json command = rng_.below(2) ? json{{"op", "evict_cache"}, {"broker", broker}}
+                                 : json{{"op", "cache"}, {"broker", broker}, {"enabled", false}};
+    json children = json::array({push_request([this] { return item(); }, broker), push()});
+    json racer = json::array({{{"op", "advance"}, {"ms", rng_.between(0, 12)}}, command});
+    if (command["op"] == "cache") {  // and back on, so the rest of the run has a cache
+      racer.push_back({{"op", "advance"}, {"ms", rng_.between(0, 20)}});
+      racer.push_back({{"op", "cache"}, {"broker", broker}, {"enabled", true}});
+    }
+    children.push_back({{"op", "sequence"}, {"steps", racer}});
+    return {{"op", "parallel"}, {"steps", children}};
+  }
+
+  // One key's life across the purge floor: stored, acked, aged past 900 s
+  // but inside a completedRetentionSeconds above it, purged, acked again
+  // (reachability purge.row_kept_only_by_completed_retention,
+  // ack.after_its_sidecar_row_purged).
+  json lifecycle() {
+    const int64_t completed = rng_.below(2) ? 1800 : 3600;
+    json pushed = push_request([this] { return item("q0", partition()); }, rng_.below(static_cast<uint64_t>(brokers_)));
+    const json& first = pushed["items"][0];
+    json ack = {{"op", "ack"}, {"queue", "q0"}, {"partition", first["partition"]}, {"transactionId", first["transactionId"]}};
+    json steps = json::array();
+    steps.push_back({{"op", "configure"}, {"queue", "q0"}, {"options", {{"completedRetentionSeconds", completed}}}});
+    steps.push_back(pushed);
+    json first_ack = ack;
+    first_ack["id"] = id();
+    steps.push_back(first_ack);
+    steps.push_back({{"op", "advance"}, {"seconds", rng_.between(901, completed + 600)}});
+    steps.push_back({{"op", "retention"}});
+    ack["id"] = id();
+    steps.push_back(ack);
+    return {{"op", "sequence"}, {"steps", steps}};
+  }
+
   json crash_storage() {
     const json crash = {{"op", "crash_storage"}, {"torn", rng_.below(2) == 0}};
     if (rng_.below(2)) return crash;
     // Power fails while pushes are out: their transactions fail mid-way. Only
     // pushes race it (an admin step has no retry to absorb a lost connection).
     json children = json::array({push(), push()});
-    children.push_back({{"op", "sequence"}, {"steps", json::array({{{"op", "advance"}, {"ms", rng_.between(0, 8)}}, crash})}});
+    // Up to 30 ms: past the commit of a push in flight too, so the broker's
+    // re-push finds its own commit (reachability broker.repush_found_its_own_commit).
+    children.push_back({{"op", "sequence"}, {"steps", json::array({{{"op", "advance"}, {"ms", rng_.between(0, 30)}}, crash})}});
     return {{"op", "parallel"}, {"steps", children}};
   }
 
   json step(bool inside_parallel) {
     // Drawn only by profiles that ask: the others' sequences stay as they were.
     if (!inside_parallel && k_.crash_storage_pm > 0 && roll(k_.crash_storage_pm)) return crash_storage();
+    if (!inside_parallel && k_.cache_race_pm > 0 && roll(k_.cache_race_pm)) return cache_race();
+    if (!inside_parallel && k_.lifecycle_pm > 0 && roll(k_.lifecycle_pm)) return lifecycle();
     if (!inside_parallel && roll(k_.contention_pm)) return contention();
     if (!inside_parallel && roll(k_.parallel_pm)) {
       json children = json::array();

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "impl/reached.h"
 #include "sim/power_vfs.h"
 
 namespace qdt::sim {
@@ -168,7 +169,8 @@ World::World(const WorldConfig& config, bool keep_trace_text)
                                                       *seams_.back()->link, &seams_.back()->waits));
     brokers_.back()->set_variant(config.variant);
     brokers_.back()->set_fusion(config.fusion);
-    brokers_.back()->configure_cache({config.cache.enabled, config.cache.budget_bytes});
+    brokers_.back()->configure_cache(
+        {config.cache.enabled, config.cache.budget_bytes, config.cache.decline_cooldown_flushes});
   }
   power_rng_ = Rng(root_.fork());
   trace_.begin(0, "world")
@@ -251,6 +253,8 @@ void World::crash_storage(bool torn) {
   crash.synchronous = config_.storage.synchronous;
   // Every transaction begun before now fails at its next statement.
   ++side_->power_epoch;
+  if (side_->lock_holder >= 0) QDT_REACHED("power.lost_with_the_write_lock_held");
+  side_->lock_holder = -1;
   const power_vfs::LossReport loss = power_vfs::power_loss(temp_dir_.path, power_rng_, torn);
   crash.bytes_dropped = loss.bytes_dropped;
   crash.files_vanished = loss.files_vanished;

@@ -12,6 +12,7 @@ namespace qdt::sim {
 // ids carry plausible UUIDv7 timestamps.
 inline constexpr int64_t kEpochUnixMs = 1'767'225'600'000;
 inline constexpr uint32_t kMaxBrokers = 16;
+inline constexpr int64_t kMaxDeclineCooldownFlushes = 1'000'000;
 
 struct NetworkConfig {
   int64_t latency_ms_min = 1;
@@ -61,6 +62,7 @@ struct StorageFault {
 struct CacheConfig {
   bool enabled = true;
   int64_t budget_bytes = int64_t{512} << 20;
+  int64_t decline_cooldown_flushes = 64;  // impl::CacheConfig's default
 };
 
 // A producer's retry policy (SPEC 2.12): wait `timeout_ms` for a response,
