@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <boost/fiber/operations.hpp>
 #include <boost/fiber/pooled_fixedsize_stack.hpp>
@@ -10,6 +11,8 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "sim/choice_policy.h"
+#include "sim/pct_policy.h"
 #include "sim/power_vfs.h"
 
 namespace qdt::sim {
@@ -212,6 +215,8 @@ void World::spawn_detached(std::function<void()> fn) {
                          [this, body = guarded(std::move(fn))] {
                            body();
                            --live_detached_;
+                           // A rest-of-fiber label (a response's last leg) ends here.
+                           SeededScheduler::label_fiber_exit();
                          });
   f.detach();
 }
@@ -289,6 +294,27 @@ void World::run(const std::function<void()>& script) {
   SeededScheduler& scheduler = SeededScheduler::install();
   assert(scheduler.ready_workers() == 0);
   scheduler.set_rng(&scheduler_rng_);
+  // The schedule's policy draws from the scheduler's sub-seed, as random does.
+  const ScheduleConfig& schedule = config_.schedule;
+  std::unique_ptr<PctPolicy> pct;
+  std::unique_ptr<ChoicePolicy> choices;
+  SchedulePolicy* policy = external_policy_;
+  if (policy == nullptr && schedule.mode == ScheduleMode::pct) {
+    // The runner learns k when the scenario gives none (sim/runner.cpp).
+    policy = (pct = std::make_unique<PctPolicy>(scheduler_rng_, schedule.pct_depth, std::max<uint64_t>(schedule.pct_steps, 1))).get();
+  } else if (policy == nullptr && schedule.mode == ScheduleMode::choices) {
+    policy = (choices = std::make_unique<ChoicePolicy>(schedule.choices)).get();
+  }
+  scheduler.set_policy(policy);
+  // Random runs write no line: their traces (and hashes) are what they were.
+  // A search's run and the replay of the choices it took write the same
+  // line, so a failing schedule written out replays to the same hash.
+  if (pct) {
+    trace_.begin(clock_.now_ms(), "schedule").field("mode", "pct").field("depth", schedule.pct_depth)
+        .field("steps", static_cast<int64_t>(schedule.pct_steps)).end();
+  } else if (choices || external_policy_ != nullptr) {
+    trace_.begin(clock_.now_ms(), "schedule").field("mode", "choices").end();
+  }
   const uint64_t picks_before = scheduler.picks();
   bool done = false;
   auto body = guarded(script);
@@ -309,13 +335,24 @@ void World::run(const std::function<void()>& script) {
     }
   }
   if (deadlock) {
+    scheduler.set_policy(nullptr);  // this run's policy dies with it
     // Fibers still wait on each other: they cannot be unwound safely, so this
     // is fatal for the process rather than a recoverable error.
     throw std::logic_error("deadlock: every fiber waits and no virtual timer is pending");
   }
   director.join();
   scheduler_picks_ += scheduler.picks() - picks_before;
+  scheduler.set_policy(nullptr);
   scheduler.set_rng(nullptr);
+  if (pct) {
+    schedule_report_ = {{"mode", "pct"}, {"depth", schedule.pct_depth}, {"steps", schedule.pct_steps},
+                        {"steps_taken", pct->steps_taken()}, {"fibers", pct->fibers_seen()},
+                        {"change_points_hit", pct->change_points_hit()}, {"bound", pct->bound()}};
+  } else if (choices) {
+    schedule_report_ = {{"mode", "choices"}, {"listed", schedule.choices.size()},
+                        {"choice_points", choices->choice_points()}};
+    if (!choices->error().empty()) schedule_report_["error"] = choices->error();
+  }
   if (fiber_error_) std::rethrow_exception(std::exchange(fiber_error_, nullptr));
 }
 
