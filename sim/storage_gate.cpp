@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cassert>
 
+#include "sim/scheduler.h"
+
 namespace qdt::sim {
 
 void StorageSide::wake_busy_waiters() {
@@ -17,7 +19,12 @@ std::string ConnectionGate::name() const {
   return "broker " + std::to_string(owner_);
 }
 
+void ConnectionGate::label_storage_step() {
+  SeededScheduler::label_next_step(region_, Footprint::of({resource::storage}));
+}
+
 void ConnectionGate::begin_call(std::function<void()> on_locked) {
+  region_ = SeededScheduler::new_region();
   call_epoch_ = epoch();
   call_power_epoch_ = side_.power_epoch;
   on_locked_ = std::move(on_locked);
@@ -36,7 +43,9 @@ void ConnectionGate::survive(const char* when) {
 int ConnectionGate::before_statement(impl::TxnKind txn, int64_t index, impl::StatementKind kind) {
   side_.statements++;
   if (side_.config.interleave) {
+    if (kind == impl::StatementKind::begin) region_ = SeededScheduler::new_region();
     // The statement travels to storage: every other fiber may run meanwhile.
+    label_storage_step();
     side_.one_way();
     survive(kind == impl::StatementKind::commit ? "before-commit" : "in-transaction");
   }
@@ -69,6 +78,7 @@ bool ConnectionGate::wait_busy(impl::TxnKind txn, uint32_t attempt) {
   side_.busy_waits++;
   VirtualClock::Wakeup w;
   side_.busy_waiters.push_back(&w);
+  label_storage_step();
   const bool woken = side_.clock.wait_for(kBusyWaitMs, w);
   if (!woken) std::erase(side_.busy_waiters, &w);
   return true;
@@ -79,6 +89,9 @@ void ConnectionGate::on_locked(impl::TxnKind txn) {
   if (on_locked_) on_locked_();
 }
 
-void ConnectionGate::on_ended(impl::TxnKind txn, bool committed) { side_.wake_busy_waiters(); }
+void ConnectionGate::on_ended(impl::TxnKind txn, bool committed) {
+  region_ = SeededScheduler::new_region();
+  side_.wake_busy_waiters();
+}
 
 }  // namespace qdt::sim
