@@ -40,6 +40,8 @@ size_t ChoicePolicy::pick(const std::vector<uint64_t>& ready) {
       }
       chosen = sorted_.front();
     }
+  } else if (extend_rng_ != nullptr) {
+    chosen = sorted_[extend_rng_->below(sorted_.size())];
   } else if (!blocked_) {
     const auto awake = std::find_if(sorted_.begin(), sorted_.end(), [&](uint64_t f) { return !asleep(f); });
     if (awake == sorted_.end()) {

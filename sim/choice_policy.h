@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "sim/footprint.h"
+#include "sim/rng.h"
 #include "sim/scheduler.h"
 
 namespace qdt::sim {
@@ -37,6 +38,10 @@ class ChoicePolicy : public SchedulePolicy {
   // `choices`: the first choice points' picks. `sleep_at_last`: the sleep
   // set in force from the last listed choice on (empty: no reduction).
   explicit ChoicePolicy(std::vector<uint64_t> choices, std::vector<Sleeper> sleep_at_last = {});
+
+  // Beyond the listed choices, pick uniformly with `rng` instead of the
+  // lowest ordinal (the tree-size estimate's random probes). Null: lowest.
+  void extend_randomly(Rng* rng) { extend_rng_ = rng; }
 
   size_t pick(const std::vector<uint64_t>& ready) override;
   void step_ended(uint64_t ordinal, const Footprint& footprint) override;
@@ -63,6 +68,7 @@ class ChoicePolicy : public SchedulePolicy {
   uint64_t choice_points_ = 0;
   size_t pending_point_ = SIZE_MAX;  // the point whose chosen step is running
   bool blocked_ = false;
+  Rng* extend_rng_ = nullptr;
   std::string error_;
 };
 

@@ -61,6 +61,10 @@ CLI::App* add_explore_schedules(CLI::App& app, ExploreSchedulesOptions& o, std::
       ->check(CLI::Range(uint64_t{1}, uint64_t{100'000'000}));
   cmd->add_flag("--no-reduction", [&o](int64_t) { o.reduce = false; },
                 "Run every schedule, also those equivalent by commuting independent steps");
+  cmd->add_option("--estimate", o.estimate_probes,
+                  "Also estimate the number of schedules (Knuth's estimator over N seeded random probes: how big "
+                  "the tree is when the bound cannot exhaust it)")
+      ->check(CLI::Range(uint64_t{0}, uint64_t{1'000'000}));
   cmd->add_flag("--json", o.as_json, "Print the report as JSON");
   cmd->add_flag("--quiet", o.quiet, "No progress on stderr");
   cmd->add_option("--out", o.out_dir, "Where failing schedules are written (default qdt-failures)");

@@ -104,6 +104,13 @@ int run_explore_schedules(const ExploreSchedulesOptions& o, const WallClock& wal
     return kExitBadInput;
   }
 
+  json estimate;
+  if (o.estimate_probes > 0) {
+    const TreeEstimate e = estimate_schedules(run, o.estimate_probes, scenario.seed);
+    estimate = {{"probes", e.probes}, {"schedules", e.schedules}, {"schedules_min", e.schedules_min},
+                {"schedules_max", e.schedules_max}, {"choice_points_max", e.choice_points_max}};
+  }
+
   // Every failure kept becomes a scenario that replays it: the same world
   // with the failing choices as its schedule.
   json failures = json::array();
@@ -153,6 +160,7 @@ int run_explore_schedules(const ExploreSchedulesOptions& o, const WallClock& wal
                         {"failed_runs", report.failed_runs},
                         {"failures", failures},
                         {"first_path", first_path},
+                        {"estimate", estimate},
                         {"wall_s", wall() - started}};
   if (o.as_json) {
     std::cout << summary.dump(2) << "\n";
@@ -166,6 +174,12 @@ int run_explore_schedules(const ExploreSchedulesOptions& o, const WallClock& wal
               << " alternatives pruned\n  choice points per run: up to " << report.choice_points_max
               << "; distinct trace hashes " << report.trace_hashes.size() << "; distinct outcomes "
               << report.outcomes.size() << "\n  failing runs: " << report.failed_runs << "\n";
+    if (!estimate.is_null()) {
+      std::cout << "  estimated schedules without reduction (Knuth, " << estimate["probes"] << " probes): "
+                << estimate["schedules"].get<double>() << " (one probe's product from "
+                << estimate["schedules_min"].get<double>() << " to " << estimate["schedules_max"].get<double>()
+                << ")\n";
+    }
     for (const json& f : failures) {
       std::cout << "  run " << f["run"] << " (choices " << choices_text(f["choices"].get<std::vector<uint64_t>>())
                 << "): " << f["detail"].get<std::string>() << "\n  replay: " << f["replay"].get<std::string>() << "\n";

@@ -19,6 +19,7 @@ struct ExploreSchedulesOptions {
   std::string file;
   uint64_t max_interleavings = 1000;
   bool reduce = true;
+  uint64_t estimate_probes = 0;  // --estimate N: Knuth's tree-size estimate from N random probes
   bool as_json = false;
   bool quiet = false;
   std::string out_dir = "qdt-failures";  // failing schedules as scenario files

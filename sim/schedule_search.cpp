@@ -48,6 +48,26 @@ bool backtrack(std::vector<Node>& path, bool reduce, uint64_t& pruned) {
 
 }  // namespace
 
+TreeEstimate estimate_schedules(const ScheduleRun& run, uint64_t probes, uint64_t seed) {
+  TreeEstimate e;
+  Rng rng(seed);
+  double sum = 0;
+  for (uint64_t i = 0; i < probes; ++i) {
+    ChoicePolicy policy({});
+    policy.extend_randomly(&rng);
+    run(policy);
+    double product = 1;
+    for (const auto& p : policy.points()) product *= static_cast<double>(p.ready.size());
+    sum += product;
+    e.schedules_min = i == 0 ? product : std::min(e.schedules_min, product);
+    e.schedules_max = std::max(e.schedules_max, product);
+    e.choice_points_max = std::max<uint64_t>(e.choice_points_max, policy.points().size());
+    ++e.probes;
+  }
+  e.schedules = probes ? sum / static_cast<double>(probes) : 0;
+  return e;
+}
+
 ScheduleSearchReport search_schedules(const ScheduleRun& run, const ScheduleSearchOptions& options,
                                       const std::function<void(const ScheduleSearchReport&)>& progress) {
   assert(options.max_schedules >= 1);

@@ -69,6 +69,20 @@ struct ScheduleSearchReport {
 
 using ScheduleRun = std::function<ScheduleVerdict(ChoicePolicy&)>;
 
+// Knuth's estimate (1975) of the number of schedules (leaves of the tree
+// without reduction): the mean, over `probes` runs that choose uniformly at
+// every choice point (seeded, so the estimate is reproducible), of the
+// product of the number of ready fibers at each. Unbiased; its spread is
+// large for unbalanced trees, so it says "about how many", not "exactly".
+struct TreeEstimate {
+  uint64_t probes = 0;
+  double schedules = 0;        // the mean of the products
+  double schedules_min = 0;    // the smallest and largest product seen
+  double schedules_max = 0;
+  uint64_t choice_points_max = 0;
+};
+TreeEstimate estimate_schedules(const ScheduleRun& run, uint64_t probes, uint64_t seed);
+
 // Throws std::logic_error when a replayed prefix met a different choice
 // point than recorded (the run is not deterministic). `progress`, if set,
 // is called after every run.

@@ -258,6 +258,14 @@ TEST(ScheduleReduction, DependentStepsKeepEveryOutcome) {
   EXPECT_EQ(a, (std::set<std::string>{"counter 1", "counter 2"}));
 }
 
+TEST(ScheduleSearch, KnuthEstimateOfAUniformTreeIsExact) {
+  // Every path of the race's tree meets 13 binary choice points.
+  const TreeEstimate e = estimate_schedules(judge_race, 20, 1);
+  EXPECT_EQ(e.probes, 20u);
+  EXPECT_DOUBLE_EQ(e.schedules, 8192.0);
+  EXPECT_DOUBLE_EQ(e.schedules_min, e.schedules_max);
+}
+
 TEST(ScheduleSearch, BoundIsReportedWhenHit) {
   ScheduleSearchOptions options;
   options.max_schedules = 10;
