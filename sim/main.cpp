@@ -133,8 +133,12 @@ int replay(const std::vector<std::string>& args, bool as_json, const std::string
       return kExitBadInput;
     }
     if (!as_json) {
-      std::cout << (outcome.passed ? "PASS " : "FAIL ") << s.name << "  trace " << outcome.result["trace_hash"].get<std::string>()
-                << "\n";
+      std::cout << (outcome.passed ? "PASS " : "FAIL ") << s.name << "  trace " << outcome.result["trace_hash"].get<std::string>();
+      if (const auto it = outcome.result.find("schedule"); it != outcome.result.end()) {
+        std::cout << "  schedule " << (*it)["mode"].get<std::string>();
+        if ((*it)["mode"] == "pct") std::cout << " depth " << (*it)["depth"] << " k " << (*it)["steps"] << " n " << (*it)["fibers"];
+      }
+      std::cout << "\n";
       for (const auto& f : outcome.result["failures"]) {
         std::cout << "  " << (f["property"].is_string() ? f["property"].get<std::string>() : "expectation")
                   << " at step " << f["step"].get<std::string>() << ": " << f["detail"].get<std::string>() << "\n";

@@ -44,9 +44,12 @@ std::string first_failure(const json& result) {
          f["step"].get<std::string>() + ": " + f["detail"].get<std::string>();
 }
 
+// The first choices of a schedule, for a line a person reads (the file has them all).
 std::string choices_text(const std::vector<uint64_t>& choices) {
+  constexpr size_t kShown = 40;
   std::string out;
-  for (size_t i = 0; i < choices.size(); ++i) out += (i ? "," : "") + std::to_string(choices[i]);
+  for (size_t i = 0; i < choices.size() && i < kShown; ++i) out += (i ? "," : "") + std::to_string(choices[i]);
+  if (choices.size() > kShown) out += ",... " + std::to_string(choices.size()) + " in all";
   return out;
 }
 
