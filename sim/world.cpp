@@ -2,7 +2,6 @@
 
 #include <unistd.h>
 
-#include <algorithm>
 #include <atomic>
 #include <boost/fiber/operations.hpp>
 #include <boost/fiber/pooled_fixedsize_stack.hpp>
@@ -11,9 +10,8 @@
 #include <filesystem>
 #include <stdexcept>
 
-#include "sim/choice_policy.h"
-#include "sim/pct_policy.h"
 #include "sim/power_vfs.h"
+#include "sim/world_schedule.h"
 
 namespace qdt::sim {
 namespace {
@@ -294,27 +292,9 @@ void World::run(const std::function<void()>& script) {
   SeededScheduler& scheduler = SeededScheduler::install();
   assert(scheduler.ready_workers() == 0);
   scheduler.set_rng(&scheduler_rng_);
-  // The schedule's policy draws from the scheduler's sub-seed, as random does.
-  const ScheduleConfig& schedule = config_.schedule;
-  std::unique_ptr<PctPolicy> pct;
-  std::unique_ptr<ChoicePolicy> choices;
-  SchedulePolicy* policy = external_policy_;
-  if (policy == nullptr && schedule.mode == ScheduleMode::pct) {
-    // The runner learns k when the scenario gives none (sim/runner.cpp).
-    policy = (pct = std::make_unique<PctPolicy>(scheduler_rng_, schedule.pct_depth, std::max<uint64_t>(schedule.pct_steps, 1))).get();
-  } else if (policy == nullptr && schedule.mode == ScheduleMode::choices) {
-    policy = (choices = std::make_unique<ChoicePolicy>(schedule.choices)).get();
-  }
-  scheduler.set_policy(policy);
-  // Random runs write no line: their traces (and hashes) are what they were.
-  // A search's run and the replay of the choices it took write the same
-  // line, so a failing schedule written out replays to the same hash.
-  if (pct) {
-    trace_.begin(clock_.now_ms(), "schedule").field("mode", "pct").field("depth", schedule.pct_depth)
-        .field("steps", static_cast<int64_t>(schedule.pct_steps)).end();
-  } else if (choices || external_policy_ != nullptr) {
-    trace_.begin(clock_.now_ms(), "schedule").field("mode", "choices").end();
-  }
+  const WorldSchedule schedule(config_.schedule, scheduler_rng_, external_policy_);
+  scheduler.set_policy(schedule.policy());
+  schedule.record(trace_, clock_.now_ms());
   const uint64_t picks_before = scheduler.picks();
   bool done = false;
   auto body = guarded(script);
@@ -344,15 +324,7 @@ void World::run(const std::function<void()>& script) {
   scheduler_picks_ += scheduler.picks() - picks_before;
   scheduler.set_policy(nullptr);
   scheduler.set_rng(nullptr);
-  if (pct) {
-    schedule_report_ = {{"mode", "pct"}, {"depth", schedule.pct_depth}, {"steps", schedule.pct_steps},
-                        {"steps_taken", pct->steps_taken()}, {"fibers", pct->fibers_seen()},
-                        {"change_points_hit", pct->change_points_hit()}, {"bound", pct->bound()}};
-  } else if (choices) {
-    schedule_report_ = {{"mode", "choices"}, {"listed", schedule.choices.size()},
-                        {"choice_points", choices->choice_points()}};
-    if (!choices->error().empty()) schedule_report_["error"] = choices->error();
-  }
+  schedule_report_ = schedule.report();
   if (fiber_error_) std::rethrow_exception(std::exchange(fiber_error_, nullptr));
 }
 
