@@ -178,84 +178,79 @@ TEST(ToyRace, ExhaustiveSearchAlwaysFindsIt) {
   }
 }
 
+// One toy explored without and with the reduction, exhausted both ways.
+struct BothWays {
+  ScheduleSearchReport full, reduced;
+};
+BothWays search_both_ways(const ScheduleRun& run) {
+  BothWays out;
+  for (bool reduce : {false, true}) {
+    ScheduleSearchOptions options;
+    options.max_schedules = 100'000;
+    options.reduce = reduce;
+    (reduce ? out.reduced : out.full) = search_schedules(run, options);
+  }
+  EXPECT_TRUE(out.full.exhausted && out.reduced.exhausted);
+  return out;
+}
+
+std::set<std::string> outcome_set(const ScheduleSearchReport& report) {
+  std::set<std::string> out;
+  for (const auto& [outcome, runs] : report.outcomes) out.insert(outcome);
+  return out;
+}
+
 // Two fibers that never touch the same resource: every interleaving ends in
 // one state, and the reduction runs far fewer of them.
 TEST(ScheduleReduction, IndependentFibersSameOutcomesFewerSchedules) {
-  auto search = [](bool reduce) {
-    ScheduleSearchOptions options;
-    options.max_schedules = 100'000;
-    options.reduce = reduce;
-    return search_schedules(
-        [](ChoicePolicy& policy) {
-          int x = 0, y = 0;
-          std::vector<toy::Fiber> fibers(2);
-          for (int i = 0; i < 5; ++i) {
-            fibers[0].push_back({Footprint::of({kSlots}), [&x] { x = x * 2 + 1; }});
-            fibers[1].push_back({Footprint::of({kPrep}), [&y] { y = y * 3 + 1; }});
-          }
-          toy::run_fibers(fibers, &policy, 0);
-          ScheduleVerdict v;
-          v.outcome = std::to_string(x) + "," + std::to_string(y);
-          v.trace_hash = v.outcome;
-          return v;
-        },
-        options);
-  };
-  const ScheduleSearchReport full = search(false);
-  const ScheduleSearchReport reduced = search(true);
-  std::cout << "independent: " << full.runs << " runs without reduction, " << reduced.runs << " with ("
-            << reduced.pruned << " pruned, " << reduced.redundant_runs << " redundant)\n";
-  EXPECT_TRUE(full.exhausted);
-  EXPECT_TRUE(reduced.exhausted);
-  EXPECT_EQ(full.runs, 64u);  // two orders at each of 6 instants
-  EXPECT_LT(reduced.schedules, full.schedules / 10);
-  std::set<std::string> a, b;
-  for (const auto& [o, n] : full.outcomes) a.insert(o);
-  for (const auto& [o, n] : reduced.outcomes) b.insert(o);
-  EXPECT_EQ(a, b);
-  EXPECT_EQ(a, (std::set<std::string>{"31,121"}));
+  const BothWays r = search_both_ways([](ChoicePolicy& policy) {
+    int x = 0, y = 0;
+    std::vector<toy::Fiber> fibers(2);
+    for (int i = 0; i < 5; ++i) {
+      fibers[0].push_back({Footprint::of({kSlots}), [&x] { x = x * 2 + 1; }});
+      fibers[1].push_back({Footprint::of({kPrep}), [&y] { y = y * 3 + 1; }});
+    }
+    toy::run_fibers(fibers, &policy, 0);
+    ScheduleVerdict v;
+    v.outcome = std::to_string(x) + "," + std::to_string(y);
+    v.trace_hash = v.outcome;
+    return v;
+  });
+  std::cout << "independent: " << r.full.schedules << " schedules without reduction, " << r.reduced.schedules
+            << " with (" << r.reduced.redundant_runs << " redundant runs)\n";
+  EXPECT_EQ(r.full.runs, 64u);  // two orders at each of 6 instants
+  EXPECT_LT(r.reduced.schedules, r.full.schedules / 10);
+  EXPECT_EQ(outcome_set(r.full), outcome_set(r.reduced));
+  EXPECT_EQ(outcome_set(r.full), (std::set<std::string>{"31,121"}));
 }
 
-// A lost update on a shared counter (read, then write, a millisecond
-// apart; fiber 1 starts a millisecond late, so its read meets fiber 0's
-// write) beside private work: the reduction keeps every outcome.
+// A lost update on a shared counter (read, then write; fiber 1 starts a
+// millisecond late, so its read meets fiber 0's write at one instant)
+// beside private work: the reduction keeps every outcome.
 TEST(ScheduleReduction, DependentStepsKeepEveryOutcome) {
-  auto search = [](bool reduce) {
-    ScheduleSearchOptions options;
-    options.max_schedules = 100'000;
-    options.reduce = reduce;
-    return search_schedules(
-        [](ChoicePolicy& policy) {
-          int counter = 0, seen[2] = {0, 0}, mine[2] = {0, 0};
-          std::vector<toy::Fiber> fibers(2);
-          for (int f = 0; f < 2; ++f) {
-            const uint64_t own = resource::first_free + 10 + f;
-            fibers[f].push_back({Footprint::of({own}), [&mine, f] { mine[f]++; }, 1 + f});
-            fibers[f].push_back({Footprint::of({own}), [&mine, f] { mine[f]++; }, 0});
-            fibers[f].push_back({Footprint::of({kSlots}), [&, f] { seen[f] = counter; }});
-            fibers[f].push_back({Footprint::of({own}), [&mine, f] { mine[f]++; }, 0});
-            fibers[f].push_back({Footprint::of({kSlots}), [&, f] { counter = seen[f] + 1; }});
-            fibers[f].push_back({Footprint::of({own}), [&mine, f] { mine[f]++; }, 0});
-          }
-          toy::run_fibers(fibers, &policy, 0);
-          ScheduleVerdict v;
-          v.outcome = "counter " + std::to_string(counter);
-          v.trace_hash = v.outcome;
-          return v;
-        },
-        options);
-  };
-  const ScheduleSearchReport full = search(false);
-  const ScheduleSearchReport reduced = search(true);
-  std::cout << "lost update: " << full.runs << " runs without reduction, " << reduced.runs << " with ("
-            << reduced.schedules << " schedules, " << reduced.pruned << " pruned)\n";
-  EXPECT_TRUE(full.exhausted && reduced.exhausted);
-  EXPECT_LT(reduced.schedules, full.schedules);
-  std::set<std::string> a, b;
-  for (const auto& [o, n] : full.outcomes) a.insert(o);
-  for (const auto& [o, n] : reduced.outcomes) b.insert(o);
-  EXPECT_EQ(a, b);
-  EXPECT_EQ(a, (std::set<std::string>{"counter 1", "counter 2"}));
+  const BothWays r = search_both_ways([](ChoicePolicy& policy) {
+    int counter = 0, seen[2] = {0, 0}, mine[2] = {0, 0};
+    std::vector<toy::Fiber> fibers(2);
+    for (int f = 0; f < 2; ++f) {
+      const uint64_t own = resource::first_free + 10 + f;
+      fibers[f].push_back({Footprint::of({own}), [&mine, f] { mine[f]++; }, 1 + f});
+      fibers[f].push_back({Footprint::of({own}), [&mine, f] { mine[f]++; }, 0});
+      fibers[f].push_back({Footprint::of({kSlots}), [&, f] { seen[f] = counter; }});
+      fibers[f].push_back({Footprint::of({own}), [&mine, f] { mine[f]++; }, 0});
+      fibers[f].push_back({Footprint::of({kSlots}), [&, f] { counter = seen[f] + 1; }});
+      fibers[f].push_back({Footprint::of({own}), [&mine, f] { mine[f]++; }, 0});
+    }
+    toy::run_fibers(fibers, &policy, 0);
+    ScheduleVerdict v;
+    v.outcome = "counter " + std::to_string(counter);
+    v.trace_hash = v.outcome;
+    return v;
+  });
+  std::cout << "lost update: " << r.full.schedules << " schedules without reduction, " << r.reduced.schedules
+            << " with (" << r.reduced.redundant_runs << " redundant runs)\n";
+  EXPECT_LT(r.reduced.schedules, r.full.schedules);
+  EXPECT_EQ(outcome_set(r.full), outcome_set(r.reduced));
+  EXPECT_EQ(outcome_set(r.full), (std::set<std::string>{"counter 1", "counter 2"}));
 }
 
 TEST(ScheduleSearch, KnuthEstimateOfAUniformTreeIsExact) {
