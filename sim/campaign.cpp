@@ -25,11 +25,12 @@ std::string failure_signature(const json& result) {
 }
 
 SeedOutcome check_seed(uint64_t seed, const std::string& profile, impl::Variant variant,
-                       std::optional<bool> interleave) {
+                       std::optional<bool> interleave, const json& schedule) {
   SeedOutcome out;
   out.seed = seed;
   out.scenario = generate_scenario(seed, profile);
   if (interleave) out.scenario["world"]["storage"]["interleave"] = *interleave;
+  if (!schedule.is_null()) out.scenario["world"]["schedule"] = schedule;
   out.result = run_document(out.scenario, variant);
   if (out.result.is_null()) {
     // A generated scenario that does not load is a bug in the generator.

@@ -22,9 +22,10 @@ struct SeedOutcome {
   nlohmann::json result;
 };
 
-// `interleave`, when set, overrides world.storage.interleave of the generated scenario.
+// `interleave`, when set, overrides world.storage.interleave of the generated
+// scenario; `schedule`, when not null, is set as its world.schedule.
 SeedOutcome check_seed(uint64_t seed, const std::string& profile, impl::Variant variant,
-                       std::optional<bool> interleave = std::nullopt);
+                       std::optional<bool> interleave = std::nullopt, const nlohmann::json& schedule = nullptr);
 
 // The first failure's property name, or "expectation"; "" when passed.
 std::string failure_signature(const nlohmann::json& result);

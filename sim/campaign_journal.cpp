@@ -46,6 +46,7 @@ json campaign_manifest(const CampaignOptions& o, impl::Variant variant) {
             {"max_shrinks", o.max_shrinks},
             {"run", 0}};
   if (o.interleave) m["interleave"] = *o.interleave;
+  if (!o.schedule.is_null()) m["schedule"] = o.schedule;
   return m;
 }
 
@@ -86,6 +87,7 @@ std::optional<JournalState> read_journal(const std::string& out_dir, std::string
     s.options.shard = m->at("shard").get<std::string>();
     s.options.max_shrinks = m->at("max_shrinks").get<int>();
     if (m->contains("interleave")) s.options.interleave = m->at("interleave").get<bool>();
+    if (m->contains("schedule")) s.options.schedule = m->at("schedule");
     const std::optional<impl::Variant> v = impl::parse_variant(m->at("variant").get<std::string>());
     if (!v) throw std::runtime_error("/variant");
     s.variant = *v;

@@ -5,6 +5,7 @@
 // command line (main.cpp) is the one place that reads the real clock.
 #include <cstdint>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
 #include <string>
@@ -26,6 +27,9 @@ struct CampaignOptions {
   // --interleave on|off: sets world.storage.interleave in every generated
   // scenario (so failure files carry it); unset keeps the generator's choice.
   std::optional<bool> interleave;
+  // --schedule pct ...: the world.schedule object set in every generated
+  // scenario (so failure files replay under it); null keeps random.
+  nlohmann::json schedule;
   // The progress journal (campaign_journal.h): written below out_dir when
   // `journal`; `journal_run` names this run's parts; seeds in `skip` (profile,
   // seed) were finished by an earlier run of the campaign and are not run again.

@@ -23,6 +23,7 @@
 #include "sim/json_input.h"
 #include "sim/mutants.h"
 #include "sim/runner.h"
+#include "sim/schedule_cli.h"
 #include "sim/scenario.h"
 #include "sim/timeline.h"
 #include "sim/workload.h"
@@ -73,7 +74,8 @@ bool write_file(const std::string& path, const std::string& text) {
 
 int replay(const std::vector<std::string>& args, bool as_json, const std::string& trace_file,
            const std::string& cache, const std::string& report_file, bool quiet, qdt::impl::Variant variant,
-           const qdt::sim::HtmlOutput& html) {
+           const qdt::sim::HtmlOutput& html, const std::optional<qdt::sim::ScheduleConfig>& schedule,
+           const std::string& schedule_flags) {
   std::vector<std::string> files;
   std::vector<LoadError> errors;
   collect(args, files, errors);
@@ -102,6 +104,7 @@ int replay(const std::vector<std::string>& args, bool as_json, const std::string
   if (cache == "off") options.cache_enabled = false;
   options.keep_trace_text = !trace_file.empty();
   options.variant = variant;
+  options.schedule = schedule;
 
   std::vector<nlohmann::json> results;
   bool all_passed = true;
@@ -114,6 +117,13 @@ int replay(const std::vector<std::string>& args, bool as_json, const std::string
     const auto wall_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     outcome.result["wall_ms"] = wall_ms;  // outside the trace: never hashed
+    // A written-down schedule that names a fiber that was not ready is not
+    // the schedule it says: bad input, not a verdict.
+    if (outcome.result.contains("schedule") && outcome.result["schedule"].contains("error")) {
+      std::cerr << "error: " << s.file << ": /world/schedule/choices: "
+                << outcome.result["schedule"]["error"].get<std::string>() << "\nthe run is not that schedule (exit 2)\n";
+      return kExitBadInput;
+    }
     all_passed = all_passed && outcome.passed;
     if (!trace_file.empty() && !write_file(trace_file, outcome.trace_text)) {
       std::cerr << "error: " << trace_file << ": cannot write the trace\n";
@@ -125,8 +135,12 @@ int replay(const std::vector<std::string>& args, bool as_json, const std::string
       return kExitBadInput;
     }
     if (!as_json) {
-      std::cout << (outcome.passed ? "PASS " : "FAIL ") << s.name << "  trace " << outcome.result["trace_hash"].get<std::string>()
-                << "\n";
+      std::cout << (outcome.passed ? "PASS " : "FAIL ") << s.name << "  trace " << outcome.result["trace_hash"].get<std::string>();
+      if (const auto it = outcome.result.find("schedule"); it != outcome.result.end()) {
+        std::cout << "  schedule " << (*it)["mode"].get<std::string>();
+        if ((*it)["mode"] == "pct") std::cout << " depth " << (*it)["depth"] << " k " << (*it)["steps"] << " n " << (*it)["fibers"];
+      }
+      std::cout << "\n";
       for (const auto& f : outcome.result["failures"]) {
         std::cout << "  " << (f["property"].is_string() ? f["property"].get<std::string>() : "expectation")
                   << " at step " << f["step"].get<std::string>() << ": " << f["detail"].get<std::string>() << "\n";
@@ -134,7 +148,7 @@ int replay(const std::vector<std::string>& args, bool as_json, const std::string
       if (!outcome.passed) {
         std::cout << "  replay: qdt replay " << s.file
                   << (variant == qdt::impl::Variant::none ? "" : " --variant " + qdt::impl::variant_name(variant))
-                  << "\n";
+                  << schedule_flags << "\n";
       }
     }
     results.push_back(std::move(outcome.result));
@@ -200,6 +214,8 @@ int main(int argc, char** argv) {
   variant_choices.push_back("none");
   replay_cmd->add_option("--variant", variant_name, "Run a design variant of the implementation (SPEC 7)")
       ->check(CLI::IsMember(variant_choices));
+  qdt::sim::ScheduleFlags replay_schedule, check_schedule;
+  qdt::sim::add_schedule_flags(*replay_cmd, replay_schedule);
 
   auto* check_cmd = app.add_subcommand("check", "Random campaign: generated scenarios judged by every property; failures shrunk to files");
   qdt::sim::CampaignOptions check_args;
@@ -242,6 +258,10 @@ int main(int argc, char** argv) {
       "Continue the campaign journaled in DIR (an earlier qdt check --out DIR, killed or stopped): seeds already "
       "journaled are not run again; the summary and digest cover the whole campaign");
   for (CLI::Option* o : campaign_defining) resume_opt->excludes(o);
+  qdt::sim::add_schedule_flags(*check_cmd, check_schedule);
+  for (CLI::Option* o : {check_cmd->get_option("--schedule"), check_schedule.depth_option, check_schedule.steps_option}) {
+    resume_opt->excludes(o);  // the journal records the schedule
+  }
   check_cmd->add_flag("--json", check_args.as_json, "Print the campaign summary as JSON");
   check_cmd->add_flag("--quiet", check_args.quiet, "No progress on stderr");
   check_cmd->add_flag("--coverage", check_args.coverage_table,
@@ -286,6 +306,10 @@ int main(int argc, char** argv) {
   explore_cmd->add_option("--variant", explore_args.variant, "Run every point against a design variant (SPEC 7), over the sweep's")
       ->check(CLI::IsMember(variant_choices));
 
+  qdt::sim::ExploreSchedulesOptions schedules_args;
+  std::string schedules_variant = "none";
+  CLI::App* schedules_cmd = qdt::sim::add_explore_schedules(app, schedules_args, schedules_variant, variant_choices);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -297,7 +321,26 @@ int main(int argc, char** argv) {
   // Read here rather than in the libraries, as explore does.
   if (const char* commit = std::getenv("QDT_COMMIT")) html.commit = commit;
   if (const char* gnuplot = std::getenv("QDT_GNUPLOT"); gnuplot && *gnuplot) html.gnuplot = gnuplot;
-  if (replay_cmd->parsed()) return replay(paths, as_json, trace_file, cache, report_file, quiet, variant, html);
+  std::string schedule_error;
+  const auto replay_override = qdt::sim::schedule_override(replay_schedule, schedule_error);
+  const auto check_override = qdt::sim::schedule_override(check_schedule, schedule_error);
+  if (!schedule_error.empty()) {
+    std::cerr << "error: " << schedule_error << "\nnothing was run (exit 2)\n";
+    return kExitBadInput;
+  }
+  if (check_override) check_args.schedule = check_override->to_json();
+  if (replay_cmd->parsed()) {
+    return replay(paths, as_json, trace_file, cache, report_file, quiet, variant, html, replay_override,
+                  qdt::sim::schedule_flags_text(replay_override));
+  }
+  if (schedules_cmd->parsed()) {
+    const auto wall_start = std::chrono::steady_clock::now();
+    const qdt::sim::WallClock wall = [wall_start] {
+      return std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+    };
+    schedules_args.variant = *qdt::impl::parse_variant(schedules_variant);
+    return qdt::sim::run_explore_schedules(schedules_args, wall);
+  }
   nlohmann::json summary;
   // The campaign page needs the merged summary, so it is written after the text summary.
   auto with_html = [&](int code) {

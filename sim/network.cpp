@@ -1,6 +1,7 @@
 #include "sim/network.h"
 
 #include "impl/push_request.h"
+#include "sim/scheduler.h"
 #include "sim/storage_link.h"
 
 namespace qdt::sim {
@@ -74,7 +75,13 @@ void Network::deliver(impl::Broker& broker, const nlohmann::json& request, const
   const size_t index = history_.requests.size();
   history_.requests.push_back(std::move(record));
 
-  clock_.sleep_for(latency_ms());
+  // The response's last leg touches only this push's attempt (its slot, its
+  // producer's wait) and the generator (the loss draw; always named, since a
+  // `network` step may switch loss on while the response travels): the
+  // schedule search may commute it with steps that touch neither.
+  const int64_t back_ms = latency_ms();
+  SeededScheduler::label_rest_of_fiber(Footprint::of({resource::push(meta.push_id), resource::network_rng}));
+  clock_.sleep_for(back_ms);
   if (rng_.chance_ppm(config_.loss_response_ppm)) {
     stats_.responses_lost++;
     trace_.begin(clock_.now_ms(), "lost-response").field("req", static_cast<int64_t>(request_id)).end();

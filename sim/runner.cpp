@@ -1,5 +1,6 @@
 #include "sim/runner.h"
 
+#include <algorithm>
 #include <cassert>
 #include <map>
 #include <set>
@@ -419,9 +420,25 @@ RunOutcome run_scenario(const Scenario& scenario, const RunOptions& options) {
   if (options.cache_enabled) config.cache.enabled = *options.cache_enabled;
   // The command line's --variant wins over the scenario's world.variant.
   if (options.variant != impl::Variant::none) config.variant = options.variant;
-  // Observes the reachability points of this run only; changes nothing in it.
+  if (options.schedule) config.schedule = *options.schedule;
+  const bool learn_steps = config.schedule.mode == ScheduleMode::pct && config.schedule.pct_steps == 0 &&
+                           options.schedule_policy == nullptr;
+  if (learn_steps) {
+    // PCT's k, the run's step count, is learnt from a first run of the same
+    // seed under PCT without change points (PctPolicy's bound needs k).
+    WorldConfig first = config;
+    first.schedule.pct_depth = 1;
+    first.schedule.pct_steps = 1;
+    World probe(first, false);
+    Runner probe_runner(scenario, probe);
+    probe.run([&] { probe_runner.script(); });
+    config.schedule.pct_steps = std::max<uint64_t>(probe.scheduler_picks(), 1);
+  }
+  // Observes the reachability points of this run only (not the probe run
+  // above); changes nothing in it.
   RunReach reach;
   World world(config, options.keep_trace_text);
+  world.set_schedule_policy(options.schedule_policy);
   Runner runner(scenario, world);
   world.run([&] { runner.script(); });
   world.finish_history();
@@ -454,6 +471,12 @@ RunOutcome run_scenario(const Scenario& scenario, const RunOptions& options) {
                     {"failures", std::move(failures)},
                     {"metrics", metrics_of(world, runner.outcomes())},
                     {"reached", reach.names()}};
+  // Only a run that was not random says how it was scheduled: random
+  // results read as they always did.
+  if (!world.schedule_report().is_null()) {
+    outcome.result["schedule"] = world.schedule_report();
+    if (learn_steps) outcome.result["schedule"]["steps_learnt"] = true;
+  }
   outcome.trace_text = world.trace().text();
   outcome.step_times = runner.outcomes().times;
   outcome.history = std::move(world.history());

@@ -10,6 +10,7 @@
 #include "properties/history.h"
 #include "impl/variant.h"
 #include "sim/scenario.h"
+#include "sim/scheduler.h"
 
 namespace qdt::sim {
 
@@ -17,6 +18,9 @@ struct RunOptions {
   std::optional<bool> cache_enabled;  // --cache on|off overrides the world
   bool keep_trace_text = false;       // --trace FILE
   impl::Variant variant = impl::Variant::none;  // --variant NAME (SPEC 7)
+  std::optional<ScheduleConfig> schedule;       // --schedule overrides world.schedule
+  // The schedule search's policy (sim/schedule_search.h), over both.
+  SchedulePolicy* schedule_policy = nullptr;
 };
 
 // When a step began and ended, in virtual ms since the run began (the world

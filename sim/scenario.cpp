@@ -171,7 +171,10 @@ class Loader {
 
   void world(const json& w, Scenario& s) {
     if (!w.is_object()) return r_.fail("/world", "expected an object");
-    r_.only(w, "/world", {"brokers", "fusion", "cache", "network", "storage", "variant"});
+    r_.only(w, "/world", {"brokers", "fusion", "cache", "network", "storage", "variant", "schedule"});
+    if (auto it = w.find("schedule"); it != w.end()) {
+      for (const auto& [path, reason] : parse_schedule(*it, "/world/schedule", s.world.schedule)) r_.fail(path, reason);
+    }
     if (auto v = r_.string(w, "/world", "variant", false)) {
       // A design variant (SPEC 7) the scenario runs against; --variant overrides it.
       if (auto variant = impl::parse_variant(*v)) {

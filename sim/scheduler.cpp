@@ -6,10 +6,16 @@
 namespace qdt::sim {
 namespace {
 thread_local SeededScheduler* installed = nullptr;
+
+bool is_worker(boost::fibers::context* ctx) {
+  return !ctx->is_context(boost::fibers::type::main_context) &&
+         !ctx->is_context(boost::fibers::type::dispatcher_context);
 }
+}  // namespace
 
 SeededScheduler::SeededScheduler() {
   ready_.reserve(1024);
+  ready_ordinals_.reserve(1024);
   installed = this;
 }
 
@@ -23,7 +29,43 @@ SeededScheduler& SeededScheduler::install() {
   return *installed;
 }
 
-void SeededScheduler::awakened(boost::fibers::context* ctx) noexcept {
+void SeededScheduler::set_policy(SchedulePolicy* policy) {
+  // A policy is set between runs, when no worker is ready or running.
+  assert(ready_.empty());
+  policy_ = policy;
+  next_ordinal_ = 0;
+  ++generation_;
+}
+
+FiberSlot* SeededScheduler::active_worker_slot() {
+  if (installed == nullptr) return nullptr;
+  boost::fibers::context* ctx = boost::fibers::context::active();
+  if (ctx == nullptr || !is_worker(ctx)) return nullptr;
+  // Every worker was readied by this algorithm before it ran, so it has a slot.
+  auto* slot = static_cast<FiberSlot*>(ctx->get_properties());
+  assert(slot != nullptr);
+  return slot;
+}
+
+void SeededScheduler::label_next_step(uint64_t region, const Footprint& footprint) {
+  assert(region != 0);
+  if (FiberSlot* slot = active_worker_slot()) slot->next = {region, false, footprint};
+}
+
+void SeededScheduler::label_rest_of_fiber(const Footprint& footprint) {
+  if (FiberSlot* slot = active_worker_slot()) slot->next = {0, true, footprint};
+}
+
+void SeededScheduler::label_fiber_exit() {
+  if (FiberSlot* slot = active_worker_slot()) slot->exiting = true;
+}
+
+uint64_t SeededScheduler::new_region() {
+  assert(installed != nullptr);
+  return installed->next_region_++;
+}
+
+void SeededScheduler::awakened(boost::fibers::context* ctx, FiberSlot&) noexcept {
   if (ctx->is_context(boost::fibers::type::main_context)) {
     main_ = ctx;
   } else if (ctx->is_context(boost::fibers::type::dispatcher_context)) {
@@ -33,14 +75,54 @@ void SeededScheduler::awakened(boost::fibers::context* ctx) noexcept {
   }
 }
 
+// The step of the fiber giving up the processor ends here. Its label holds
+// only if the step ended where the label said it would: at a suspension
+// labelled with the same region, or at the fiber's end for a rest-of-fiber
+// label. Anything else means the step ran code nobody vouched for.
+void SeededScheduler::end_step(boost::fibers::context* self) {
+  if (!is_worker(self)) {
+    if (policy_ != nullptr) policy_->step_ended(SchedulePolicy::kLoop, Footprint());
+    return;
+  }
+  auto* slot = static_cast<FiberSlot*>(self->get_properties());
+  assert(slot != nullptr && slot == running_);
+  running_ = nullptr;
+  const FiberSlot::Label& start = slot->current;
+  Footprint footprint;
+  if (start.until_exit ? slot->exiting : (start.region != 0 && slot->next.region == start.region)) {
+    footprint = start.footprint;
+  }
+  if (policy_ != nullptr) policy_->step_ended(slot->ordinal, footprint);
+}
+
 boost::fibers::context* SeededScheduler::pick_next() noexcept {
+  end_step(boost::fibers::context::active());
   if (!ready_.empty()) {
-    Rng& rng = rng_ ? *rng_ : fallback_;
-    const size_t i = ready_.size() == 1 ? 0 : static_cast<size_t>(rng.below(ready_.size()));
+    size_t i = 0;
+    if (policy_ == nullptr) {
+      Rng& rng = rng_ ? *rng_ : fallback_;
+      i = ready_.size() == 1 ? 0 : static_cast<size_t>(rng.below(ready_.size()));
+    } else {
+      ready_ordinals_.clear();
+      for (boost::fibers::context* ctx : ready_) {
+        FiberSlot& slot = properties(ctx);
+        if (slot.generation != generation_) {
+          slot.generation = generation_;
+          slot.ordinal = next_ordinal_++;
+        }
+        ready_ordinals_.push_back(slot.ordinal);
+      }
+      i = policy_->pick(ready_ordinals_);
+      assert(i < ready_.size());
+    }
     boost::fibers::context* ctx = ready_[i];
     ready_[i] = ready_.back();
     ready_.pop_back();
     ++picks_;
+    FiberSlot& slot = properties(ctx);
+    slot.current = slot.next;
+    slot.next = {};
+    running_ = &slot;
     return ctx;
   }
   // The dispatcher releases finished fibers; main (the event loop) goes last.

@@ -5,6 +5,7 @@
 #include <cassert>
 
 #include "impl/reached.h"
+#include "sim/scheduler.h"
 
 namespace qdt::sim {
 namespace {
@@ -49,7 +50,12 @@ std::string ConnectionGate::name() const {
   return "broker " + std::to_string(owner_);
 }
 
+void ConnectionGate::label_storage_step() {
+  SeededScheduler::label_next_step(region_, Footprint::of({resource::storage}));
+}
+
 void ConnectionGate::begin_call(std::function<void()> on_locked) {
+  region_ = SeededScheduler::new_region();
   call_epoch_ = epoch();
   call_power_epoch_ = side_.power_epoch;
   on_locked_ = std::move(on_locked);
@@ -68,7 +74,9 @@ void ConnectionGate::survive(const char* when) {
 int ConnectionGate::before_statement(impl::TxnKind txn, int64_t index, impl::StatementKind kind) {
   side_.statements++;
   if (side_.config.interleave) {
+    if (kind == impl::StatementKind::begin) region_ = SeededScheduler::new_region();
     // The statement travels to storage: every other fiber may run meanwhile.
+    label_storage_step();
     side_.one_way();
     survive(kind == impl::StatementKind::commit ? "before-commit" : "in-transaction");
   }
@@ -103,6 +111,7 @@ bool ConnectionGate::wait_busy(impl::TxnKind txn, uint32_t attempt) {
   mark_wait(owner_, side_.lock_holder);
   VirtualClock::Wakeup w;
   side_.busy_waiters.push_back(&w);
+  label_storage_step();
   const bool woken = side_.clock.wait_for(kBusyWaitMs, w);
   if (!woken) std::erase(side_.busy_waiters, &w);
   return true;
@@ -116,6 +125,7 @@ void ConnectionGate::on_locked(impl::TxnKind txn) {
 
 void ConnectionGate::on_ended(impl::TxnKind txn, bool committed) {
   if (side_.lock_holder == static_cast<int64_t>(owner_)) side_.lock_holder = -1;
+  region_ = SeededScheduler::new_region();
   side_.wake_busy_waiters();
 }
 

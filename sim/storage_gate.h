@@ -98,6 +98,13 @@ class ConnectionGate : public impl::StatementGate {
   ArmedFault armed_fault_;
   history::FaultRecord fault_;
   uint32_t busy_waits_ = 0;
+  // The schedule search's region (sim/scheduler.h) of this connection's
+  // current transaction: a step that starts at one of its statements and
+  // ends at the next touches only storage. Renewed whenever a call or a
+  // transaction starts or ends, so a step that leaves storage code in
+  // between ends under another region and counts as unknown.
+  uint64_t region_ = 0;
+  void label_storage_step();
 };
 
 }  // namespace qdt::sim

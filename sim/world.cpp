@@ -12,6 +12,7 @@
 
 #include "impl/reached.h"
 #include "sim/power_vfs.h"
+#include "sim/world_schedule.h"
 
 namespace qdt::sim {
 namespace {
@@ -214,6 +215,8 @@ void World::spawn_detached(std::function<void()> fn) {
                          [this, body = guarded(std::move(fn))] {
                            body();
                            --live_detached_;
+                           // A rest-of-fiber label (a response's last leg) ends here.
+                           SeededScheduler::label_fiber_exit();
                          });
   f.detach();
 }
@@ -293,6 +296,9 @@ void World::run(const std::function<void()>& script) {
   SeededScheduler& scheduler = SeededScheduler::install();
   assert(scheduler.ready_workers() == 0);
   scheduler.set_rng(&scheduler_rng_);
+  const WorldSchedule schedule(config_.schedule, scheduler_rng_, external_policy_);
+  scheduler.set_policy(schedule.policy());
+  schedule.record(trace_, clock_.now_ms());
   const uint64_t picks_before = scheduler.picks();
   bool done = false;
   auto body = guarded(script);
@@ -313,13 +319,16 @@ void World::run(const std::function<void()>& script) {
     }
   }
   if (deadlock) {
+    scheduler.set_policy(nullptr);  // this run's policy dies with it
     // Fibers still wait on each other: they cannot be unwound safely, so this
     // is fatal for the process rather than a recoverable error.
     throw std::logic_error("deadlock: every fiber waits and no virtual timer is pending");
   }
   director.join();
   scheduler_picks_ += scheduler.picks() - picks_before;
+  scheduler.set_policy(nullptr);
   scheduler.set_rng(nullptr);
+  schedule_report_ = schedule.report();
   if (fiber_error_) std::rethrow_exception(std::exchange(fiber_error_, nullptr));
 }
 

@@ -95,6 +95,13 @@ class World {
   const impl::Broker& broker(uint32_t i) const { return *brokers_.at(i); }
   uint32_t broker_count() const { return static_cast<uint32_t>(brokers_.size()); }
   uint64_t scheduler_picks() const { return scheduler_picks_; }
+  // A policy that run() uses instead of the one world.schedule names (the
+  // schedule search's; it outlives the run). Set before run().
+  void set_schedule_policy(SchedulePolicy* policy) { external_policy_ = policy; }
+  // After run(): how the schedule went (mode, and for pct the depth, the
+  // steps, the fibers seen and the bound; for choices an error if a choice
+  // named a fiber that was not ready). Null for random.
+  const nlohmann::json& schedule_report() const { return schedule_report_; }
   const NetworkStats& network_stats() const { return network_.stats(); }
 
  private:
@@ -132,6 +139,8 @@ class World {
   uint64_t next_push_ = 0;
   uint64_t live_detached_ = 0;
   uint64_t scheduler_picks_ = 0;
+  SchedulePolicy* external_policy_ = nullptr;
+  nlohmann::json schedule_report_;
   std::exception_ptr fiber_error_;
 };
 

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "impl/variant.h"
+#include "sim/schedule_config.h"
 
 namespace qdt::sim {
 
@@ -82,6 +83,7 @@ struct WorldConfig {
   NetworkConfig network;
   StorageConfig storage;
   impl::Variant variant = impl::Variant::none;  // SPEC 7: world.variant, or --variant
+  ScheduleConfig schedule;  // world.schedule, or --schedule
 };
 
 }  // namespace qdt::sim

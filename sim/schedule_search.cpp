@@ -1,0 +1,131 @@
+#include "sim/schedule_search.h"
+
+#include <algorithm>
+#include <cassert>
+#include <stdexcept>
+
+namespace qdt::sim {
+namespace {
+
+using Sleeper = ChoicePolicy::Sleeper;
+
+// One point of the current path.
+struct Node {
+  std::vector<uint64_t> ready;
+  std::vector<Sleeper> sleep;  // on arrival
+  std::vector<Sleeper> done;   // choices whose subtree is explored, with their step's footprint
+  uint64_t chosen = 0;
+  Footprint chosen_footprint;
+};
+
+bool contains(const std::vector<Sleeper>& set, uint64_t fiber) {
+  return std::any_of(set.begin(), set.end(), [&](const Sleeper& s) { return s.fiber == fiber; });
+}
+
+std::string choices_text(const std::vector<uint64_t>& choices) {
+  std::string out;
+  for (size_t i = 0; i < choices.size() && i < 32; ++i) out += (i ? "," : "") + std::to_string(choices[i]);
+  return out + (choices.size() > 32 ? ",..." : "");
+}
+
+// Moves the path to its next unexplored branch; false when the tree is done.
+bool backtrack(std::vector<Node>& path, bool reduce, uint64_t& pruned) {
+  while (!path.empty()) {
+    Node& n = path.back();
+    n.done.push_back({n.chosen, n.chosen_footprint});
+    for (uint64_t f : n.ready) {  // ascending: the lowest untried goes next
+      if (contains(n.done, f) || (reduce && contains(n.sleep, f))) continue;
+      n.chosen = f;
+      return true;
+    }
+    if (reduce) {
+      for (uint64_t f : n.ready) pruned += contains(n.sleep, f) && !contains(n.done, f) ? 1 : 0;
+    }
+    path.pop_back();
+  }
+  return false;
+}
+
+}  // namespace
+
+TreeEstimate estimate_schedules(const ScheduleRun& run, uint64_t probes, uint64_t seed) {
+  TreeEstimate e;
+  Rng rng(seed);
+  double sum = 0;
+  for (uint64_t i = 0; i < probes; ++i) {
+    ChoicePolicy policy({});
+    policy.extend_randomly(&rng);
+    run(policy);
+    double product = 1;
+    for (const auto& p : policy.points()) product *= static_cast<double>(p.ready.size());
+    sum += product;
+    e.schedules_min = i == 0 ? product : std::min(e.schedules_min, product);
+    e.schedules_max = std::max(e.schedules_max, product);
+    e.choice_points_max = std::max<uint64_t>(e.choice_points_max, policy.points().size());
+    ++e.probes;
+  }
+  e.schedules = probes ? sum / static_cast<double>(probes) : 0;
+  return e;
+}
+
+ScheduleSearchReport search_schedules(const ScheduleRun& run, const ScheduleSearchOptions& options,
+                                      const std::function<void(const ScheduleSearchReport&)>& progress) {
+  assert(options.max_schedules >= 1);
+  ScheduleSearchReport report;
+  std::vector<Node> path;
+  for (;;) {
+    if (report.runs >= options.max_schedules) break;  // the bound is hit
+    std::vector<uint64_t> prefix;
+    std::vector<Sleeper> branch_sleep;
+    for (const Node& n : path) prefix.push_back(n.chosen);
+    if (options.reduce && !path.empty()) {
+      branch_sleep = path.back().sleep;
+      branch_sleep.insert(branch_sleep.end(), path.back().done.begin(), path.back().done.end());
+    }
+    ChoicePolicy policy(prefix, branch_sleep);
+    const ScheduleVerdict verdict = run(policy);
+    ++report.runs;
+
+    const auto& points = policy.points();
+    if (!policy.error().empty() || points.size() < prefix.size()) {
+      throw std::logic_error("schedule search: run " + std::to_string(report.runs) + " did not replay its prefix " +
+                             choices_text(prefix) + ": " +
+                             (policy.error().empty() ? "fewer choice points than recorded" : policy.error()));
+    }
+    for (size_t j = 0; j < prefix.size(); ++j) {
+      if (points[j].ready != path[j].ready) {
+        throw std::logic_error("schedule search: run " + std::to_string(report.runs) + " met other ready fibers at choice " +
+                               std::to_string(j) + " than the run that recorded it: the system is not deterministic");
+      }
+    }
+    if (!path.empty()) path.back().chosen_footprint = points[prefix.size() - 1].chosen_footprint;
+    for (size_t j = prefix.size(); j < points.size(); ++j) {
+      const auto& p = points[j];
+      path.push_back({p.ready, options.reduce ? p.sleep : std::vector<Sleeper>{}, {}, p.chosen, p.chosen_footprint});
+    }
+
+    if (report.runs == 1) report.first_path = points;
+    if (policy.blocked()) ++report.redundant_runs;
+    else ++report.schedules;
+    report.choice_points_max = std::max(report.choice_points_max, policy.choice_points());
+    report.depth_max = std::max<uint64_t>(report.depth_max, path.size());
+    report.trace_hashes.insert(verdict.trace_hash);
+    report.outcomes[verdict.outcome]++;
+    if (!verdict.passed) {
+      ++report.failed_runs;
+      if (report.failures.size() < options.failures_kept) {
+        report.failures.push_back({report.runs, policy.taken(), verdict});
+      }
+    }
+
+    const bool more = backtrack(path, options.reduce, report.pruned);
+    if (progress) progress(report);
+    if (!more) {
+      report.exhausted = true;
+      break;
+    }
+  }
+  return report;
+}
+
+}  // namespace qdt::sim
