@@ -7,6 +7,7 @@
 
 #include "sim/campaign.h"
 #include "sim/campaign_journal.h"
+#include "sim/campaign_forks.h"
 #include "sim/campaign_merge.h"
 #include "sim/coverage.h"
 #include "sim/exit_codes.h"
@@ -70,6 +71,11 @@ json run_share(const CampaignOptions& a, impl::Variant variant, uint64_t worker,
   uint64_t done = 0, failed = 0, shrinks = 0;
   bool out_of_time = false;
   json share = empty_share();
+  RareForker forker(a.fork_rare_share, a.forks, variant);
+  if (forker.enabled()) {
+    share["forking"] = empty_forking();
+    share["fork_failures"] = json::array();
+  }
   JournalWriter journal(a.journal ? a.out_dir : "", a.journal_run, worker, wall);
   double last_progress = 0;
   for (const std::string& profile : profiles) {
@@ -108,6 +114,31 @@ json run_share(const CampaignOptions& a, impl::Variant variant, uint64_t worker,
                       << "\n  replay: " << f["replay"].get<std::string>() << "\n" << std::flush;
           }
         }
+      }
+      std::vector<ForkOutcome> forks;
+      if (forker.enabled()) forks = forker.after_seed(o, share["forking"]);  // share["forking"] exists only then
+      for (ForkOutcome& fork : forks) {
+        if (fork.run.passed) continue;
+        json f = {{"profile", profile}, {"seed", seed}, {"property", fork.run.signature},
+                  {"detail", fork.run.result.is_null() ? std::string("the forked scenario does not load")
+                                                       : fork.run.result["failures"][0].value("detail", std::string())},
+                  {"fork", {{"point", fork.point}, {"fork", fork.fork}}}};
+        if (shrinks < static_cast<uint64_t>(a.max_shrinks) && !fork.run.result.is_null()) {
+          ++shrinks;
+          const FailureFile file =
+              write_failure_file(fork.run, profile + "-fork" + std::to_string(fork.fork), variant, a.out_dir);
+          if (!file.written) f["file_error"] = file.path;
+          f["file"] = file.path;
+          f["steps"] = file.steps;
+          f["replay"] = file.replay;
+          if (!a.as_json) {
+            std::cout << "FAIL " << profile << " seed " << seed << " forked at " << fork.point << " (fork "
+                      << fork.fork << "): " << fork.run.signature << " — " << f["detail"].get<std::string>()
+                      << "\n  shrunk to " << f["steps"] << " steps: " << f["file"].get<std::string>()
+                      << "\n  replay: " << f["replay"].get<std::string>() << "\n" << std::flush;
+          }
+        }
+        share["fork_failures"].push_back(f);
       }
       if (!a.quiet && worker == 0 && (elapsed_s() - last_progress > 1.0 || done * workers * shard_count >= total)) {
         last_progress = elapsed_s();

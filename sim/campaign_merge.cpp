@@ -3,10 +3,12 @@
 #include <xxhash.h>
 
 #include <algorithm>
+#include <tuple>
 #include <cstdio>
 #include <iostream>
 #include <utility>
 
+#include "sim/campaign_forks.h"
 #include "sim/coverage.h"
 #include "sim/exit_codes.h"
 #include "sim/json_input.h"
@@ -38,8 +40,14 @@ int report_campaign(const std::vector<json>& parts, const CampaignOptions& a, co
   std::vector<std::string> hashes;
   json totals = json::object();
   json coverage = json::object();
+  json forking = nullptr;
+  json fork_failures = json::array();
   for (const auto& p : parts) {
     if (p.contains("coverage")) merge_coverage(coverage, p["coverage"]);
+    if (p.contains("forking")) merge_forking(forking, p["forking"]);
+    if (p.contains("fork_failures")) {
+      for (const auto& f : p["fork_failures"]) fork_failures.push_back(f);
+    }
     done += p["seeds_run"].get<uint64_t>();
     failed += p["failed"].get<uint64_t>();
     pushes += p["pushes"].get<uint64_t>();
@@ -88,6 +96,15 @@ int report_campaign(const std::vector<json>& parts, const CampaignOptions& a, co
   const std::vector<std::string> missing =
       a.require_coverage ? missing_points(report, a.required_points) : std::vector<std::string>{};
   summary["coverage_report"] = report;
+  if (!forking.is_null()) {
+    forking["points_only_forks_reached"] = points_only_forks_reached(forking, coverage);
+    summary["forking"] = forking;
+    std::sort(fork_failures.begin(), fork_failures.end(), [](const json& x, const json& y) {
+      return std::make_tuple(x["profile"].get<std::string>(), x["seed"].get<uint64_t>(), x.dump()) <
+             std::make_tuple(y["profile"].get<std::string>(), y["seed"].get<uint64_t>(), y.dump());
+    });
+    summary["fork_failures"] = fork_failures;
+  }
   if (a.require_coverage) summary["coverage_missing"] = missing;
   if (a.as_json) {
     std::cout << summary.dump(2) << "\n";
@@ -111,6 +128,13 @@ int report_campaign(const std::vector<json>& parts, const CampaignOptions& a, co
               << totals.value("storage_faults_injected", 0) << " faults injected, "
               << totals.value("storage_push_failures", 0) << " failed push transactions\n";
     print_coverage(std::cout, report, a.coverage_table);
+    if (!forking.is_null()) {
+      std::cout << "  forking: " << forking["runs"].get<uint64_t>() << " fork runs at " << forking["forked_at"].size()
+                << " rare points, " << fork_failures.size() << " failed; points only forks reached:";
+      for (const json& name : forking["points_only_forks_reached"]) std::cout << " " << name.get<std::string>();
+      if (forking["points_only_forks_reached"].empty()) std::cout << " none";
+      std::cout << "\n";
+    }
   }
   if (!missing.empty()) {
     // On stderr too, so --json users see why the exit code is 1.
@@ -119,7 +143,7 @@ int report_campaign(const std::vector<json>& parts, const CampaignOptions& a, co
     std::cerr << "\n";
   }
   if (summary_out) *summary_out = std::move(summary);
-  return failed == 0 && missing.empty() ? kExitOk : kExitFailed;
+  return failed == 0 && missing.empty() && fork_failures.empty() ? kExitOk : kExitFailed;
 }
 
 namespace {
@@ -177,6 +201,33 @@ Fault summary_fault(const json& s) {
   }
   if (s.contains("coverage")) {
     if (auto f = coverage_fault(s["coverage"])) return Fault{{"/coverage" + f->first, f->second}};
+  }
+  if (s.contains("forking")) {
+    const json& f = s["forking"];
+    if (!f.is_object()) return Fault{{"/forking", "expected an object"}};
+    for (const char* key : {"runs", "failed"}) {
+      if (auto e = count_field(f, "/forking", key, true)) return e;
+    }
+    for (const char* key : {"forked_at", "reached"}) {
+      if (!f.contains(key) || !f[key].is_object()) return Fault{{"/forking/" + std::string(key), "expected an object"}};
+      for (const auto& [name, n] : f[key].items()) {
+        if (auto e = count_field(f[key], "/forking/" + std::string(key), name.c_str(), true)) {
+          return Fault{{"/forking/" + std::string(key) + "/" + json_pointer_token(name), e->second}};
+        }
+      }
+    }
+  }
+  if (s.contains("fork_failures")) {
+    if (!s["fork_failures"].is_array()) return Fault{{"/fork_failures", "expected an array"}};
+    for (size_t i = 0; i < s["fork_failures"].size(); ++i) {
+      const json& f = s["fork_failures"][i];
+      const std::string p = "/fork_failures/" + std::to_string(i);
+      if (!f.is_object()) return Fault{{p, "expected a failure object"}};
+      for (const char* key : {"profile", "property", "detail"}) {
+        if (auto e = string_field(f, p, key, true)) return e;
+      }
+      if (auto e = count_field(f, p, "seed", true)) return e;
+    }
   }
   if (s.contains("metrics")) {
     if (!s["metrics"].is_object()) return Fault{{"/metrics", "expected an object"}};

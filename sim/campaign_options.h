@@ -40,6 +40,9 @@ struct CampaignOptions {
   // summary (--coverage); exit 1 when a point of `required_points` was never
   // reached (--require-coverage, the list already checked against the catalogue).
   bool coverage_table = false;
+  // Forking at rare states (sim/campaign_forks.h): 0 switches it off.
+  double fork_rare_share = 0;
+  uint64_t forks = 16;
   bool require_coverage = false;
   std::vector<std::string> required_points;
 };

@@ -9,12 +9,18 @@
 
 #include "sim/json_input.h"
 #include "sim/reach_points.h"
+#include "sim/scheduler.h"
 
 namespace qdt::sim {
 
 using json = nlohmann::json;
 
-RunReach::RunReach() : hit_(reach_points().size(), false) { previous_ = impl::set_reach_observer(this); }
+RunReach::RunReach()
+    : hit_(reach_points().size(), false),
+      first_pick_(reach_points().size(), -1),
+      picks_base_(SeededScheduler::install().picks()) {
+  previous_ = impl::set_reach_observer(this);
+}
 
 RunReach::~RunReach() { impl::set_reach_observer(previous_); }
 
@@ -30,6 +36,17 @@ void RunReach::reached(std::string_view point) noexcept {
     it = by_address_.emplace(point.data(), *index).first;
   }
   hit_[it->second] = true;
+  if (!run_ended_ && first_pick_[it->second] < 0) {
+    first_pick_[it->second] = static_cast<int64_t>(SeededScheduler::install().picks() - picks_base_);
+  }
+}
+
+std::vector<std::pair<std::string, uint64_t>> RunReach::first_picks() const {
+  std::vector<std::pair<std::string, uint64_t>> out;
+  for (size_t i = 0; i < first_pick_.size(); ++i) {
+    if (first_pick_[i] >= 0) out.emplace_back(std::string(reach_points()[i].name), static_cast<uint64_t>(first_pick_[i]));
+  }
+  return out;
 }
 
 std::vector<std::string> RunReach::names() const {

@@ -29,9 +29,18 @@ class RunReach : public impl::ReachObserver {
   void reached(std::string_view point) noexcept override;
   // The names reached, in catalogue order.
   std::vector<std::string> names() const;
+  // Marks from now on come from reading the history, not from the run: they
+  // have no scheduler pick to fork at.
+  void run_ended() { run_ended_ = true; }
+  // Each point the run itself reached -> the scheduler picks made before it
+  // was first reached (a fork at that many picks reaches it again).
+  std::vector<std::pair<std::string, uint64_t>> first_picks() const;
 
  private:
   std::vector<bool> hit_;
+  std::vector<int64_t> first_pick_;  // -1: not reached during the run
+  uint64_t picks_base_ = 0;
+  bool run_ended_ = false;
   std::unordered_map<const void*, size_t> by_address_;  // marks pass literals: look each up once
   impl::ReachObserver* previous_ = nullptr;
 };

@@ -269,6 +269,13 @@ int main(int argc, char** argv) {
   check_cmd->add_flag("--require-coverage", check_args.require_coverage,
                       "Exit 1 when a point of the required list (sim/coverage_required.txt, or --coverage-list) was "
                       "never reached");
+  check_cmd
+      ->add_option("--fork-rare", check_args.fork_rare_share,
+                   "Fork a seed at each reachability point it is the first to reach while fewer than SHARE of the "
+                   "seeds so far reached it: re-run it --forks times with the schedule after that point re-drawn")
+      ->check(CLI::Range(0.0, 1.0));
+  check_cmd->add_option("--forks", check_args.forks, "Fork runs per rare point (with --fork-rare)")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1000}));
   std::string coverage_list;
   check_cmd->add_option("--coverage-list", coverage_list,
                         "The required points for --require-coverage: one name per line, # comments")

@@ -414,6 +414,17 @@ json metrics_of(World& world, const StepOutcomes& out) {
 
 }  // namespace
 
+namespace {
+
+// {"point": picks before it was first reached}, for forking (qdt check --fork-rare).
+json first_picks_json(const RunReach& reach) {
+  json out = json::object();
+  for (const auto& [name, picks] : reach.first_picks()) out[name] = picks;
+  return out;
+}
+
+}  // namespace
+
 RunOutcome run_scenario(const Scenario& scenario, const RunOptions& options) {
   WorldConfig config = scenario.world;
   config.seed = scenario.seed;
@@ -444,6 +455,7 @@ RunOutcome run_scenario(const Scenario& scenario, const RunOptions& options) {
   world.finish_history();
   world.history().recorded_outcomes = true;
   world.history().recorded_request_times = true;
+  reach.run_ended();
   mark_history_points(world.history());
 
   json failures = json::array();
@@ -470,7 +482,8 @@ RunOutcome run_scenario(const Scenario& scenario, const RunOptions& options) {
                     {"steps", std::move(steps)},
                     {"failures", std::move(failures)},
                     {"metrics", metrics_of(world, runner.outcomes())},
-                    {"reached", reach.names()}};
+                    {"reached", reach.names()},
+                    {"reached_at_pick", first_picks_json(reach)}};
   // Only a run that was not random says how it was scheduled: random
   // results read as they always did.
   if (!world.schedule_report().is_null()) {

@@ -1,5 +1,7 @@
 #include "sim/schedule_config.h"
 
+#include <cstdint>
+
 #include "sim/pct_policy.h"
 
 namespace qdt::sim {
@@ -11,6 +13,7 @@ const char* schedule_mode_name(ScheduleMode mode) {
     case ScheduleMode::random: return "random";
     case ScheduleMode::pct: return "pct";
     case ScheduleMode::choices: return "choices";
+    case ScheduleMode::fork: return "fork";
   }
   return "?";
 }
@@ -22,6 +25,10 @@ json ScheduleConfig::to_json() const {
     j["pct_steps"] = pct_steps;
   }
   if (mode == ScheduleMode::choices) j["choices"] = choices;
+  if (mode == ScheduleMode::fork) {
+    j["fork_after_picks"] = fork_after_picks;
+    j["fork_seed"] = fork_seed;
+  }
   return j;
 }
 
@@ -30,17 +37,21 @@ std::vector<std::pair<std::string, std::string>> parse_schedule(const json& j, c
   std::vector<std::pair<std::string, std::string>> errors;
   if (!j.is_object()) return {{path, "expected an object"}};
   for (const auto& [key, value] : j.items()) {
-    if (key != "mode" && key != "pct_depth" && key != "pct_steps" && key != "choices") {
+    if (key != "mode" && key != "pct_depth" && key != "pct_steps" && key != "choices" && key != "fork_after_picks" &&
+        key != "fork_seed") {
       errors.emplace_back(path + "/" + key, "unknown field");
     }
   }
   ScheduleConfig c;
   if (const auto it = j.find("mode"); it == j.end()) {
-    errors.emplace_back(path + "/mode", "required (\"random\", \"pct\" or \"choices\")");
-  } else if (!it->is_string() || (*it != "random" && *it != "pct" && *it != "choices")) {
-    errors.emplace_back(path + "/mode", "expected \"random\", \"pct\" or \"choices\"");
+    errors.emplace_back(path + "/mode", "required (\"random\", \"pct\", \"choices\" or \"fork\")");
+  } else if (!it->is_string() || (*it != "random" && *it != "pct" && *it != "choices" && *it != "fork")) {
+    errors.emplace_back(path + "/mode", "expected \"random\", \"pct\", \"choices\" or \"fork\"");
   } else {
-    c.mode = *it == "pct" ? ScheduleMode::pct : *it == "choices" ? ScheduleMode::choices : ScheduleMode::random;
+    c.mode = *it == "pct"       ? ScheduleMode::pct
+             : *it == "choices" ? ScheduleMode::choices
+             : *it == "fork"    ? ScheduleMode::fork
+                                : ScheduleMode::random;
   }
   auto integer = [&](const char* key, uint64_t lo, uint64_t hi, auto& field) {
     const auto it = j.find(key);
@@ -54,6 +65,11 @@ std::vector<std::pair<std::string, std::string>> parse_schedule(const json& j, c
   };
   integer("pct_depth", 1, PctPolicy::kDepthMax, c.pct_depth);
   integer("pct_steps", 0, ScheduleConfig::kPctStepsMax, c.pct_steps);
+  integer("fork_after_picks", 0, ScheduleConfig::kPctStepsMax, c.fork_after_picks);
+  integer("fork_seed", 0, ScheduleConfig::kForkSeedMax, c.fork_seed);
+  if ((j.contains("fork_after_picks") || j.contains("fork_seed")) && c.mode != ScheduleMode::fork) {
+    errors.emplace_back(path, "fork_after_picks and fork_seed apply to mode \"fork\" only");
+  }
   if ((j.contains("pct_depth") || j.contains("pct_steps")) && c.mode != ScheduleMode::pct) {
     errors.emplace_back(path, "pct_depth and pct_steps apply to mode \"pct\" only");
   }

@@ -14,6 +14,9 @@ WorldSchedule::WorldSchedule(const ScheduleConfig& config, Rng& rng, SchedulePol
   } else if (config.mode == ScheduleMode::choices) {
     choices_ = std::make_unique<ChoicePolicy>(config.choices);
     policy_ = choices_.get();
+  } else if (config.mode == ScheduleMode::fork) {
+    fork_ = std::make_unique<ForkPolicy>(rng, config.fork_after_picks, config.fork_seed);
+    policy_ = fork_.get();
   }
 }
 
@@ -21,6 +24,9 @@ void WorldSchedule::record(Trace& trace, int64_t now_ms) const {
   if (pct_) {
     trace.begin(now_ms, "schedule").field("mode", "pct").field("depth", config_.pct_depth)
         .field("steps", static_cast<int64_t>(config_.pct_steps)).end();
+  } else if (fork_) {
+    trace.begin(now_ms, "schedule").field("mode", "fork").field("after", static_cast<int64_t>(config_.fork_after_picks))
+        .field("seed", std::to_string(config_.fork_seed)).end();
   } else if (choices_ || external_) {
     trace.begin(now_ms, "schedule").field("mode", "choices").end();
   }
@@ -37,6 +43,10 @@ nlohmann::json WorldSchedule::report() const {
                         {"choice_points", choices_->choice_points()}};
     if (!choices_->error().empty()) r["error"] = choices_->error();
     return r;
+  }
+  if (fork_) {
+    return {{"mode", "fork"}, {"fork_after_picks", config_.fork_after_picks}, {"fork_seed", config_.fork_seed},
+            {"picks", fork_->picks()}};
   }
   return nullptr;
 }

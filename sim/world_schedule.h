@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/choice_policy.h"
+#include "sim/fork_policy.h"
 #include "sim/pct_policy.h"
 #include "sim/rng.h"
 #include "sim/schedule_config.h"
@@ -33,6 +34,7 @@ class WorldSchedule {
   const ScheduleConfig& config_;
   std::unique_ptr<PctPolicy> pct_;
   std::unique_ptr<ChoicePolicy> choices_;
+  std::unique_ptr<ForkPolicy> fork_;
   SchedulePolicy* policy_ = nullptr;
   bool external_ = false;
 };
