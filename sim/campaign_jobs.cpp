@@ -35,6 +35,15 @@ std::optional<Shard> parse_shard(const std::string& text) {
 
 namespace {
 
+// A shrunk failure's file, as the summary reports it.
+void add_file(json& failure, const FailureFile& file) {
+  if (!file.written) failure["file_error"] = file.path;
+  failure["file"] = file.path;
+  failure["steps"] = file.steps;
+  failure["shrink_runs"] = file.shrink_runs;
+  failure["replay"] = file.replay;
+}
+
 // Adds one finished seed to a share summary (run_share's shape).
 void add_seed(json& share, const std::string& profile, uint64_t seed, const SeedOutcome& o, const json* failure) {
   share["seeds_run"] = share["seeds_run"].get<uint64_t>() + 1;
@@ -95,12 +104,7 @@ json run_share(const CampaignOptions& a, impl::Variant variant, uint64_t worker,
                   {"detail", o.result["failures"][0].value("detail", std::string())}};
         if (shrinks < static_cast<uint64_t>(a.max_shrinks)) {
           ++shrinks;
-          const FailureFile file = write_failure_file(o, profile, variant, a.out_dir);
-          if (!file.written) f["file_error"] = file.path;
-          f["file"] = file.path;
-          f["steps"] = file.steps;
-          f["shrink_runs"] = file.shrink_runs;
-          f["replay"] = file.replay;
+          add_file(f, write_failure_file(o, profile, variant, a.out_dir));
         }
         add_seed(share, profile, seed, o, &f);
         add_seed(journal.delta(), profile, seed, o, &f);
@@ -125,12 +129,7 @@ json run_share(const CampaignOptions& a, impl::Variant variant, uint64_t worker,
                   {"fork", {{"point", fork.point}, {"fork", fork.fork}}}};
         if (shrinks < static_cast<uint64_t>(a.max_shrinks) && !fork.run.result.is_null()) {
           ++shrinks;
-          const FailureFile file =
-              write_failure_file(fork.run, profile + "-fork" + std::to_string(fork.fork), variant, a.out_dir);
-          if (!file.written) f["file_error"] = file.path;
-          f["file"] = file.path;
-          f["steps"] = file.steps;
-          f["replay"] = file.replay;
+          add_file(f, write_failure_file(fork.run, profile + "-fork" + std::to_string(fork.fork), variant, a.out_dir));
           if (!a.as_json) {
             std::cout << "FAIL " << profile << " seed " << seed << " forked at " << fork.point << " (fork "
                       << fork.fork << "): " << fork.run.signature << " — " << f["detail"].get<std::string>()

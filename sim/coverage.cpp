@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "sim/campaign_merge.h"
 #include "sim/json_input.h"
 #include "sim/reach_points.h"
 #include "sim/scheduler.h"
@@ -81,9 +82,9 @@ void merge_coverage(json& into, const json& part) {
 }
 
 std::optional<std::pair<std::string, std::string>> coverage_fault(const json& coverage) {
-  constexpr uint64_t kMax = uint64_t{1} << 50;  // as every summary count (campaign_merge.h)
   auto count = [&](const json& v) {
-    return v.is_number_integer() && (v.is_number_unsigned() || v.get<int64_t>() >= 0) && v.get<uint64_t>() <= kMax;
+    return v.is_number_integer() && (v.is_number_unsigned() || v.get<int64_t>() >= 0) &&
+           v.get<uint64_t>() <= kMaxSummaryCount;
   };
   if (!coverage.is_object()) return std::make_pair(std::string(), std::string("expected an object of profiles"));
   for (const auto& [profile, p] : coverage.items()) {
