@@ -7,7 +7,7 @@ packages=(
   libsqlite3-dev sqlite3
   librapidcheck-dev libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev libxxhash-dev libcli11-dev libvalijson-dev
-  gnuplot-nox
+  gnuplot-nox parallel python3-yaml
 )
 missing=()
 for p in "${packages[@]}"; do

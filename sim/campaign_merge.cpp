@@ -12,6 +12,7 @@
 #include "sim/coverage.h"
 #include "sim/exit_codes.h"
 #include "sim/json_input.h"
+#include "sim/shard_set.h"
 
 namespace qdt::sim {
 
@@ -279,10 +280,28 @@ int merge_summaries(const std::vector<std::string>& files, const CampaignOptions
     wall = std::max(wall, part.value("wall_s", 0.0));  // shards ran side by side
     parts.push_back(part);
   }
+  const ShardCoverage split = shard_coverage(parts, files);
+  if (split.duplicate_seed) {
+    std::cerr << "error: " << split.second_file << ": " << split.duplicate_path << ": seed '" << *split.duplicate_seed
+              << "' is also in " << split.first_file
+              << " (a shard merged twice, or shards of overlapping splits); nothing merged\n";
+    return kExitBadInput;
+  }
+  if (split.missing_count > 0) {
+    // Not an error: a partial merge is a smaller campaign. Said on stderr so
+    // that a lost array task is seen, and kept in the JSON.
+    std::cerr << "warning: " << split.missing_count << " of " << split.shard_count << " shards absent:";
+    for (uint64_t i : split.missing_shards) std::cerr << " " << i << "/" << split.shard_count;
+    if (split.missing_count > split.missing_shards.size()) std::cerr << " …";
+    std::cerr << "\n";
+  }
   CampaignOptions merged = a;
   merged.profile = parts.front().value("profile", a.profile);
   merged.first_seed = parts.front().value("first_seed", a.first_seed);
-  merged.shard = "merged";
+  // "merged", or "merged 3 of 4 shards" for an I/N split (complete or not).
+  merged.shard = split.shard_count == 0 ? "merged"
+                                        : "merged " + std::to_string(split.shard_count - split.missing_count) + " of " +
+                                              std::to_string(split.shard_count) + " shards";
   return report_campaign(parts, merged, variant_text, parts.size(), std::max(wall, 1e-9), summary);
 }
 
