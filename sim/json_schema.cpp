@@ -23,7 +23,9 @@ std::string json_pointer_of(const std::vector<std::string>& context) {
 }
 
 CompiledSchema::CompiledSchema(const std::string& text, std::string what)
-    : schema_(std::make_unique<valijson::Schema>()), what_(std::move(what)) {
+    : schema_(std::make_unique<valijson::Schema>()),
+      validator_(std::make_unique<valijson::Validator>()),
+      what_(std::move(what)) {
   const nlohmann::json doc = nlohmann::json::parse(text);
   valijson::SchemaParser parser;
   valijson::adapters::NlohmannJsonAdapter adapter(doc);
@@ -33,10 +35,9 @@ CompiledSchema::CompiledSchema(const std::string& text, std::string what)
 CompiledSchema::~CompiledSchema() = default;
 
 std::vector<LoadError> CompiledSchema::errors(const nlohmann::json& doc, const std::string& file) const {
-  valijson::Validator validator;
   valijson::ValidationResults results;
   valijson::adapters::NlohmannJsonAdapter target(doc);
-  if (validator.validate(*schema_, target, &results)) return {};
+  if (validator_->validate(*schema_, target, &results)) return {};
   std::vector<valijson::ValidationResults::Error> all;
   valijson::ValidationResults::Error error;
   while (results.popError(error)) all.push_back(error);

@@ -11,6 +11,7 @@
 
 namespace valijson {
 class Schema;
+class Validator;
 }
 
 namespace qdt::sim {
@@ -29,6 +30,11 @@ class CompiledSchema {
 
  private:
   std::unique_ptr<valijson::Schema> schema_;
+  // Kept across calls for its cache of compiled `pattern` regexes: a fresh
+  // validator per document compiled every pattern again (std::regex), which
+  // dominated scenario loading. Single-threaded use only, as everywhere in
+  // qdt (campaign workers are processes).
+  std::unique_ptr<valijson::Validator> validator_;
   std::string what_;
 };
 
