@@ -1,5 +1,6 @@
 #include "sim/json_input.h"
 
+#include <array>
 #include <cassert>
 #include <filesystem>
 #include <fstream>
@@ -117,12 +118,21 @@ std::optional<std::string> read_input_file(const std::string& file, std::string&
     reason = "cannot open the file";
     return std::nullopt;
   }
-  // Bounded even if the file grows while it is read.
-  std::string text(kMaxJsonBytes + 1, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  text.resize(static_cast<size_t>(in.gcount()));
-  if (text.size() > kMaxJsonBytes) {
-    reason = "larger than " + std::to_string(kMaxJsonBytes >> 20) + " MiB";
+  // Read in chunks, bounded even if the file grows while it is read. (A
+  // buffer of the bound's size, zeroed for every file, cost 64 MiB of page
+  // faults and memset per scenario: 80 % of loading a sweep.)
+  std::string text;
+  std::array<char, 64 * 1024> chunk;
+  while (in) {
+    in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    text.append(chunk.data(), static_cast<size_t>(in.gcount()));
+    if (text.size() > kMaxJsonBytes) {
+      reason = "larger than " + std::to_string(kMaxJsonBytes >> 20) + " MiB";
+      return std::nullopt;
+    }
+  }
+  if (in.bad()) {
+    reason = "cannot read the file";
     return std::nullopt;
   }
   return text;

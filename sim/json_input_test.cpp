@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <fstream>
 #include <string>
 
 namespace qdt::sim {
@@ -61,6 +63,24 @@ TEST(JsonInput, ReadsOnlyRegularFiles) {
   EXPECT_EQ(reason, "cannot open the file");
   EXPECT_FALSE(read_input_file("/dev/zero", reason));
   EXPECT_EQ(reason, "not a regular file");
+}
+
+// Read back byte for byte across chunk boundaries; refused one byte past the bound.
+TEST(JsonInput, ReadsWholeFilesUpToTheBound) {
+  const std::string file = testing::TempDir() + "qdt_json_input_test.json";
+  std::string body(200'000, 'x');
+  for (size_t i = 0; i < body.size(); i += 997) body[i] = static_cast<char>('a' + i % 26);
+  std::ofstream(file, std::ios::binary) << body;
+  std::string reason;
+  const std::optional<std::string> read = read_input_file(file, reason);
+  ASSERT_TRUE(read) << reason;
+  EXPECT_EQ(*read, body);
+  std::ofstream(file, std::ios::binary | std::ios::trunc) << std::string(kMaxJsonBytes + 1, ' ');
+  EXPECT_FALSE(read_input_file(file, reason));
+  EXPECT_EQ(reason, "larger than 64 MiB");
+  std::ofstream(file, std::ios::binary | std::ios::trunc) << std::string(kMaxJsonBytes, ' ');
+  EXPECT_TRUE(read_input_file(file, reason));
+  std::remove(file.c_str());
 }
 
 }  // namespace
