@@ -92,7 +92,7 @@ json run_share(const CampaignOptions& a, impl::Variant variant, uint64_t worker,
       const uint64_t seed = a.first_seed + i;
       if (seed % shard_count != shard_index || (seed / shard_count) % workers != worker) continue;
       if (a.skip.count({profile, seed})) continue;  // finished by an earlier run (--resume)
-      SeedOutcome o = check_seed(seed, profile, variant, a.interleave, a.schedule);
+      SeedOutcome o = check_seed(seed, profile, variant, a.interleave, a.schedule, a.checked_mode);
       ++done;
       if (o.passed) {
         add_seed(share, profile, seed, o, nullptr);
