@@ -10,8 +10,9 @@ namespace qdt::sim {
 
 using json = nlohmann::json;
 
-json run_document(const json& doc, impl::Variant variant, bool checked_mode) {
-  LoadResult loaded = load_scenario_text(doc.dump(), doc.value("name", std::string("generated")));
+json run_document(const json& doc, impl::Variant variant, bool checked_mode, bool check_schema) {
+  LoadResult loaded = check_schema ? load_scenario_text(doc.dump(), doc.value("name", std::string("generated")))
+                                   : load_scenario_document(doc, doc.value("name", std::string("generated")), false);
   if (!loaded.scenario) return json();
   RunOptions options;
   options.variant = variant;
@@ -32,7 +33,7 @@ SeedOutcome check_seed(uint64_t seed, const std::string& profile, impl::Variant 
   out.scenario = generate_scenario(seed, profile);
   if (interleave) out.scenario["world"]["storage"]["interleave"] = *interleave;
   if (!schedule.is_null()) out.scenario["world"]["schedule"] = schedule;
-  out.result = run_document(out.scenario, variant, checked_mode);
+  out.result = run_document(out.scenario, variant, checked_mode, /*check_schema=*/false);
   if (out.result.is_null()) {
     // A generated scenario that does not load is a bug in the generator.
     out.signature = "generator";
