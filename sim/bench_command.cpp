@@ -1,9 +1,5 @@
 #include "sim/bench_command.h"
 
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cassert>
 #include <chrono>
@@ -16,9 +12,9 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
-#include <thread>
 
 #include "reports/gnuplot.h"
+#include "sim/bench_machine.h"
 #include "sim/bench_workloads.h"
 #include "sim/exit_codes.h"
 #include "sim/workload.h"
@@ -69,77 +65,13 @@ struct Bench {
   void add(Figure f) { figures.push_back(std::move(f)); }
 };
 
-std::string cpu_model() {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("model name", 0) == 0) {
-      const size_t colon = line.find(':');
-      if (colon != std::string::npos) return line.substr(line.find_first_not_of(' ', colon + 1));
-    }
-  }
-  return "unknown";
-}
-
-long self_peak_kb() {
-  rusage ru{};
-  getrusage(RUSAGE_SELF, &ru);
-  return ru.ru_maxrss;
-}
-
-// `qdt ARGS` as a child process (this very binary): its stdout, exit code and
-// peak resident memory.
-struct ChildRun {
-  int exit_code = -1;
-  std::string out;
-  long peak_kb = 0;
-};
-
-ChildRun run_self(const std::vector<std::string>& args) {
-  int fds[2];
-  if (::pipe(fds) != 0) throw std::runtime_error("bench: pipe failed");
-  const pid_t pid = ::fork();
-  if (pid < 0) throw std::runtime_error("bench: fork failed");
-  if (pid == 0) {
-    ::dup2(fds[1], STDOUT_FILENO);
-    ::close(fds[0]);
-    ::close(fds[1]);
-    std::vector<char*> argv;
-    std::string self = "qdt";
-    argv.push_back(self.data());
-    std::vector<std::string> copy = args;
-    for (std::string& a : copy) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    ::execv("/proc/self/exe", argv.data());
-    ::_exit(127);
-  }
-  ::close(fds[1]);
-  ChildRun run;
-  char buffer[65536];
-  ssize_t n;
-  while ((n = ::read(fds[0], buffer, sizeof buffer)) > 0) run.out.append(buffer, static_cast<size_t>(n));
-  ::close(fds[0]);
-  int status = 0;
-  rusage ru{};
-  ::wait4(pid, &status, 0, &ru);
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  run.peak_kb = ru.ru_maxrss;
-  return run;
-}
-
-std::string join(const std::string& program, const std::vector<std::string>& args) {
-  std::string s = program;
-  for (const std::string& a : args) s += " " + a;
-  return s;
-}
-
 // One `qdt check` campaign in a child; its summary (seeds_per_s, ...).
 json campaign(Bench& b, const std::string& profile, uint64_t seeds, uint64_t jobs, bool unchecked,
               std::string& command) {
   std::vector<std::string> args = {"check", "--profile", profile, "--seeds", std::to_string(seeds),
                                    "--jobs", std::to_string(jobs), "--max-shrinks", "0", "--quiet", "--json"};
   if (unchecked) args.push_back("--unchecked");
-  command = join(b.options.program, args);
+  command = join_command(b.options.program, args);
   b.progress(command);
   const ChildRun run = run_self(args);
   if (run.peak_kb > b.child_peak_kb && jobs == 1) {
@@ -218,7 +150,7 @@ void jobs_group(Bench& b) {
   b.add(figure("seeds_per_s.default_jobs1", one, "seeds/s", cmd1));
   b.add(figure("seeds_per_s.default_jobs2", two, "seeds/s", cmd2));
   b.add(figure("jobs_speedup.2_over_1", two / std::max(one, 1e-9), "x", b.self_command("jobs"), '>', 1.8,
-               "on " + std::to_string(std::thread::hardware_concurrency()) + " cores, shared"));
+               "on " + std::to_string(cpu_cores()) + " cores, shared"));
 }
 
 void window_group(Bench& b) {
@@ -370,7 +302,7 @@ int run_bench(const BenchOptions& options) {
   if (runs("memory")) memory_group(b);
 
   json doc = {{"commit", QDT_GIT_DESCRIBE},
-              {"machine", {{"cpu", cpu_model()}, {"cores", std::thread::hardware_concurrency()}}},
+              {"machine", {{"cpu", cpu_model()}, {"cores", cpu_cores()}}},
               {"date", utc_now()},
               {"quick", options.quick},
               {"figures", json::array()}};
