@@ -239,7 +239,9 @@ std::string number(double v) {
 
 void print_table(const json& doc, const std::vector<Figure>& figures) {
   std::cout << "qdt bench  commit " << doc["commit"].get<std::string>() << "  machine "
-            << doc["machine"]["cpu"].get<std::string>() << ", " << doc["machine"]["cores"] << " cores  "
+            << doc["machine"]["cpu"].get<std::string>() << ", " << doc["machine"]["cores"] << " cores, load "
+            << number(doc["machine"]["load_before"].get<double>()) << " -> " << number(doc["machine"]["load_after"].get<double>())
+            << "  "
             << doc["date"].get<std::string>() << (doc["quick"].get<bool>() ? "  (--quick)" : "") << "\n\n";
   size_t w = 6;
   for (const Figure& f : figures) w = std::max(w, f.name.size());
@@ -292,6 +294,7 @@ CLI::App* add_bench(CLI::App& app, BenchOptions& o) {
 
 int run_bench(const BenchOptions& options) {
   Bench b{options, {}, 0, "", false};
+  const double load_before = load_average();
   auto runs = [&](const std::string& g) { return options.only.empty() || options.only == g; };
   std::vector<GrowthPoint> growth;
   if (runs("items")) items_group(b);
@@ -302,7 +305,8 @@ int run_bench(const BenchOptions& options) {
   if (runs("memory")) memory_group(b);
 
   json doc = {{"commit", QDT_GIT_DESCRIBE},
-              {"machine", {{"cpu", cpu_model()}, {"cores", cpu_cores()}}},
+              {"machine",
+               {{"cpu", cpu_model()}, {"cores", cpu_cores()}, {"load_before", load_before}, {"load_after", load_average()}}},
               {"date", utc_now()},
               {"quick", options.quick},
               {"figures", json::array()}};

@@ -30,6 +30,13 @@ unsigned cpu_cores() {
   return processors > 0 ? processors : std::thread::hardware_concurrency();
 }
 
+double load_average() {
+  std::ifstream in("/proc/loadavg");
+  double one_minute = -1;
+  if (!(in >> one_minute)) return -1;
+  return one_minute;
+}
+
 long self_peak_kb() {
   rusage ru{};
   getrusage(RUSAGE_SELF, &ru);

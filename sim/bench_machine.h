@@ -13,6 +13,10 @@ std::string cpu_model();
 // /proc/cpuinfo's "processor" entries (the runtime's count without /proc).
 unsigned cpu_cores();
 
+// /proc/loadavg's one-minute figure (-1 without /proc): other work on a
+// shared machine moves every figure, --jobs most.
+double load_average();
+
 // This process's peak resident set, in KiB (getrusage).
 long self_peak_kb();
 
