@@ -200,6 +200,7 @@ int resume_campaign(CampaignOptions a, uint64_t jobs, const WallClock& wall, jso
   resumed.as_json = a.as_json;
   resumed.quiet = a.quiet;
   resumed.time_budget_s = a.time_budget_s;
+  resumed.checked_mode = a.checked_mode;  // --unchecked: how it runs, not what (same digest)
   resumed.journal = true;
   resumed.journal_run = state->run + 1;
   resumed.skip = std::move(state->done);
