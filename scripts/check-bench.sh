@@ -33,6 +33,7 @@ required = ["items_per_s.batch1", "items_per_s.batch10", "items_per_s.batch1_unc
             "virtual_s_per_wall_s.batch1", "virtual_s_per_wall_s.default",
             "seeds_per_s.default_unchecked", "checked_cost.campaign",
             "seeds_per_s.default_jobs1", "seeds_per_s.default_jobs2", "jobs_speedup.2_over_1",
+            "seeds_per_cpu_s.default_jobs1", "seeds_per_cpu_s.default_jobs2", "jobs_cpu_efficiency.2_over_1",
             "rows_scanned_per_push.cache_on", "rows_scanned_per_push.cache_off", "rows_scanned_ratio.off_over_on",
             "pushes_per_s.cache_on", "pushes_per_s.cache_off", "pushes_ratio.on_over_off",
             "pushes_per_s.cache_on_checked", "checked_cost.window",

@@ -82,8 +82,9 @@ json campaign(Bench& b, const std::string& profile, uint64_t seeds, uint64_t job
   if (run.exit_code != kExitOk || summary.is_discarded() || !summary.contains("seeds_per_s")) {
     std::cerr << "[bench] " << command << " exited " << run.exit_code << ": its figures are void\n";
     b.void_run = true;
-    return json::object({{"seeds_per_s", 0.0}, {"virtual_s_per_wall_s", 0.0}});
+    return json::object({{"seeds_per_s", 0.0}, {"virtual_s_per_wall_s", 0.0}, {"cpu_s", 0.0}});
   }
+  summary["cpu_s"] = run.cpu_s;  // the bench's own reading, not a qdt check field
   return summary;
 }
 
@@ -145,12 +146,22 @@ void campaigns_group(Bench& b) {
 void jobs_group(Bench& b) {
   const uint64_t seeds = b.options.quick ? 30 : 2000;
   std::string cmd1, cmd2;
-  const double one = campaign(b, "default", seeds, 1, false, cmd1)["seeds_per_s"].get<double>();
-  const double two = campaign(b, "default", seeds, 2, false, cmd2)["seeds_per_s"].get<double>();
+  const json s1 = campaign(b, "default", seeds, 1, false, cmd1);
+  const json s2 = campaign(b, "default", seeds, 2, false, cmd2);
+  const double one = s1["seeds_per_s"].get<double>(), two = s2["seeds_per_s"].get<double>();
   b.add(figure("seeds_per_s.default_jobs1", one, "seeds/s", cmd1));
   b.add(figure("seeds_per_s.default_jobs2", two, "seeds/s", cmd2));
   b.add(figure("jobs_speedup.2_over_1", two / std::max(one, 1e-9), "x", b.self_command("jobs"), '>', 1.8,
                "on " + std::to_string(cpu_cores()) + " cores, shared"));
+  // Seeds per CPU second, workers included: what --jobs would give on idle
+  // cores is this ratio times the jobs, when it is near 1 (a shared machine
+  // takes cores away from the wall-clock figure, not from this one).
+  const double per_cpu_one = static_cast<double>(seeds) / std::max(s1["cpu_s"].get<double>(), 1e-9);
+  const double per_cpu_two = static_cast<double>(seeds) / std::max(s2["cpu_s"].get<double>(), 1e-9);
+  b.add(figure("seeds_per_cpu_s.default_jobs1", per_cpu_one, "seeds/cpu-s", cmd1));
+  b.add(figure("seeds_per_cpu_s.default_jobs2", per_cpu_two, "seeds/cpu-s", cmd2));
+  b.add(figure("jobs_cpu_efficiency.2_over_1", per_cpu_two / std::max(per_cpu_one, 1e-9), "x", b.self_command("jobs"),
+               0, 0, "seeds per CPU second with --jobs 2 over --jobs 1; near 1: the workers share no bottleneck"));
 }
 
 void window_group(Bench& b) {

@@ -72,6 +72,9 @@ ChildRun run_self(const std::vector<std::string>& args) {
   ::wait4(pid, &status, 0, &ru);
   run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   run.peak_kb = ru.ru_maxrss;
+  // wait4 reports the child's usage with that of every child it reaped.
+  run.cpu_s = static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+              static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
   return run;
 }
 

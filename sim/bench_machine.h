@@ -24,6 +24,7 @@ struct ChildRun {
   int exit_code = -1;  // -1: killed by a signal
   std::string out;     // everything it wrote to stdout
   long peak_kb = 0;    // its peak resident set (wait4)
+  double cpu_s = 0;    // user + system CPU time, its reaped children (--jobs workers) included
 };
 
 // Runs /proc/self/exe with `args` and waits for it; stderr is inherited.
