@@ -296,7 +296,7 @@ CLI::App* add_bench(CLI::App& app, BenchOptions& o) {
   CLI::App* cmd = app.add_subcommand(
       "bench", "Standard end-to-end workloads: items/s, seeds/s per profile, virtual s per wall s, rows scanned per "
                "push, cache bytes per hash, peak memory; each figure with its reproduction command");
-  cmd->add_flag("--quick", o.quick, "A short run (about 20 s): fewer seeds and pushes, growth to 10 000 rows");
+  cmd->add_flag("--quick", o.quick, "A short run (a few seconds): fewer seeds and pushes, growth to 10 000 rows");
   cmd->add_flag("--json", o.as_json, "Print the figures as JSON");
   cmd->add_option("--only", o.only, "Run one group of figures")->check(CLI::IsMember(bench_groups()));
   cmd->add_option("--out", o.out_dir, "Also write DIR/bench.json and the push-cost chart DIR/push-cost.svg");
