@@ -19,7 +19,17 @@ const char* txn_kind_name(TxnKind kind) {
 }
 
 Connection::Connection(const std::string& uri, StatementGate* gate)
-    : db_(uri), gate_(gate != nullptr ? gate : &default_gate_) {}
+    : db_(uri),
+      gate_(gate != nullptr ? gate : &default_gate_),
+      begin_read_(Statement::deferred(db_.handle(), "BEGIN")),
+      begin_write_(Statement::deferred(db_.handle(), "BEGIN IMMEDIATE")),
+      commit_(Statement::deferred(db_.handle(), "COMMIT")),
+      rollback_(Statement::deferred(db_.handle(), "ROLLBACK")) {}
+
+int Connection::control(Statement& s) {
+  const int rc = s.reset().step_rc();  // step_rc resets after an error, as sqlite3_exec finalized
+  return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
 
 void Connection::gate(StatementKind kind) {
   const int64_t index = next_statement_++;
@@ -62,7 +72,8 @@ Txn::Txn(Connection& c, TxnKind kind, bool write) : c_(c) {
   c_.next_statement_ = 0;
   c_.gate(StatementKind::begin);
   const char* sql = write ? "BEGIN IMMEDIATE" : "BEGIN";
-  const int rc = c_.retry_busy([&] { return sqlite3_exec(c_.handle(), sql, nullptr, nullptr, nullptr); });
+  Statement& begin = write ? c_.begin_write_ : c_.begin_read_;
+  const int rc = c_.retry_busy([&] { return c_.control(begin); });
   if (rc != SQLITE_OK) {
     throw StorageError(std::string(sql) + " failed: " + sqlite3_errstr(rc), rc);
   }
@@ -71,7 +82,13 @@ Txn::Txn(Connection& c, TxnKind kind, bool write) : c_(c) {
 
 Txn::~Txn() {
   if (done_) return;
-  if (c_.in_transaction()) sqlite3_exec(c_.handle(), "ROLLBACK", nullptr, nullptr, nullptr);
+  if (c_.in_transaction()) {
+    try {
+      c_.control(c_.rollback_);
+    } catch (const StorageError&) {  // ROLLBACK could not be prepared: never throw from here
+      sqlite3_exec(c_.handle(), "ROLLBACK", nullptr, nullptr, nullptr);
+    }
+  }
   assert(!c_.in_transaction());
   c_.gate_->on_ended(c_.txn_, false);
 }
@@ -79,7 +96,7 @@ Txn::~Txn() {
 void Txn::commit() {
   assert(!done_);
   c_.gate(StatementKind::commit);
-  const int rc = c_.retry_busy([&] { return sqlite3_exec(c_.handle(), "COMMIT", nullptr, nullptr, nullptr); });
+  const int rc = c_.retry_busy([&] { return c_.control(c_.commit_); });
   if (rc != SQLITE_OK) {
     throw StorageError(std::string("COMMIT failed: ") + sqlite3_errstr(rc), rc);
   }

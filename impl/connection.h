@@ -92,9 +92,15 @@ class Connection {
   template <typename Attempt>
   int retry_busy(Attempt&& attempt);
 
+  // Runs a transaction-control statement (BEGIN, COMMIT, ROLLBACK), prepared
+  // once per connection: sqlite3_exec parsed the text on every transaction
+  // (callgrind, 30 default seeds: 3 % of the instructions).
+  int control(Statement& s);
+
   Database db_;
   StatementGate default_gate_;
   StatementGate* gate_;
+  Statement begin_read_, begin_write_, commit_, rollback_;
   TxnKind txn_ = TxnKind::admin;
   int64_t next_statement_ = 0;
 };

@@ -154,7 +154,15 @@ uint32_t match_u32(const char* p) {
   return v;
 }
 
-void create_schema(Database& db) { db.exec(kSchema); }
+void create_schema(Database& db) {
+  // Every connection calls this and only the database's first needs the DDL:
+  // asking is cheaper than parsing five CREATE TABLE IF NOT EXISTS again.
+  Statement present(db.handle(),
+                    "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
+                    "name IN ('queues', 'partitions', 'segments', 'log_txns', 'acks')");
+  if (present.step() && present.column_int(0) == 5) return;
+  db.exec(kSchema);
+}
 
 void register_match_function(Database& db, ProbeCounter& counter, MatchKind kind) {
   if (sqlite3_create_function_v2(db.handle(), "qdt_match", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC, &counter,
@@ -165,77 +173,77 @@ void register_match_function(Database& db, ProbeCounter& counter, MatchKind kind
 }
 
 Statements::Statements(sqlite3* h) {
-  find_partition = Statement(h,
+  find_partition = Statement::deferred(h,
       "SELECT p.partition_id, p.last_offset, p.txns_start, q.dedup_window_seconds, q.retention_seconds, "
       "q.completed_retention_seconds FROM queues q JOIN partitions p ON p.queue_id = q.queue_id "
       "WHERE q.name = ?1 AND p.name = ?2");
-  insert_queue = Statement(h, "INSERT INTO queues (name) VALUES (?1) ON CONFLICT (name) DO NOTHING");
-  insert_partition = Statement(h,
+  insert_queue = Statement::deferred(h, "INSERT INTO queues (name) VALUES (?1) ON CONFLICT (name) DO NOTHING");
+  insert_partition = Statement::deferred(h,
       "INSERT INTO partitions (queue_id, name) SELECT queue_id, ?2 FROM queues WHERE name = ?1 "
       "ON CONFLICT (queue_id, name) DO NOTHING");
-  upsert_options = Statement(h,
+  upsert_options = Statement::deferred(h,
       "INSERT INTO queues (name, dedup_window_seconds, retention_seconds, completed_retention_seconds) "
       "VALUES (?1, ?2, ?3, ?4) ON CONFLICT (name) DO UPDATE SET dedup_window_seconds = excluded.dedup_window_seconds, "
       "retention_seconds = excluded.retention_seconds, completed_retention_seconds = excluded.completed_retention_seconds");
-  select_options = Statement(h,
+  select_options = Statement::deferred(h,
       "SELECT dedup_window_seconds, retention_seconds, completed_retention_seconds FROM queues WHERE name = ?1");
   // The probe: sidecar rows past the watermark and inside the window, in
   // offset order, each matched against the incoming hashes by qdt_match.
-  probe = Statement(h,
+  probe = Statement::deferred(h,
       "SELECT base_offset, qdt_match(hashes, ?4) FROM log_txns "
       "WHERE partition_id = ?1 AND end_offset > ?2 AND created_at_ms >= ?3 ORDER BY end_offset");
-  probe_queue = Statement(h,
+  probe_queue = Statement::deferred(h,
       "SELECT base_offset, qdt_match(hashes, ?4) FROM log_txns "
       "WHERE partition_id IN (SELECT p.partition_id FROM partitions p WHERE p.queue_id = "
       "(SELECT queue_id FROM partitions WHERE partition_id = ?1)) "
       "AND (partition_id != ?1 OR end_offset > ?2) AND created_at_ms >= ?3 ORDER BY end_offset");
-  allocate = Statement(h,
+  allocate = Statement::deferred(h,
       "UPDATE partitions SET last_offset = last_offset + ?2 WHERE partition_id = ?1 RETURNING last_offset");
-  insert_segment = Statement(h,
+  insert_segment = Statement::deferred(h,
       "INSERT INTO segments (partition_id, end_offset, base_offset, created_at_ms, frames) VALUES (?1, ?2, ?3, ?4, ?5)");
-  insert_sidecar = Statement(h,
+  insert_sidecar = Statement::deferred(h,
       "INSERT INTO log_txns (partition_id, end_offset, base_offset, created_at_ms, hashes) VALUES (?1, ?2, ?3, ?4, ?5)");
-  covering = Statement(h,
+  covering = Statement::deferred(h,
       "SELECT base_offset, end_offset, created_at_ms, frames FROM segments "
       "WHERE partition_id = ?1 AND end_offset >= ?2 ORDER BY end_offset LIMIT 1");
-  read_segments = Statement(h,
+  read_segments = Statement::deferred(h,
       "SELECT base_offset, frames FROM segments WHERE partition_id = ?1 AND end_offset >= ?2 ORDER BY end_offset");
-  list_partitions = Statement(h,
+  list_partitions = Statement::deferred(h,
       "SELECT q.name, p.name FROM queues q JOIN partitions p ON p.queue_id = q.queue_id ORDER BY q.name, p.name");
-  list_queue_partitions = Statement(h,
+  list_queue_partitions = Statement::deferred(h,
       "SELECT q.name, p.name FROM queues q JOIN partitions p ON p.queue_id = q.queue_id WHERE q.name = ?1 "
       "ORDER BY p.name");
   // Expired by age (?2 = cutoff, 0 disables) or fully acknowledged and older
   // than the completed cutoff (?3, 0 disables): every offset acked by some group.
-  expired_segments = Statement(h,
+  expired_segments = Statement::deferred(h,
       "SELECT s.base_offset, s.end_offset, s.created_at_ms FROM segments s WHERE s.partition_id = ?1 AND ("
       " (?4 > 0 AND s.created_at_ms < ?2) OR"
       " (?5 > 0 AND s.created_at_ms < ?3 AND (SELECT count(DISTINCT a.offset) FROM acks a"
       "   WHERE a.partition_id = s.partition_id AND a.offset BETWEEN s.base_offset AND s.end_offset)"
       "   = s.end_offset - s.base_offset + 1)) ORDER BY s.end_offset");
-  delete_segment_row = Statement(h, "DELETE FROM segments WHERE partition_id = ?1 AND end_offset = ?2");
-  purge_select = Statement(h,
+  delete_segment_row = Statement::deferred(h, "DELETE FROM segments WHERE partition_id = ?1 AND end_offset = ?2");
+  purge_select = Statement::deferred(h,
       "SELECT base_offset, end_offset, created_at_ms FROM log_txns WHERE partition_id = ?1 AND created_at_ms < ?2 "
       "ORDER BY end_offset LIMIT ?3");
-  purge_delete = Statement(h, "DELETE FROM log_txns WHERE partition_id = ?1 AND end_offset = ?2");
-  update_txns_start = Statement(h,
+  purge_delete = Statement::deferred(h, "DELETE FROM log_txns WHERE partition_id = ?1 AND end_offset = ?2");
+  update_txns_start = Statement::deferred(h,
       "UPDATE partitions SET txns_start = coalesce((SELECT min(base_offset) FROM log_txns WHERE partition_id = ?1), "
       "last_offset + 1) WHERE partition_id = ?1 RETURNING txns_start");
-  read_sidecar = Statement(h,
+  read_sidecar = Statement::deferred(h,
       "SELECT base_offset, end_offset, created_at_ms, hashes FROM log_txns "
       "WHERE partition_id = ?1 AND end_offset > ?2 AND created_at_ms >= ?3 ORDER BY end_offset");
-  insert_ack = Statement(h,
+  insert_ack = Statement::deferred(h,
       "INSERT INTO acks (partition_id, consumer_group, offset, acked_at_ms) VALUES (?1, ?2, ?3, ?4) "
       "ON CONFLICT DO NOTHING");
-  ack_probe = Statement(h,
+  ack_probe = Statement::deferred(h,
       "SELECT base_offset, qdt_match(hashes, ?2) AS m FROM log_txns WHERE partition_id = ?1 AND m IS NOT NULL "
       "ORDER BY end_offset LIMIT 1");
-  stored_count = Statement(h,
+  stored_count = Statement::deferred(h,
       "SELECT coalesce(sum(end_offset - base_offset + 1), 0) FROM segments WHERE partition_id = ?1");
-  sidecar_count = Statement(h, "SELECT count(*) FROM log_txns");
-  segment_count = Statement(h, "SELECT count(*) FROM segments");
-  delete_sidecar_row = Statement(h, "DELETE FROM log_txns WHERE partition_id = ?1 AND end_offset = ?2");
-  partition_rows = Statement(h,
+  sidecar_count = Statement::deferred(h, "SELECT count(*) FROM log_txns");
+  segment_count = Statement::deferred(h, "SELECT count(*) FROM segments");
+  delete_sidecar_row = Statement::deferred(h, "DELETE FROM log_txns WHERE partition_id = ?1 AND end_offset = ?2");
+  partition_rows = Statement::deferred(h,
       "SELECT p.last_offset, p.txns_start, (SELECT count(*) FROM segments s WHERE s.partition_id = p.partition_id), "
       "(SELECT count(*) FROM log_txns t WHERE t.partition_id = p.partition_id) FROM partitions p "
       "JOIN queues q ON q.queue_id = p.queue_id WHERE q.name = ?1 AND p.name = ?2");

@@ -13,14 +13,35 @@ Statement::Statement(sqlite3* db, std::string_view sql) : db_(db) {
   }
 }
 
+Statement Statement::deferred(sqlite3* db, const char* sql) {
+  assert(db != nullptr && sql != nullptr);
+  Statement s;
+  s.db_ = db;
+  s.deferred_sql_ = sql;
+  return s;
+}
+
+void Statement::prepare_now() {
+  assert(db_ != nullptr && deferred_sql_ != nullptr && "a statement that was never prepared");
+  const int rc = sqlite3_prepare_v3(db_, deferred_sql_, -1, SQLITE_PREPARE_PERSISTENT, &stmt_, nullptr);
+  if (rc != SQLITE_OK) {
+    stmt_ = nullptr;
+    throw StorageError("prepare failed: " + std::string(sqlite3_errmsg(db_)) + " in: " + deferred_sql_);
+  }
+  deferred_sql_ = nullptr;
+}
+
 Statement::Statement(Statement&& other) noexcept
-    : db_(std::exchange(other.db_, nullptr)), stmt_(std::exchange(other.stmt_, nullptr)) {}
+    : db_(std::exchange(other.db_, nullptr)),
+      stmt_(std::exchange(other.stmt_, nullptr)),
+      deferred_sql_(std::exchange(other.deferred_sql_, nullptr)) {}
 
 Statement& Statement::operator=(Statement&& other) noexcept {
   if (this != &other) {
     sqlite3_finalize(stmt_);
     db_ = std::exchange(other.db_, nullptr);
     stmt_ = std::exchange(other.stmt_, nullptr);
+    deferred_sql_ = std::exchange(other.deferred_sql_, nullptr);
   }
   return *this;
 }
@@ -28,17 +49,20 @@ Statement& Statement::operator=(Statement&& other) noexcept {
 Statement::~Statement() { sqlite3_finalize(stmt_); }
 
 Statement& Statement::reset() {
+  prepare();
   sqlite3_reset(stmt_);
   sqlite3_clear_bindings(stmt_);
   return *this;
 }
 
 Statement& Statement::bind(int index, int64_t value) {
+  prepare();
   if (sqlite3_bind_int64(stmt_, index, value) != SQLITE_OK) throw StorageError(sqlite3_errmsg(db_));
   return *this;
 }
 
 Statement& Statement::bind(int index, std::string_view text) {
+  prepare();
   if (sqlite3_bind_text(stmt_, index, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT) != SQLITE_OK) {
     throw StorageError(sqlite3_errmsg(db_));
   }
@@ -46,6 +70,7 @@ Statement& Statement::bind(int index, std::string_view text) {
 }
 
 Statement& Statement::bind_blob(int index, const void* data, size_t size) {
+  prepare();
   // SQLITE_STATIC: callers keep the bytes alive until the statement is reset.
   if (sqlite3_bind_blob(stmt_, index, data, static_cast<int>(size), SQLITE_STATIC) != SQLITE_OK) {
     throw StorageError(sqlite3_errmsg(db_));
@@ -61,6 +86,7 @@ bool Statement::step() {
 }
 
 int Statement::step_rc() {
+  prepare();
   const int rc = sqlite3_step(stmt_);
   if (rc != SQLITE_ROW && rc != SQLITE_DONE) sqlite3_reset(stmt_);
   return rc;

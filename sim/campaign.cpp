@@ -10,11 +10,13 @@ namespace qdt::sim {
 
 using json = nlohmann::json;
 
-json run_document(const json& doc, impl::Variant variant) {
-  LoadResult loaded = load_scenario_text(doc.dump(), doc.value("name", std::string("generated")));
+json run_document(const json& doc, impl::Variant variant, bool checked_mode, bool check_schema) {
+  LoadResult loaded = check_schema ? load_scenario_text(doc.dump(), doc.value("name", std::string("generated")))
+                                   : load_scenario_document(doc, doc.value("name", std::string("generated")), false);
   if (!loaded.scenario) return json();
   RunOptions options;
   options.variant = variant;
+  options.checked_mode = checked_mode;
   return run_scenario(*loaded.scenario, options).result;
 }
 
@@ -25,13 +27,13 @@ std::string failure_signature(const json& result) {
 }
 
 SeedOutcome check_seed(uint64_t seed, const std::string& profile, impl::Variant variant,
-                       std::optional<bool> interleave, const json& schedule) {
+                       std::optional<bool> interleave, const json& schedule, bool checked_mode) {
   SeedOutcome out;
   out.seed = seed;
   out.scenario = generate_scenario(seed, profile);
   if (interleave) out.scenario["world"]["storage"]["interleave"] = *interleave;
   if (!schedule.is_null()) out.scenario["world"]["schedule"] = schedule;
-  out.result = run_document(out.scenario, variant);
+  out.result = run_document(out.scenario, variant, checked_mode, /*check_schema=*/false);
   if (out.result.is_null()) {
     // A generated scenario that does not load is a bug in the generator.
     out.signature = "generator";

@@ -24,15 +24,20 @@ struct SeedOutcome {
 
 // `interleave`, when set, overrides world.storage.interleave of the generated
 // scenario; `schedule`, when not null, is set as its world.schedule.
+// `checked_mode` false runs without cache-transparency's re-probe (qdt check
+// --unchecked, for throughput): same traces, one property less informed.
 SeedOutcome check_seed(uint64_t seed, const std::string& profile, impl::Variant variant,
-                       std::optional<bool> interleave = std::nullopt, const nlohmann::json& schedule = nullptr);
+                       std::optional<bool> interleave = std::nullopt, const nlohmann::json& schedule = nullptr,
+                       bool checked_mode = true);
 
 // The first failure's property name, or "expectation"; "" when passed.
 std::string failure_signature(const nlohmann::json& result);
 
 // Loads and runs a scenario document under `variant`; its result object, or
 // null when the document does not load.
-nlohmann::json run_document(const nlohmann::json& doc, impl::Variant variant);
+// `check_schema` false: a generated document, trusted to satisfy the JSON Schema.
+nlohmann::json run_document(const nlohmann::json& doc, impl::Variant variant, bool checked_mode = true,
+                            bool check_schema = true);
 
 // Every step, children included.
 int count_steps(const nlohmann::json& scenario);

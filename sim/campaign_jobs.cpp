@@ -92,7 +92,7 @@ json run_share(const CampaignOptions& a, impl::Variant variant, uint64_t worker,
       const uint64_t seed = a.first_seed + i;
       if (seed % shard_count != shard_index || (seed / shard_count) % workers != worker) continue;
       if (a.skip.count({profile, seed})) continue;  // finished by an earlier run (--resume)
-      SeedOutcome o = check_seed(seed, profile, variant, a.interleave, a.schedule);
+      SeedOutcome o = check_seed(seed, profile, variant, a.interleave, a.schedule, a.checked_mode);
       ++done;
       if (o.passed) {
         add_seed(share, profile, seed, o, nullptr);
@@ -200,6 +200,7 @@ int resume_campaign(CampaignOptions a, uint64_t jobs, const WallClock& wall, jso
   resumed.as_json = a.as_json;
   resumed.quiet = a.quiet;
   resumed.time_budget_s = a.time_budget_s;
+  resumed.checked_mode = a.checked_mode;  // --unchecked: how it runs, not what (same digest)
   resumed.journal = true;
   resumed.journal_run = state->run + 1;
   resumed.skip = std::move(state->done);

@@ -23,6 +23,9 @@ struct CampaignOptions {
   double time_budget_s = 0;  // 0: no budget
   bool as_json = false;
   bool quiet = false;
+  // --unchecked: brokers' connections without checked mode (throughput
+  // figures). Not campaign-defining: traces and the digest are the same.
+  bool checked_mode = true;
   int max_shrinks = 3;
   // --interleave on|off: sets world.storage.interleave in every generated
   // scenario (so failure files carry it); unset keeps the generator's choice.

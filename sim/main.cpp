@@ -13,6 +13,7 @@
 
 #include "reports/mutants_page.h"
 #include "reports/summary.h"
+#include "sim/bench_command.h"
 #include "sim/campaign_jobs.h"
 #include "sim/campaign_merge.h"
 #include "sim/campaign_options.h"
@@ -264,6 +265,8 @@ int main(int argc, char** argv) {
   }
   check_cmd->add_flag("--json", check_args.as_json, "Print the campaign summary as JSON");
   check_cmd->add_flag("--quiet", check_args.quiet, "No progress on stderr");
+  check_cmd->add_flag_callback("--unchecked", [&] { check_args.checked_mode = false; },
+                               "Brokers' storage without checked mode (cache-transparency's re-probe): for throughput");
   check_cmd->add_flag("--coverage", check_args.coverage_table,
                       "Print a row per reachability point: seeds that reached it, per profile");
   check_cmd->add_flag("--require-coverage", check_args.require_coverage,
@@ -317,6 +320,9 @@ int main(int argc, char** argv) {
   std::string schedules_variant = "none";
   CLI::App* schedules_cmd = qdt::sim::add_explore_schedules(app, schedules_args, schedules_variant, variant_choices);
 
+  qdt::sim::BenchOptions bench_args;
+  CLI::App* bench_cmd = qdt::sim::add_bench(app, bench_args);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -336,6 +342,11 @@ int main(int argc, char** argv) {
     return kExitBadInput;
   }
   if (check_override) check_args.schedule = check_override->to_json();
+  if (bench_cmd->parsed()) {
+    bench_args.program = argv[0];
+    if (const char* gnuplot = std::getenv("QDT_GNUPLOT"); gnuplot && *gnuplot) bench_args.gnuplot = gnuplot;
+    return qdt::sim::run_bench(bench_args);
+  }
   if (replay_cmd->parsed()) {
     return replay(paths, as_json, trace_file, cache, report_file, quiet, variant, html, replay_override,
                   qdt::sim::schedule_flags_text(replay_override));

@@ -432,6 +432,7 @@ RunOutcome run_scenario(const Scenario& scenario, const RunOptions& options) {
   // The command line's --variant wins over the scenario's world.variant.
   if (options.variant != impl::Variant::none) config.variant = options.variant;
   if (options.schedule) config.schedule = *options.schedule;
+  config.checked_mode = options.checked_mode;
   const bool learn_steps = config.schedule.mode == ScheduleMode::pct && config.schedule.pct_steps == 0 &&
                            options.schedule_policy == nullptr;
   if (learn_steps) {

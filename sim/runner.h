@@ -21,6 +21,7 @@ struct RunOptions {
   std::optional<ScheduleConfig> schedule;       // --schedule overrides world.schedule
   // The schedule search's policy (sim/schedule_search.h), over both.
   SchedulePolicy* schedule_policy = nullptr;
+  bool checked_mode = true;  // false: --unchecked (throughput figures only)
 };
 
 // When a step began and ended, in virtual ms since the run began (the world

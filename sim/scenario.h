@@ -100,6 +100,11 @@ struct LoadResult {
 
 LoadResult load_scenario_text(const std::string& text, const std::string& file);
 LoadResult load_scenario_file(const std::string& file);
+// A document already parsed and bounded (a campaign's generated scenario):
+// the same semantic checks; `check_schema` false skips the JSON Schema, a
+// large share of a campaign seed's cost (the property
+// Workload.GeneratedScenariosAlwaysValidate holds every profile to it).
+LoadResult load_scenario_document(const nlohmann::json& doc, const std::string& file, bool check_schema);
 
 // The names the scenario format writes ("push", "crash_broker"; "fetch").
 std::string op_name(Op op);

@@ -165,7 +165,7 @@ World::World(const WorldConfig& config, bool keep_trace_text)
     auto epoch = std::make_unique<uint64_t>(0);
     const uint64_t* watched = epoch.get();
     seams_.push_back(std::unique_ptr<BrokerSeams>(new BrokerSeams{
-        SimBrokerClock(clock_), SimRandom(root_.fork()), std::move(epoch), connect(b, watched, true, kBrokerConnections), {}}));
+        SimBrokerClock(clock_), SimRandom(root_.fork()), std::move(epoch), connect(b, watched, config.checked_mode, kBrokerConnections), {}}));
     brokers_.push_back(std::make_unique<impl::Broker>(b, seams_.back()->clock, seams_.back()->random,
                                                       *seams_.back()->link, &seams_.back()->waits));
     brokers_.back()->set_variant(config.variant);

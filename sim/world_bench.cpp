@@ -1,6 +1,7 @@
 // The whole simulated push path (producer -> network -> broker -> storage and
 // back, under the seeded scheduler), in items per wall second, plus the
-// checkers' cost over the resulting history. Run: build/sim/world_bench
+// checkers' cost over the resulting history, all together and each alone.
+// Run: build/sim/world_bench
 #include <benchmark/benchmark.h>
 
 #include <boost/fiber/fiber.hpp>
@@ -52,6 +53,13 @@ void BM_CheckHistory(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(h.requests.size()));
 }
 
+// Each checker alone over the same history; items are history events.
+void BM_CheckProperty(benchmark::State& state, const std::string& name) {
+  static const history::History h = run_world(3600, 1000, 1);
+  for (auto _ : state) benchmark::DoNotOptimize(properties::check_property(name, h));
+  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(h.events.size()));
+}
+
 // {window seconds, requests per producer}
 BENCHMARK(BM_SimulatedPush)->Args({0, 1000})->Args({3600, 1000})->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_CheckHistory)->Args({3600, 1000})->Unit(benchmark::kMillisecond);
@@ -59,4 +67,14 @@ BENCHMARK(BM_CheckHistory)->Args({3600, 1000})->Unit(benchmark::kMillisecond);
 }  // namespace
 }  // namespace qdt::sim
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  for (const std::string& name : qdt::properties::property_names()) {
+    benchmark::RegisterBenchmark(("BM_CheckProperty/" + name).c_str(), qdt::sim::BM_CheckProperty, name)
+        ->Unit(benchmark::kMicrosecond);
+  }
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

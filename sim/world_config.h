@@ -84,6 +84,11 @@ struct WorldConfig {
   StorageConfig storage;
   impl::Variant variant = impl::Variant::none;  // SPEC 7: world.variant, or --variant
   ScheduleConfig schedule;  // world.schedule, or --schedule
+  // Checked mode (impl::StorageOptions::checked_mode) on the brokers'
+  // connections: cache-transparency's read-only re-probe. Off only for
+  // throughput figures (qdt bench, qdt check --unchecked): the trace does not
+  // record the re-probe, so hashes agree either way.
+  bool checked_mode = true;
 };
 
 }  // namespace qdt::sim

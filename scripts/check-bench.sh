@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# qdt bench --quick end to end: the JSON names the commit and the machine and
+# holds every figure of SPEC 4 / issue 11, each a positive number (rows
+# scanned with the cache on may be 0) with a unit and a reproduction command
+# that is a qdt command line; --out writes bench.json and the push-cost
+# chart; the table prints a row per figure; --help and a bad --only behave.
+# And the unchecked switch changes no trace: qdt check --unchecked has the
+# checked campaign's digest. Never a duration: benchmarks measure, this test
+# checks shape. Usage: check-bench.sh QDT
+set -euo pipefail
+qdt=$1
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+"$qdt" bench --help | grep -q -- '--quick'
+if "$qdt" bench --only nonsense >/dev/null 2>&1; then echo "FAIL: a bad --only must exit 2" >&2; exit 1; fi
+"$qdt" bench --quick --json --out "$out/files" >"$out/bench.json" 2>"$out/progress"
+grep -q '^\[bench\]' "$out/progress" || { echo "FAIL: no progress on stderr" >&2; exit 1; }
+"$qdt" bench --quick --only window >"$out/table.txt" 2>/dev/null
+grep -q '^rows_scanned_ratio.off_over_on ' "$out/table.txt" || { echo "FAIL: the table has no row per figure" >&2; cat "$out/table.txt" >&2; exit 1; }
+grep -q 'commit .* machine ' "$out/table.txt" || { echo "FAIL: the table names no commit and machine" >&2; exit 1; }
+python3 - "$out" "$qdt" <<'PY'
+import json, os, sys, xml.etree.ElementTree as ET
+out, qdt = sys.argv[1], sys.argv[2]
+doc = json.load(open(f"{out}/bench.json"))
+assert doc == json.load(open(f"{out}/files/bench.json")), "--out writes the document printed"
+assert isinstance(doc["commit"], str) and doc["commit"], "no commit"
+assert doc["machine"]["cpu"] and doc["machine"]["cores"] >= 1, "no machine"
+assert doc["quick"] is True
+figures = {f["name"]: f for f in doc["figures"]}
+profiles = ["default", "retry-storm", "window-edge", "retention", "reconfigure", "skew", "multi-broker",
+            "cache-pressure", "swarm", "storage-faults", "power-loss"]
+required = ["items_per_s.batch1", "items_per_s.batch10", "items_per_s.batch1_unchecked",
+            "virtual_s_per_wall_s.batch1", "virtual_s_per_wall_s.default",
+            "seeds_per_s.default_unchecked", "checked_cost.campaign",
+            "seeds_per_s.default_jobs1", "seeds_per_s.default_jobs2", "jobs_speedup.2_over_1",
+            "seeds_per_cpu_s.default_jobs1", "seeds_per_cpu_s.default_jobs2", "jobs_cpu_efficiency.2_over_1",
+            "rows_scanned_per_push.cache_on", "rows_scanned_per_push.cache_off", "rows_scanned_ratio.off_over_on",
+            "pushes_per_s.cache_on", "pushes_per_s.cache_off", "pushes_ratio.on_over_off",
+            "pushes_per_s.cache_on_checked", "checked_cost.window",
+            "cache_bytes_per_hash.accounted", "cache_bytes_per_hash.heap",
+            "push_us.cache_on_1000", "push_us.cache_off_1000", "push_us.cache_on_10000", "push_us.cache_off_10000",
+            "push_cost_growth.cache_on", "push_cost_growth.cache_off",
+            "peak_rss_mb.check", "peak_rss_mb.bench"] + [f"seeds_per_s.{p}" for p in profiles]
+missing = [n for n in required if n not in figures]
+assert not missing, f"figures missing: {missing}"
+for name, f in figures.items():
+    v = f["value"]
+    assert isinstance(v, (int, float)), f"{name}: not a number"
+    if name == "rows_scanned_per_push.cache_on":
+        assert v >= 0, f"{name}: negative"
+    else:
+        assert v > 0, f"{name}: {v} is not positive"
+    assert f["unit"], f"{name}: no unit"
+    assert f["command"].startswith(qdt + " "), f"{name}: the command {f['command']!r} is not a qdt command line"
+    assert (f["target"] is None) == (f["met"] is None), f"{name}: a target without a verdict"
+# Sanity beyond positivity: what the figures mean.
+assert figures["rows_scanned_per_push.cache_off"]["value"] >= 10000, "cache off probes the whole 10 000-row window"
+assert figures["items_per_s.batch1"]["command"].endswith("bench --only items --quick")
+assert "--seeds" in figures["seeds_per_s.default"]["command"]
+svg = f"{out}/files/push-cost.svg"
+assert os.path.exists(svg), "no push-cost chart"
+ET.parse(svg)
+print(f"ok: {len(figures)} figures")
+PY
+# The switch changes no trace: the digests agree.
+digest() { "$qdt" check --profile default --seeds 20 --quiet --json --max-shrinks 0 "$@" | python3 -c 'import json,sys; print(json.load(sys.stdin)["campaign_digest"])'; }
+[ "$(digest)" = "$(digest --unchecked)" ] || { echo "FAIL: --unchecked changed the campaign digest" >&2; exit 1; }
+echo "ok: --unchecked keeps the digest"

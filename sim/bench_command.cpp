@@ -1,0 +1,355 @@
+#include "sim/bench_command.h"
+
+#include <algorithm>
+#include <cassert>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <sstream>
+
+#include "reports/gnuplot.h"
+#include "sim/bench_machine.h"
+#include "sim/bench_workloads.h"
+#include "sim/exit_codes.h"
+#include "sim/workload.h"
+
+#ifndef QDT_GIT_DESCRIBE
+#define QDT_GIT_DESCRIBE "unknown"
+#endif
+
+namespace qdt::sim {
+namespace {
+
+using json = nlohmann::json;
+
+struct Figure {
+  std::string name;
+  double value = 0;
+  std::string unit;
+  std::string command;
+  std::string target;  // "" when the figure has none ("≥ 50000", "≤ 1.3")
+  std::optional<bool> met;
+  std::string note;
+};
+
+// A target: `op` is '>' (at least) or '<' (at most).
+Figure figure(std::string name, double value, std::string unit, std::string command, char op = 0,
+              double bound = 0, std::string note = "") {
+  Figure f{std::move(name), value, std::move(unit), std::move(command), "", std::nullopt, std::move(note)};
+  if (op != 0) {
+    std::ostringstream t;
+    t << (op == '>' ? ">= " : "<= ") << bound;
+    f.target = t.str();
+    f.met = op == '>' ? value >= bound : value <= bound;
+  }
+  return f;
+}
+
+struct Bench {
+  const BenchOptions& options;
+  std::vector<Figure> figures;
+  long child_peak_kb = 0;
+  std::string child_peak_command;
+  bool void_run = false;  // a workload failed a property
+
+  std::string self_command(const std::string& group) const {
+    return options.program + " bench --only " + group + (options.quick ? " --quick" : "");
+  }
+  void progress(const std::string& what) const { std::cerr << "[bench] " << what << "\n" << std::flush; }
+  void add(Figure f) { figures.push_back(std::move(f)); }
+};
+
+// One `qdt check` campaign in a child; its summary (seeds_per_s, ...).
+json campaign(Bench& b, const std::string& profile, uint64_t seeds, uint64_t jobs, bool unchecked,
+              std::string& command) {
+  std::vector<std::string> args = {"check", "--profile", profile, "--seeds", std::to_string(seeds),
+                                   "--jobs", std::to_string(jobs), "--max-shrinks", "0", "--quiet", "--json"};
+  if (unchecked) args.push_back("--unchecked");
+  command = join_command(b.options.program, args);
+  b.progress(command);
+  const ChildRun run = run_self(args);
+  if (run.peak_kb > b.child_peak_kb && jobs == 1) {
+    b.child_peak_kb = run.peak_kb;
+    b.child_peak_command = command;
+  }
+  json summary = json::parse(run.out, nullptr, false);
+  if (run.exit_code != kExitOk || summary.is_discarded() || !summary.contains("seeds_per_s")) {
+    std::cerr << "[bench] " << command << " exited " << run.exit_code << ": its figures are void\n";
+    b.void_run = true;
+    return json::object({{"seeds_per_s", 0.0}, {"virtual_s_per_wall_s", 0.0}, {"cpu_s", 0.0}});
+  }
+  summary["cpu_s"] = run.cpu_s;  // the bench's own reading, not a qdt check field
+  return summary;
+}
+
+void items_group(Bench& b) {
+  const std::string cmd = b.self_command("items");
+  const int requests = b.options.quick ? 100 : 1000;
+  struct Case {
+    const char* name;
+    int batch;
+    bool checked;
+  };
+  for (const Case& c : {Case{"batch1", 1, true}, Case{"batch10", 10, true}, Case{"batch1_unchecked", 1, false}}) {
+    PushWorkload w;
+    w.batch = c.batch;
+    w.requests = c.batch == 1 ? requests : requests / 4;
+    w.checked_mode = c.checked;
+    b.progress(std::string("items ") + c.name);
+    const PushFigures f = run_push_workload(w);
+    if (f.failures > 0) b.void_run = true;
+    const double wall = f.run_wall_s + f.check_wall_s;
+    const std::string name = std::string("items_per_s.") + c.name;
+    const std::string note = "8 producers, cache on, window 3600 s, checkers on; checkers " +
+                             std::to_string(static_cast<int>(100 * f.check_wall_s / wall)) + "% of the wall time";
+    if (c.batch == 1 && c.checked) {
+      b.add(figure(name, f.items / wall, "items/s", cmd, '>', 50'000, note));
+      b.add(figure("virtual_s_per_wall_s.batch1", f.virtual_s / wall, "s/s", cmd));
+    } else if (c.batch == 10) {
+      b.add(figure(name, f.items / wall, "items/s", cmd, '>', 200'000, note));
+    } else {
+      b.add(figure(name, f.items / wall, "items/s", cmd, 0, 0, note + "; checked mode off"));
+    }
+  }
+}
+
+void campaigns_group(Bench& b) {
+  const uint64_t default_seeds = b.options.quick ? 30 : 1000;
+  const uint64_t other_seeds = b.options.quick ? 10 : 200;
+  std::string cmd;
+  double checked_rate = 0;
+  for (const std::string& profile : profile_names()) {
+    const uint64_t seeds = profile == "default" ? default_seeds : other_seeds;
+    const json s = campaign(b, profile, seeds, 1, false, cmd);
+    const double rate = s["seeds_per_s"].get<double>();
+    if (profile == "default") {
+      checked_rate = rate;
+      b.add(figure("seeds_per_s.default", rate, "seeds/s", cmd, '>', 3000, "one process"));
+      b.add(figure("virtual_s_per_wall_s.default", s["virtual_s_per_wall_s"].get<double>(), "s/s", cmd));
+    } else {
+      b.add(figure("seeds_per_s." + profile, rate, "seeds/s", cmd, 0, 0, "one process"));
+    }
+  }
+  const json u = campaign(b, "default", default_seeds, 1, true, cmd);
+  const double unchecked_rate = u["seeds_per_s"].get<double>();
+  b.add(figure("seeds_per_s.default_unchecked", unchecked_rate, "seeds/s", cmd, 0, 0, "checked mode off"));
+  b.add(figure("checked_cost.campaign", unchecked_rate / std::max(checked_rate, 1e-9), "x", cmd, '<', 2,
+               "seeds/s unchecked over checked, default profile"));
+}
+
+void jobs_group(Bench& b) {
+  const uint64_t seeds = b.options.quick ? 30 : 2000;
+  std::string cmd1, cmd2;
+  const json s1 = campaign(b, "default", seeds, 1, false, cmd1);
+  const json s2 = campaign(b, "default", seeds, 2, false, cmd2);
+  const double one = s1["seeds_per_s"].get<double>(), two = s2["seeds_per_s"].get<double>();
+  b.add(figure("seeds_per_s.default_jobs1", one, "seeds/s", cmd1));
+  b.add(figure("seeds_per_s.default_jobs2", two, "seeds/s", cmd2));
+  b.add(figure("jobs_speedup.2_over_1", two / std::max(one, 1e-9), "x", b.self_command("jobs"), '>', 1.8,
+               "on " + std::to_string(cpu_cores()) + " cores, shared"));
+  // Seeds per CPU second, workers included: what --jobs would give on idle
+  // cores is this ratio times the jobs, when it is near 1 (a shared machine
+  // takes cores away from the wall-clock figure, not from this one).
+  const double per_cpu_one = static_cast<double>(seeds) / std::max(s1["cpu_s"].get<double>(), 1e-9);
+  const double per_cpu_two = static_cast<double>(seeds) / std::max(s2["cpu_s"].get<double>(), 1e-9);
+  b.add(figure("seeds_per_cpu_s.default_jobs1", per_cpu_one, "seeds/cpu-s", cmd1));
+  b.add(figure("seeds_per_cpu_s.default_jobs2", per_cpu_two, "seeds/cpu-s", cmd2));
+  b.add(figure("jobs_cpu_efficiency.2_over_1", per_cpu_two / std::max(per_cpu_one, 1e-9), "x", b.self_command("jobs"),
+               0, 0, "seeds per CPU second with --jobs 2 over --jobs 1; near 1: the workers share no bottleneck"));
+}
+
+void window_group(Bench& b) {
+  const std::string cmd = b.self_command("window");
+  const int64_t rows = 10'000;
+  b.progress("window: 10000 rows, cache on, checked mode off");
+  const WindowFigures on = run_window_workload({rows, b.options.quick ? 500u : 5000u, true, false});
+  b.progress("window: 10000 rows, cache off, checked mode off");
+  const WindowFigures off = run_window_workload({rows, b.options.quick ? 30u : 300u, false, false});
+  b.progress("window: 10000 rows, cache on, checked mode on");
+  const WindowFigures checked = run_window_workload({rows, b.options.quick ? 30u : 300u, true, true});
+  const std::string where = "one partition, 10000-row window, checked mode off";
+  b.add(figure("rows_scanned_per_push.cache_on", on.rows_scanned_per_push, "rows", cmd, 0, 0, where));
+  b.add(figure("rows_scanned_per_push.cache_off", off.rows_scanned_per_push, "rows", cmd, 0, 0, where));
+  // No row scanned at all over the timed pushes would be an infinite ratio:
+  // count it as one row, a lower bound.
+  const double on_rows = std::max(on.rows_scanned_per_push, 1.0 / (b.options.quick ? 500 : 5000));
+  b.add(figure("rows_scanned_ratio.off_over_on", off.rows_scanned_per_push / on_rows, "x", cmd, '>', 100,
+               on.rows_scanned_per_push == 0 ? "cache on scanned no row: a lower bound" : ""));
+  b.add(figure("pushes_per_s.cache_on", on.pushes_per_s, "pushes/s", cmd, 0, 0, where + "; broker + storage, no world"));
+  b.add(figure("pushes_per_s.cache_off", off.pushes_per_s, "pushes/s", cmd, 0, 0, where + "; broker + storage, no world"));
+  b.add(figure("pushes_ratio.on_over_off", on.pushes_per_s / std::max(off.pushes_per_s, 1e-9), "x", cmd, '>', 50));
+  b.add(figure("pushes_per_s.cache_on_checked", checked.pushes_per_s, "pushes/s", cmd, 0, 0,
+               "as cache_on, checked mode on (a full re-probe per push)"));
+  b.add(figure("checked_cost.window", on.pushes_per_s / std::max(checked.pushes_per_s, 1e-9), "x", cmd, 0, 0,
+               "pushes/s unchecked over checked"));
+  b.add(figure("cache_bytes_per_hash.accounted", on.cache_bytes_per_hash, "bytes", cmd, '<', 48,
+               std::to_string(on.cache_hashes) + " resident hashes; the cache's budget accounting"));
+  b.add(figure("cache_bytes_per_hash.heap", on.heap_bytes_per_hash, "bytes", cmd, '<', 48,
+               "malloc in-use bytes freed when the cache is cleared"));
+}
+
+struct GrowthPoint {
+  int64_t rows;
+  double us_on, us_off;
+};
+
+std::vector<GrowthPoint> growth_group(Bench& b) {
+  const std::string cmd = b.self_command("growth");
+  std::vector<int64_t> sizes = {1'000, 10'000};
+  if (!b.options.quick) sizes.push_back(100'000);
+  std::vector<GrowthPoint> points;
+  for (const int64_t rows : sizes) {
+    b.progress("growth: " + std::to_string(rows) + " rows");
+    const uint64_t on_pushes = b.options.quick ? 300 : 3000;
+    // Cache off costs about a row per row in the window: keep each point's time similar.
+    const uint64_t off_pushes =
+        std::max<uint64_t>(b.options.quick ? 10 : 20, static_cast<uint64_t>((b.options.quick ? 2e5 : 2e6) / rows));
+    const WindowFigures on = run_window_workload({rows, on_pushes, true, false});
+    const WindowFigures off = run_window_workload({rows, off_pushes, false, false});
+    points.push_back({rows, 1e6 / on.pushes_per_s, 1e6 / off.pushes_per_s});
+    const std::string r = std::to_string(rows);
+    b.add(figure("push_us.cache_on_" + r, points.back().us_on, "us", cmd, 0, 0, "checked mode off"));
+    b.add(figure("push_us.cache_off_" + r, points.back().us_off, "us", cmd, 0, 0, "checked mode off"));
+  }
+  const std::string span = std::to_string(points.front().rows) + " -> " + std::to_string(points.back().rows) + " rows";
+  b.add(figure("push_cost_growth.cache_on", points.back().us_on / points.front().us_on, "x", cmd, '<', 1.3, span));
+  b.add(figure("push_cost_growth.cache_off", points.back().us_off / points.front().us_off, "x", cmd, 0, 0, span));
+  return points;
+}
+
+void memory_group(Bench& b) {
+  if (b.child_peak_kb == 0) {
+    std::string cmd;
+    campaign(b, "default", b.options.quick ? 30 : 5000, 1, false, cmd);
+  }
+  b.add(figure("peak_rss_mb.check", b.child_peak_kb / 1024.0, "MB", b.child_peak_command, '<', 300,
+               "the largest one-process campaign this bench ran (target: --seeds 100000)"));
+  b.add(figure("peak_rss_mb.bench", self_peak_kb() / 1024.0, "MB", b.self_command("memory"), 0, 0,
+               "this process, every in-process workload so far"));
+}
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return text;
+}
+
+std::string number(double v) {
+  std::ostringstream s;
+  if (v >= 100) s << std::fixed << std::setprecision(0) << v;
+  else s << std::setprecision(3) << v;
+  return s.str();
+}
+
+void print_table(const json& doc, const std::vector<Figure>& figures) {
+  std::cout << "qdt bench  commit " << doc["commit"].get<std::string>() << "  machine "
+            << doc["machine"]["cpu"].get<std::string>() << ", " << doc["machine"]["cores"] << " cores, load "
+            << number(doc["machine"]["load_before"].get<double>()) << " -> " << number(doc["machine"]["load_after"].get<double>())
+            << "  "
+            << doc["date"].get<std::string>() << (doc["quick"].get<bool>() ? "  (--quick)" : "") << "\n\n";
+  size_t w = 6;
+  for (const Figure& f : figures) w = std::max(w, f.name.size());
+  std::cout << std::left << std::setw(static_cast<int>(w)) << "figure" << "  " << std::right << std::setw(12) << "value"
+            << "  " << std::left << std::setw(9) << "unit" << std::setw(11) << "target" << std::setw(6) << "met"
+            << "command\n";
+  for (const Figure& f : figures) {
+    std::cout << std::left << std::setw(static_cast<int>(w)) << f.name << "  " << std::right << std::setw(12)
+              << number(f.value) << "  " << std::left << std::setw(9) << f.unit << std::setw(11) << f.target
+              << std::setw(6) << (f.met ? (*f.met ? "yes" : "NO") : "") << f.command << "\n";
+  }
+  std::cout << std::flush;
+}
+
+reports::Chart growth_chart(const std::vector<GrowthPoint>& points) {
+  reports::Chart chart;
+  chart.title = "Cost per push by rows in the window (one partition, checked mode off)";
+  chart.x_label = "sidecar rows in the window";
+  chart.y_label = "wall time per push (us)";
+  chart.log_x = true;
+  chart.log_y = true;
+  chart.style = reports::ChartStyle::points;
+  reports::ChartSeries on{"cache on", {}, reports::kPointCircleFilled, "#1b6ac9"};
+  reports::ChartSeries off{"cache off", {}, reports::kPointTriangleOpen, "#c2410c"};
+  for (const GrowthPoint& p : points) {
+    on.points.push_back({static_cast<double>(p.rows), "", p.us_on, p.us_on, p.us_on});
+    off.points.push_back({static_cast<double>(p.rows), "", p.us_off, p.us_off, p.us_off});
+  }
+  chart.series = {on, off};
+  return chart;
+}
+
+}  // namespace
+
+const std::vector<std::string>& bench_groups() {
+  static const std::vector<std::string> groups = {"items", "campaigns", "jobs", "window", "growth", "memory"};
+  return groups;
+}
+
+CLI::App* add_bench(CLI::App& app, BenchOptions& o) {
+  CLI::App* cmd = app.add_subcommand(
+      "bench", "Standard end-to-end workloads: items/s, seeds/s per profile, virtual s per wall s, rows scanned per "
+               "push, cache bytes per hash, peak memory; each figure with its reproduction command");
+  cmd->add_flag("--quick", o.quick, "A short run (a few seconds): fewer seeds and pushes, growth to 10 000 rows");
+  cmd->add_flag("--json", o.as_json, "Print the figures as JSON");
+  cmd->add_option("--only", o.only, "Run one group of figures")->check(CLI::IsMember(bench_groups()));
+  cmd->add_option("--out", o.out_dir, "Also write DIR/bench.json and the push-cost chart DIR/push-cost.svg");
+  return cmd;
+}
+
+int run_bench(const BenchOptions& options) {
+  Bench b{options, {}, 0, "", false};
+  const double load_before = load_average();
+  auto runs = [&](const std::string& g) { return options.only.empty() || options.only == g; };
+  std::vector<GrowthPoint> growth;
+  if (runs("items")) items_group(b);
+  if (runs("campaigns")) campaigns_group(b);
+  if (runs("jobs")) jobs_group(b);
+  if (runs("window")) window_group(b);
+  if (runs("growth")) growth = growth_group(b);
+  if (runs("memory")) memory_group(b);
+
+  json doc = {{"commit", QDT_GIT_DESCRIBE},
+              {"machine",
+               {{"cpu", cpu_model()}, {"cores", cpu_cores()}, {"load_before", load_before}, {"load_after", load_average()}}},
+              {"date", utc_now()},
+              {"quick", options.quick},
+              {"figures", json::array()}};
+  for (const Figure& f : b.figures) {
+    doc["figures"].push_back({{"name", f.name},
+                              {"value", f.value},
+                              {"unit", f.unit},
+                              {"command", f.command},
+                              {"target", f.target.empty() ? json() : json(f.target)},
+                              {"met", f.met ? json(*f.met) : json()},
+                              {"note", f.note}});
+  }
+  if (options.as_json) std::cout << doc.dump(2) << "\n" << std::flush;
+  else print_table(doc, b.figures);
+
+  if (!options.out_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(options.out_dir, ec);
+    std::ofstream(options.out_dir + "/bench.json") << doc.dump(2) << "\n";
+    if (!growth.empty()) {
+      const reports::ChartsRendered drawn = reports::render_charts({growth_chart(growth)}, options.gnuplot);
+      if (drawn.ok) {
+        std::ofstream(options.out_dir + "/push-cost.svg") << drawn.svgs.at(0) << "\n";
+        std::cerr << "[bench] wrote " << options.out_dir << "/push-cost.svg\n";
+      } else {
+        std::cerr << "[bench] no chart: " << drawn.error << "\n";
+      }
+    }
+    std::cerr << "[bench] wrote " << options.out_dir << "/bench.json\n";
+  }
+  if (b.void_run) std::cerr << "[bench] a workload failed: its figures are void (exit 1)\n";
+  return b.void_run ? kExitFailed : kExitOk;
+}
+
+}  // namespace qdt::sim

@@ -1,0 +1,188 @@
+#include "sim/bench_workloads.h"
+
+#include <malloc.h>
+
+#include <atomic>
+#include <boost/fiber/fiber.hpp>
+#include <cassert>
+#include <chrono>
+#include <stdexcept>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+#include "impl/broker.h"
+#include "impl/storage.h"
+#include "properties/checkers.h"
+#include "sim/world.h"
+
+namespace qdt::sim {
+namespace {
+
+using Steady = std::chrono::steady_clock;
+
+double seconds_since(Steady::time_point start) {
+  return std::chrono::duration<double>(Steady::now() - start).count();
+}
+
+// Broker and storage share one hand-driven clock: the window workload wants
+// every pre-filled row inside the window, not time passing.
+struct BenchClock : impl::BrokerClock, impl::StorageClock {
+  int64_t now = kEpochUnixMs;
+  int64_t now_ms() override { return now; }
+};
+
+struct CountingRandom : impl::RandomSource {
+  uint64_t n = 0;
+  uint64_t next_u64() override { return ++n * 0x9e3779b97f4a7c15ULL; }
+};
+
+// Storage called directly (no world, no latency), counting what the probe read.
+struct DirectPort : impl::StoragePort {
+  explicit DirectPort(impl::Storage& s) : storage(s) {}
+  impl::Storage& storage;
+  uint64_t rows_scanned = 0;
+  impl::PushResult push(const impl::SegmentPush& segment) override {
+    impl::PushResult r = storage.push(segment);
+    rows_scanned += r.rows_scanned;
+    return r;
+  }
+  std::optional<impl::CoveringSegment> covering_segment(const std::string& q, const std::string& p,
+                                                        int64_t offset) override {
+    return storage.covering_segment(q, p, offset);
+  }
+  impl::SidecarRead sidecar_rows(const std::string& q, const std::string& p, int64_t after_offset,
+                                 int64_t since_ms) override {
+    return storage.read_sidecar(q, p, after_offset, since_ms);
+  }
+};
+
+std::string unique_name() {
+  static std::atomic<uint64_t> next{0};
+  return "qdt-bench-" + std::to_string(::getpid()) + "-" + std::to_string(next.fetch_add(1));
+}
+
+// `rows` one-frame segments pushed straight into storage, each with a
+// watermark vouching for everything before it (so filling costs no probe).
+void prefill(impl::Storage& storage, int64_t rows, int64_t now_ms) {
+  for (int64_t n = 0; n < rows; ++n) {
+    impl::SegmentPush s;
+    s.queue = "q";
+    s.partition = "p";
+    s.p_verified = n - 1;
+    s.window_seconds_assumed = 3600;
+    impl::Frame f;
+    f.message_id = impl::make_uuid_v7(now_ms, static_cast<uint64_t>(n), 1);
+    f.transaction_id = "fill-" + std::to_string(n);
+    f.payload = R"({"n":1})";
+    f.hash = impl::hash_transaction_id(f.transaction_id);
+    s.frames.push_back(std::move(f));
+    const impl::PushResult r = storage.push(s);
+    if (!r.queued) throw std::logic_error("bench: a pre-fill push was not queued");
+  }
+}
+
+nlohmann::json one_item(uint64_t n) {
+  return nlohmann::json::array(
+      {{{"queue", "q"}, {"partition", "p"}, {"transactionId", "key-" + std::to_string(n)}, {"data", {{"n", n}}}}});
+}
+
+}  // namespace
+
+PushFigures run_push_workload(const PushWorkload& w) {
+  assert(w.producers >= 1 && w.requests >= 1 && w.batch >= 1 && w.partitions >= 1);
+  WorldConfig config;
+  config.seed = w.seed;
+  config.cache.enabled = w.cache;
+  config.checked_mode = w.checked_mode;
+  PushFigures out;
+  const Steady::time_point start = Steady::now();
+  World world(config, false);
+  world.run([&] {
+    world.admin().configure("q", {{"dedupWindowSeconds", w.window_seconds}});
+    std::vector<boost::fibers::fiber> fibers;
+    for (int p = 0; p < w.producers; ++p) {
+      fibers.push_back(world.spawn([&, p] {
+        const std::string producer = "producer" + std::to_string(p);
+        for (int r = 0; r < w.requests; ++r) {
+          const std::string partition = "p" + std::to_string(r % w.partitions);
+          nlohmann::json items = nlohmann::json::array();
+          for (int i = 0; i < w.batch; ++i) {
+            // Fresh keys: every item is queued, every probe finds nothing.
+            items.push_back({{"queue", "q"},
+                             {"partition", partition},
+                             {"transactionId", "k" + std::to_string(p) + "-" + std::to_string(r) + "-" + std::to_string(i)},
+                             {"data", {{"n", r}}}});
+          }
+          world.push("bench", 0, producer, items);
+        }
+      }));
+    }
+    for (auto& f : fibers) f.join();
+  });
+  world.finish_history();
+  world.history().recorded_outcomes = true;
+  world.history().recorded_request_times = true;
+  out.run_wall_s = seconds_since(start);
+  out.virtual_s = static_cast<double>(world.clock().now_ms()) / 1000.0;
+  const Steady::time_point check_start = Steady::now();
+  out.failures = properties::check_history(world.history()).size();
+  out.check_wall_s = seconds_since(check_start);
+  out.items = static_cast<uint64_t>(w.producers) * static_cast<uint64_t>(w.requests) * static_cast<uint64_t>(w.batch);
+  return out;
+}
+
+WindowFigures run_window_workload(const WindowWorkload& w) {
+  assert(w.rows >= 1 && w.pushes >= 1);
+  BenchClock clock;
+  const std::string uri = impl::Storage::shared_memory_uri(unique_name());
+  // The filler's connection never runs checked mode: it would re-probe the
+  // whole window per row and the fill would cost O(rows^2).
+  impl::Storage filler(uri, clock, nullptr, {});
+  filler.set_options("q", {.dedup_window_seconds = 3600});
+  prefill(filler, w.rows, clock.now);
+  impl::StorageOptions options;
+  options.checked_mode = w.checked_mode;
+  impl::Storage storage(uri, clock, nullptr, options);
+  DirectPort port(storage);
+  CountingRandom random;
+  impl::Broker broker(0, clock, random, port);
+  broker.configure_cache({.enabled = w.cache});
+  // Warm-up: the broker learns the window, the cache hydrates the whole
+  // window once; neither is what a push costs afterwards.
+  uint64_t key = 0;
+  for (int i = 0; i < 3; ++i) {
+    clock.now += 1;
+    broker.push(one_item(key), key);
+    ++key;
+  }
+  port.rows_scanned = 0;
+  const Steady::time_point start = Steady::now();
+  for (uint64_t i = 0; i < w.pushes; ++i) {
+    clock.now += 1;
+    const impl::PushResponse r = broker.push(one_item(key), key);
+    ++key;
+    if (r.items.size() != 1 || r.items[0].status != impl::ItemStatus::queued) {
+      throw std::logic_error("bench: a fresh key was not queued");
+    }
+  }
+  const double wall_s = seconds_since(start);
+  WindowFigures out;
+  out.pushes_per_s = static_cast<double>(w.pushes) / wall_s;
+  out.rows_scanned_per_push = static_cast<double>(port.rows_scanned) / static_cast<double>(w.pushes);
+  const impl::DedupCache::Stats stats = broker.cache().stats();
+  out.cache_hashes = stats.hashes;
+  if (stats.hashes > 0) {
+    out.cache_bytes_per_hash = static_cast<double>(stats.bytes) / static_cast<double>(stats.hashes);
+    // What the cache holds on the heap: in-use bytes before and after it is
+    // dropped (the broker's other state is small and stays).
+    const size_t heap_full = mallinfo2().uordblks;
+    broker.cache().clear();
+    const size_t heap_cleared = mallinfo2().uordblks;
+    out.heap_bytes_per_hash =
+        static_cast<double>(heap_full > heap_cleared ? heap_full - heap_cleared : 0) / static_cast<double>(stats.hashes);
+  }
+  return out;
+}
+
+}  // namespace qdt::sim
