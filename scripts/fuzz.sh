@@ -6,6 +6,10 @@
 # outside the repository; the checked-in seeds (sim/fuzz/corpus/NAME/) are
 # only read. Prints the executions per harness; exits 1 if any harness left
 # a crash, timeout or oom file. Usage: scripts/fuzz.sh [SECONDS] [HARNESS...]
+# QDT_FUZZ_RUNS=N also stops each harness after N executions (libFuzzer's
+# -runs; SECONDS stays the cap), QDT_FUZZ_MAX_LEN sets -max_len (default
+# 65536; every checked-in seed is under 9 KB). For long runs beside other
+# work: nice -n 19 bash scripts/fuzz.sh ...
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
@@ -39,14 +43,18 @@ for h in "${harnesses[@]}"; do
   log="$work/$h/last.log"
   # The grown corpus comes first (libFuzzer writes there); the seeds are read only.
   set +e
-  "build-fuzz/sim/fuzz/$h" -max_total_time="$seconds" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
+  runs=()
+  [ -z "${QDT_FUZZ_RUNS:-}" ] || runs=(-runs="$QDT_FUZZ_RUNS")
+  "build-fuzz/sim/fuzz/$h" -max_total_time="$seconds" "${runs[@]}" -max_len="${QDT_FUZZ_MAX_LEN:-65536}" \
+    -timeout=10 -rss_limit_mb=2048 \
     -print_final_stats=1 -dict="sim/fuzz/${h%_fuzz}.dict" -artifact_prefix="$artifacts/" \
     "$corpus" "sim/fuzz/corpus/${h%_fuzz}" >"$log" 2>&1
   code=$?
   set -e
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
   per_s=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -n 1)
-  echo "$h: ${execs:-?} executions in ${seconds} s (${per_s:-?}/s), corpus $(ls "$corpus" | wc -l) inputs, exit $code"
+  took=$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$log" | tail -n 1)
+  echo "$h: ${execs:-?} executions in ${took:-$seconds} s (${per_s:-?}/s), corpus $(ls "$corpus" | wc -l) inputs, exit $code"
   this=0
   for f in "$artifacts"/crash-* "$artifacts"/timeout-* "$artifacts"/oom-* "$artifacts"/leak-*; do
     [ -e "$f" ] || continue
