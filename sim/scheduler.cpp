@@ -53,8 +53,15 @@ void SeededScheduler::label_next_step(uint64_t region, const Footprint& footprin
   if (FiberSlot* slot = active_worker_slot()) slot->next = {region, false, footprint};
 }
 
-void SeededScheduler::label_rest_of_fiber(const Footprint& footprint) {
-  if (FiberSlot* slot = active_worker_slot()) slot->next = {0, true, footprint};
+void SeededScheduler::label_rest_of_fiber(const Footprint& footprint, uint64_t closes) {
+  if (FiberSlot* slot = active_worker_slot()) slot->next = {closes, true, footprint};
+}
+
+void SeededScheduler::label_waiting_fiber(boost::fibers::context* waiter, uint64_t region, const Footprint& footprint) {
+  assert(region != 0 && waiter != nullptr && is_worker(waiter));
+  if (installed == nullptr) return;
+  auto* slot = static_cast<FiberSlot*>(waiter->get_properties());
+  if (slot != nullptr) slot->next = {region, false, footprint};
 }
 
 void SeededScheduler::label_fiber_exit() {

@@ -103,12 +103,16 @@ class SeededScheduler : public boost::fibers::algo::algorithm_with_properties<Fi
   // suspension labelled with the same `region` (non-zero; new_region()).
   static void label_next_step(uint64_t region, const Footprint& footprint);
   // As label_next_step, for a step that runs to the fiber's end, which calls
-  // label_fiber_exit() as its last act.
-  static void label_rest_of_fiber(const Footprint& footprint);
+  // label_fiber_exit() as its last act. `closes`: the region of a label
+  // (say, label_waiting_fiber's) whose step ends at this suspension.
+  static void label_rest_of_fiber(const Footprint& footprint, uint64_t closes = 0);
   static void label_fiber_exit();
   // Labels the first step of `fiber`, just made by the calling code and not
   // yet run: valid if it ends at a suspension labelled with `region`.
   static void label_first_step(boost::fibers::fiber& fiber, uint64_t region, const Footprint& footprint);
+  // Labels the next step of `waiter`, a suspended fiber the calling code is
+  // about to wake (its last step ended when it suspended).
+  static void label_waiting_fiber(boost::fibers::context* waiter, uint64_t region, const Footprint& footprint);
   static uint64_t new_region();
 
   void awakened(boost::fibers::context* ctx, FiberSlot& slot) noexcept override;
