@@ -2,7 +2,9 @@
 // The deterministic world: producers -> network -> brokers -> storage, all as
 // fibers under the seeded scheduler, all time virtual. One root generator per
 // run; sub-seeds are drawn in a fixed order (scheduler, network, storage,
-// producers, then each broker) before anything runs.
+// producers, then each broker) before anything runs. Under a `choices`
+// schedule or the schedule search, network and producer draws are keyed by
+// push instead (sim/network.h), from roots derived from the seed by name.
 //
 // Use: construct, then run(script). The script runs in a director fiber and
 // may spawn more fibers (parallel steps); run() returns when it finishes. The
