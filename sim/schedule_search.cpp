@@ -124,15 +124,20 @@ ScheduleSearchReport search_schedules(const ScheduleRun& run, const ScheduleSear
         Node& n = path[r.point];
         if (std::any_of(r.initials.begin(), r.initials.end(), [&](uint64_t f) { return has(n.backtrack, f); })) continue;
         // One initial suffices (Source-DPOR); prefer one that is awake there.
-        uint64_t pick = r.initials.empty() ? n.ready.front() : r.initials.front();
+        uint64_t pick = 0;
+        bool found = false;
         for (uint64_t f : r.initials) {
+          if (!has(n.ready, f)) continue;
+          if (!found) pick = f;
+          found = true;
           if (!contains(n.sleep, f)) {
             pick = f;
             break;
           }
         }
-        if (r.initials.empty() || !has(n.ready, pick)) {
-          // Cannot happen if readying is recorded faithfully; stay sound anyway.
+        if (!found) {
+          // No initial is ready there: cannot happen if readying is
+          // recorded faithfully; explore every ready fiber, to stay sound.
           ++report.analysis_fallbacks;
           for (uint64_t f : n.ready) {
             if (!has(n.backtrack, f)) n.backtrack.push_back(f);
