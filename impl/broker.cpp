@@ -203,7 +203,7 @@ void Broker::submit(const std::pair<std::string, std::string>& partition, std::v
     // Hand the lane to the oldest waiter, or leave it idle.
     if (!lane.pending.empty()) {
       lane.pending.front()->flusher = true;
-      wait_->notify(lane.pending.front()->wake);
+      wait_->notify(lane.pending.front()->wake, WaitPort::Wake::turn);
     } else {
       lane.flushing = false;
     }
@@ -252,7 +252,7 @@ void Broker::flush_round(const std::vector<Batch*>& round) {
   }
   for (Batch* batch : round) {
     batch->finished = true;
-    wait_->notify(batch->wake);
+    wait_->notify(batch->wake, WaitPort::Wake::answered);
   }
 }
 
@@ -276,7 +276,7 @@ void Broker::crash() {
     for (Batch* batch : lane->pending) {
       batch->error = std::make_exception_ptr(BrokerLost("broker crashed with the request waiting in a fusion lane"));
       batch->finished = true;
-      if (wait_ != nullptr) wait_->notify(batch->wake);
+      if (wait_ != nullptr) wait_->notify(batch->wake, WaitPort::Wake::answered);
     }
     lane->pending.clear();
   }

@@ -46,7 +46,12 @@ class WaitPort {
   virtual ~WaitPort() = default;
   // Returns once `event` is set (then clears it).
   virtual void wait(FiberEvent& event) = 0;
-  virtual void notify(FiberEvent& event) = 0;
+  // What the woken request does next: `answered`, its frames are decided
+  // (or lost) and it only collects them on its way out of Broker::push;
+  // `turn`, it is handed work (its lane, to flush). The simulator's schedule
+  // search commutes answered waiters (they touch nothing shared).
+  enum class Wake { answered, turn };
+  virtual void notify(FiberEvent& event, Wake why) = 0;
 };
 
 // A round trip to storage. May suspend the calling fiber (virtual latency);

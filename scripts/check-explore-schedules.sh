@@ -3,7 +3,10 @@
 # of sim/testdata/schedules:
 #   * the search exhausts two-pushes-one-key's tree and reports its exact
 #     counts, the same in two processes, with and without the reduction (same
-#     outcomes, fewer schedules with it); a bound below the tree says so;
+#     outcomes, fewer schedules with it), and so for the other two-push
+#     trees; a bound below the tree says so;
+#   * it exhausts the four- and eight-push concurrent-producers trees
+#     (issue 10) in their exact counts, both outcomes reached;
 #   * under probe-outside-lock it finds failing schedules (exit 1), writes each
 #     as a scenario that qdt replay replays to the same trace hash (and that
 #     the reference, whose steps differ, refuses as not its schedule);
@@ -27,7 +30,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 "$qdt" explore-schedules "$data/two-pushes-one-key.json" --json --quiet >"$out/a.json" || fail "explore-schedules exit $?"
 "$qdt" explore-schedules "$data/two-pushes-one-key.json" --json >"$out/b.json" 2>"$out/b.err" || fail "second run"
 "$qdt" explore-schedules "$data/two-pushes-one-key.json" --json --quiet --no-reduction >"$out/full.json" || fail "--no-reduction"
-"$qdt" explore-schedules "$data/two-pushes-one-key.json" --max-interleavings 5 >"$out/bound.txt" --quiet || fail "bound run"
+"$qdt" explore-schedules "$data/two-pushes-one-key.json" --max-interleavings 2 >"$out/bound.txt" --quiet || fail "bound run"
 grep -q 'bound hit' "$out/bound.txt" || fail "a bound below the tree is not reported: $(cat "$out/bound.txt")"
 python3 - "$out" <<'PY' || exit 1
 import json, sys
@@ -37,14 +40,43 @@ for d in (a, b, full):
     assert isinstance(d.pop("wall_s"), (int, float))
 assert a == b, "two processes disagree"
 assert a["exhausted"] and full["exhausted"], "the tree was not exhausted"
-# The measured tree (README): 42 schedules, 30 distinct with the reduction.
+# The measured tree (README): 42 schedules, 3 with the reduction (no redundant run).
 assert (full["runs"], full["schedules"], full["pruned"]) == (42, 42, 0), full
-assert (a["runs"], a["schedules"], a["redundant_runs"], a["pruned"]) == (36, 30, 6, 6), a
+assert (a["runs"], a["schedules"], a["redundant_runs"], a["pruned"]) == (3, 3, 0, 6), a
 assert set(a["outcomes"]) == set(full["outcomes"]), "the reduction lost an outcome"
 assert a["failed_runs"] == 0 and a["failures"] == []
 assert len(a["first_path"]) == a["choice_points_max"] or a["first_path"], a["first_path"]
 print(f"ok: {a['schedules']} schedules (+{a['redundant_runs']} redundant) with the reduction, {full['schedules']} without; "
       f"{a['distinct_trace_hashes']} distinct traces, {a['distinct_outcomes']} outcomes")
+PY
+
+# The reduction keeps every outcome: the other small trees, exhausted with
+# and without it (DPOR and sleep sets, sim/schedule_search.h).
+for name in two-brokers-one-key two-pushes-two-partitions; do
+  "$qdt" explore-schedules "$data/$name.json" --json --quiet >"$out/$name-r.json" || fail "$name reduced"
+  "$qdt" explore-schedules "$data/$name.json" --json --quiet --no-reduction >"$out/$name-f.json" || fail "$name full"
+done
+# The concurrent-producers trees (issue 10), exhausted with the reduction:
+# exact counts (README, "Schedules"). Keyed draws fix each push's latencies
+# (sim/network.h), so at seed 7 one push arrives first alone: one outcome.
+"$qdt" explore-schedules "$here/scenarios/concurrent-same-key.json" --json --quiet >"$out/four.json" || fail "four pushes"
+"$qdt" explore-schedules "$data/concurrent-same-key-eight.json" --max-interleavings 2000 --json --quiet >"$out/eight.json" ||
+  fail "eight pushes"
+python3 - "$out" <<'PY' || exit 1
+import json, sys
+out = sys.argv[1]
+for name in ("two-brokers-one-key", "two-pushes-two-partitions"):
+    r, f = (json.load(open(f"{out}/{name}-{k}.json")) for k in "rf")
+    assert r["exhausted"] and f["exhausted"], name
+    assert set(r["outcomes"]) == set(f["outcomes"]), (name, "the reduction lost an outcome", r["outcomes"], f["outcomes"])
+    assert r["schedules"] < f["schedules"] and r["analysis_fallbacks"] == 0, (name, r)
+    print(f"ok: {name}: {r['schedules']} schedules with the reduction, {f['schedules']} without, same {len(f['outcomes'])} outcomes")
+four, eight = (json.load(open(f"{out}/{n}.json")) for n in ("four", "eight"))
+for d, schedules in ((four, 6), (eight, 1296)):
+    assert d["exhausted"] and d["failed_runs"] == 0 and d["analysis_fallbacks"] == 0, d
+    assert (d["runs"], d["schedules"], d["redundant_runs"]) == (schedules, schedules, 0), (d["scenario"], d["runs"], d["schedules"])
+    assert len(d["outcomes"]) == 1, d["outcomes"]
+print(f"ok: four pushes exhausted in {four['schedules']} schedules, eight in {eight['schedules']}")
 PY
 
 # A variant caught by the search; the written schedule replays the failure.

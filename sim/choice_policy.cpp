@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <utility>
 
 namespace qdt::sim {
 
@@ -22,6 +23,7 @@ size_t ChoicePolicy::pick(const std::vector<uint64_t>& ready) {
     // Not a choice; but a lone ready fiber that sleeps means every
     // continuation from here was explored already.
     if (reducing_ && !blocked_ && asleep(ready[0])) blocked_ = true;
+    picked_point_ = SIZE_MAX;
     return 0;
   }
   sorted_.assign(ready.begin(), ready.end());
@@ -55,6 +57,7 @@ size_t ChoicePolicy::pick(const std::vector<uint64_t>& ready) {
     points_.push_back({sorted_, chosen, Footprint(), listed ? std::vector<Sleeper>{} : sleep_});
     pending_point_ = points_.size() - 1;
   }
+  picked_point_ = listed || !blocked_ ? points_.size() - 1 : SIZE_MAX;
   // The last listed choice is the search's branch: its sleep set holds from here.
   if (listed && index + 1 == choices_.size()) reducing_ = true;
   const auto at = std::find(ready.begin(), ready.end(), chosen);
@@ -62,10 +65,15 @@ size_t ChoicePolicy::pick(const std::vector<uint64_t>& ready) {
   return static_cast<size_t>(at - ready.begin());
 }
 
-void ChoicePolicy::step_ended(uint64_t ordinal, const Footprint& footprint) {
+void ChoicePolicy::step_ended(uint64_t ordinal, const Footprint& footprint, uint64_t readied_in) {
   if (pending_point_ != SIZE_MAX && points_[pending_point_].chosen == ordinal) {
     points_[pending_point_].chosen_footprint = footprint;
     pending_point_ = SIZE_MAX;
+  }
+  if (!blocked_) {
+    // The loop's steps are not picked: a worker's step ends before the next pick.
+    const size_t point = ordinal == kLoop ? SIZE_MAX : std::exchange(picked_point_, SIZE_MAX);
+    steps_.push_back({ordinal, footprint, readied_in, point});
   }
   if (!reducing_ || blocked_) return;
   // A sleeper wakes when a step dependent on its pending one runs.

@@ -11,6 +11,8 @@
 // from an equivalent state are not picked while only steps independent of
 // theirs run. When every ready fiber sleeps the run is redundant (blocked):
 // it is finished with lowest-ordinal picks and records nothing more.
+// For the search's race analysis it also records every step up to then (the
+// event loop's included): who ran, its footprint, which step readied it.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -34,6 +36,12 @@ class ChoicePolicy : public SchedulePolicy {
     Footprint chosen_footprint;   // of the step the chosen fiber ran from here
     std::vector<Sleeper> sleep;   // the sleep set when the point was met (search only)
   };
+  struct Step {
+    uint64_t fiber = 0;  // ordinal, or kLoop
+    Footprint footprint;
+    uint64_t readied_in = kNoStep;  // the step that made the fiber ready (SchedulePolicy::step_ended)
+    size_t point = SIZE_MAX;        // the choice point it was picked at (an index into points()), if any
+  };
 
   // `choices`: the first choice points' picks. `sleep_at_last`: the sleep
   // set in force from the last listed choice on (empty: no reduction).
@@ -44,10 +52,12 @@ class ChoicePolicy : public SchedulePolicy {
   void extend_randomly(Rng* rng) { extend_rng_ = rng; }
 
   size_t pick(const std::vector<uint64_t>& ready) override;
-  void step_ended(uint64_t ordinal, const Footprint& footprint) override;
+  void step_ended(uint64_t ordinal, const Footprint& footprint, uint64_t readied_in) override;
 
   // Every choice point met, listed ones included (none after a block).
   const std::vector<Point>& points() const { return points_; }
+  // Every step up to a block, numbered as the scheduler numbers them.
+  const std::vector<Step>& steps() const { return steps_; }
   // The full schedule taken: one ordinal per choice point.
   const std::vector<uint64_t>& taken() const { return taken_; }
   bool blocked() const { return blocked_; }
@@ -67,6 +77,8 @@ class ChoicePolicy : public SchedulePolicy {
   std::vector<uint64_t> sorted_;  // scratch
   uint64_t choice_points_ = 0;
   size_t pending_point_ = SIZE_MAX;  // the point whose chosen step is running
+  size_t picked_point_ = SIZE_MAX;   // the point the running worker step was picked at, if any
+  std::vector<Step> steps_;
   bool blocked_ = false;
   Rng* extend_rng_ = nullptr;
   std::string error_;

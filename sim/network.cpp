@@ -1,26 +1,48 @@
 #include "sim/network.h"
 
+#include <cassert>
+
 #include "impl/push_request.h"
 #include "sim/scheduler.h"
 #include "sim/storage_link.h"
 
 namespace qdt::sim {
 
+Footprint Network::footprint(std::initializer_list<uint64_t> resources) const {
+  assert(resources.size() == 1);
+  if (keyed_) return Footprint::of(resources);
+  return Footprint::of({*resources.begin(), resource::ordered_draws});
+}
+
 void Network::send(impl::Broker& broker, std::shared_ptr<const nlohmann::json> request, const AttemptMeta& meta,
                    std::shared_ptr<Attempt> attempt) {
-  // Draw the duplication now, in the sender's turn, so the draw order is fixed.
-  const int copies = rng_.chance_ppm(config_.duplicate_ppm) ? 2 : 1;
+  const uint64_t attempt_seed = Rng::derive(
+      Rng::derive(Rng::derive(seed_, Rng::key_of(meta.producer.data(), meta.producer.size())), meta.producer_push),
+      meta.attempt);
+  Rng own(attempt_seed);
+  // Draw the duplication now, in the sender's turn.
+  const int copies = (keyed_ ? own : rng_).chance_ppm(config_.duplicate_ppm) ? 2 : 1;
   if (copies == 2) stats_.duplicated++;
   for (int c = 0; c < copies; ++c) {
-    spawn_([this, &broker, request, meta, attempt] { deliver(broker, *request, meta, *attempt); });
+    // A delivery's first leg draws its latency from its own generator and
+    // sleeps: it touches this push only (ids drawn from counters are names,
+    // sim/footprint.h).
+    const uint64_t region = SeededScheduler::new_region();
+    const uint64_t seed = Rng::derive(attempt_seed, static_cast<uint64_t>(c) + 1);
+    spawn_([this, &broker, request, meta, attempt, seed, region] { deliver(broker, *request, meta, *attempt, seed, region); },
+           region, footprint({resource::push(meta.push_id)}));
   }
 }
 
 void Network::deliver(impl::Broker& broker, const nlohmann::json& request, const AttemptMeta& meta,
-                      Attempt& attempt) {
+                      Attempt& attempt, uint64_t seed, uint64_t region) {
+  Rng own(seed);
+  Rng& rng = keyed_ ? own : rng_;
   const uint64_t request_id = ++next_request_;
   stats_.deliveries++;
-  clock_.sleep_for(latency_ms());
+  const int64_t there_ms = latency_ms(rng);
+  SeededScheduler::label_next_step(region, Footprint());  // the first leg ends here; what follows is the broker's
+  clock_.sleep_for(there_ms);
   history::RequestRecord record;
   record.request = request_id;
   record.step = meta.step;
@@ -29,7 +51,7 @@ void Network::deliver(impl::Broker& broker, const nlohmann::json& request, const
   record.push_id = meta.push_id;
   record.attempt = meta.attempt;
   record.response_received = false;
-  if (rng_.chance_ppm(config_.loss_request_ppm)) {
+  if (rng.chance_ppm(config_.loss_request_ppm)) {
     stats_.requests_lost++;
     record.delivered = false;
     history_.requests.push_back(std::move(record));
@@ -76,13 +98,12 @@ void Network::deliver(impl::Broker& broker, const nlohmann::json& request, const
   history_.requests.push_back(std::move(record));
 
   // The response's last leg touches only this push's attempt (its slot, its
-  // producer's wait) and the generator (the loss draw; always named, since a
-  // `network` step may switch loss on while the response travels): the
+  // producer's wait; the loss draw is this delivery's own generator's): the
   // schedule search may commute it with steps that touch neither.
-  const int64_t back_ms = latency_ms();
-  SeededScheduler::label_rest_of_fiber(Footprint::of({resource::push(meta.push_id), resource::network_rng}));
+  const int64_t back_ms = latency_ms(rng);
+  SeededScheduler::label_rest_of_fiber(footprint({resource::push(meta.push_id)}), kAnswerRegion);
   clock_.sleep_for(back_ms);
-  if (rng_.chance_ppm(config_.loss_response_ppm)) {
+  if (rng.chance_ppm(config_.loss_response_ppm)) {
     stats_.responses_lost++;
     trace_.begin(clock_.now_ms(), "lost-response").field("req", static_cast<int64_t>(request_id)).end();
     return;

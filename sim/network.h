@@ -7,8 +7,21 @@
 // attempt has landed), and a request may be delivered twice. Probabilities
 // are integer parts per million from the world's network settings, which the
 // `network` step may change mid-run.
+//
+// Draws come in one of two ways (World::run picks). Ordered, as random,
+// pct and fork schedules have always drawn (their traces keep their
+// hashes): from the network's one generator, in the order fibers run.
+// Keyed, for a `choices` schedule and the schedule search that writes them:
+// every draw of an attempt (duplication, each delivery's latencies and
+// losses) comes from a generator of its own, seeded by the network's seed,
+// the producer's name, the producer's push number and the attempt (and the
+// copy, for a delivery): a function of the seed and the push, not of the
+// order in which fibers ran. So concurrent producers' sends and their
+// deliveries' first legs touch nothing in common and commute (their
+// footprints say so; ordered draws add resource::ordered_draws).
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -16,6 +29,7 @@
 
 #include "impl/broker.h"
 #include "properties/history.h"
+#include "sim/footprint.h"
 #include "sim/rng.h"
 #include "sim/trace.h"
 #include "sim/virtual_clock.h"
@@ -33,6 +47,7 @@ struct AttemptMeta {
   std::string step;
   std::string producer;
   uint64_t push_id = 0;
+  uint64_t producer_push = 0;  // the producer's own count of its pushes, from 1
   uint32_t attempt = 0;
 };
 
@@ -47,10 +62,24 @@ struct NetworkStats {
 
 class Network {
  public:
-  using Spawn = std::function<void(std::function<void()>)>;
-  Network(const NetworkConfig& config, Rng& rng, VirtualClock& clock, Trace& trace, history::History& history,
-          Spawn spawn_detached)
-      : config_(config), rng_(rng), clock_(clock), trace_(trace), history_(history), spawn_(std::move(spawn_detached)) {}
+  // Starts a detached fiber whose first step is labelled (SeededScheduler::label_first_step).
+  using Spawn = std::function<void(std::function<void()>, uint64_t region, const Footprint& first)>;
+  // `rng`: the ordered draws' generator; `keyed_seed`: the keyed draws' root.
+  Network(const NetworkConfig& config, Rng& rng, uint64_t keyed_seed, VirtualClock& clock, Trace& trace,
+          history::History& history, Spawn spawn_detached)
+      : config_(config),
+        rng_(rng),
+        seed_(keyed_seed),
+        clock_(clock),
+        trace_(trace),
+        history_(history),
+        spawn_(std::move(spawn_detached)) {}
+
+  // Before the run: keyed draws (true) or ordered (false, the default).
+  void set_keyed_draws(bool keyed) { keyed_ = keyed; }
+  bool keyed_draws() const { return keyed_; }
+  // `resources`, plus the shared generator when draws are ordered.
+  Footprint footprint(std::initializer_list<uint64_t> resources) const;
 
   // Starts the deliveries of one attempt and returns at once; the producer
   // then waits on `attempt->wakeup`.
@@ -59,12 +88,22 @@ class Network {
 
   const NetworkStats& stats() const { return stats_; }
 
+  // The region of a delivery's step from the broker waking it with its
+  // answer (impl::WaitPort::Wake::answered: a fused request whose frames
+  // another request flushed) to its response's last leg: it collects its
+  // answer and records it, touching nothing shared (the wait port labels it,
+  // deliver() closes it; a step that suspends anywhere else stays unknown).
+  static constexpr uint64_t kAnswerRegion = ~uint64_t{0};
+
  private:
-  void deliver(impl::Broker& broker, const nlohmann::json& request, const AttemptMeta& meta, Attempt& attempt);
-  int64_t latency_ms() { return rng_.between(config_.latency_ms_min, config_.latency_ms_max); }
+  void deliver(impl::Broker& broker, const nlohmann::json& request, const AttemptMeta& meta, Attempt& attempt,
+               uint64_t seed, uint64_t region);
+  int64_t latency_ms(Rng& rng) const { return rng.between(config_.latency_ms_min, config_.latency_ms_max); }
 
   const NetworkConfig& config_;
   Rng& rng_;
+  const uint64_t seed_;
+  bool keyed_ = false;
   VirtualClock& clock_;
   Trace& trace_;
   history::History& history_;

@@ -17,10 +17,13 @@ class Producer {
   // are left as written: the broker rejects them.
   nlohmann::json prepare(const nlohmann::json& items);
   const std::string& name() const { return name_; }
+  // Counts this producer's pushes: the number of the one starting now, from 1.
+  uint64_t next_push() { return ++pushes_; }
 
  private:
   std::string name_;
   Rng rng_;
+  uint64_t pushes_ = 0;
 };
 
 }  // namespace qdt::sim

@@ -5,6 +5,7 @@
 // so adding draws in one subsystem never shifts another's. Integer-only, so
 // runs reproduce across compilers and machines.
 #include <cassert>
+#include <cstddef>
 #include <cstdint>
 
 namespace qdt::sim {
@@ -52,6 +53,23 @@ class Rng {
 
   // A sub-seed for a subsystem.
   uint64_t fork() { return next(); }
+
+  // A sub-seed that is a function of `seed` and `key` alone: for draws that
+  // must not depend on which fiber drew first (a push's latencies are a
+  // function of the seed, its producer, its push and attempt), so that
+  // concurrent fibers' steps commute (sim/footprint.h).
+  static uint64_t derive(uint64_t seed, uint64_t key) {
+    uint64_t x = seed ^ rotl(key, 32);
+    const uint64_t a = splitmix64(x);
+    x ^= key;
+    return a ^ splitmix64(x);
+  }
+  // FNV-1a: a key from a name, the same on every platform (std::hash is not).
+  static uint64_t key_of(const char* text, size_t size) {
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (size_t i = 0; i < size; ++i) h = (h ^ static_cast<unsigned char>(text[i])) * 0x100000001b3ULL;
+    return h;
+  }
 
  private:
   static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }

@@ -55,16 +55,19 @@ class Runner {
 
   // Times every step (children included) on the virtual clock, for the
   // timeline (sim/timeline.h); reading the clock changes nothing.
-  void run(const Step& step) {
+  // `send_region`: a push child of a parallel step, whose first step is its
+  // first send and whose fiber ends after the push (World::push).
+  void run(const Step& step, uint64_t send_region = 0) {
     const int64_t started_ms = world_.clock().now_ms();
-    run_untimed(step);
+    run_untimed(step, send_region);
     out_.times[step.path] = {started_ms, world_.clock().now_ms()};
   }
 
-  void run_untimed(const Step& step) {
+  void run_untimed(const Step& step, uint64_t send_region) {
     switch (step.op) {
       case Op::push: {
-        World::PushOutcome outcome = world_.push(step.id, step.broker, step.producer, step.items, step.retry);
+        World::PushOutcome outcome =
+            world_.push(step.id, step.broker, step.producer, step.items, step.retry, send_region);
         out_.retries += outcome.attempts - 1;
         impl::PushResponse response = outcome.response ? std::move(*outcome.response) : timed_out(step.items);
         for (const auto& item : response.items) out_.timeouts += item.status == impl::ItemStatus::timeout ? 1 : 0;
@@ -103,7 +106,21 @@ class Runner {
       case Op::parallel: {
         std::vector<boost::fibers::fiber> fibers;
         fibers.reserve(step.children.size());
-        for (const Step& child : step.children) fibers.push_back(world_.spawn([this, &child] { run(child); }));
+        for (const Step& child : step.children) {
+          if (child.op != Op::push) {
+            fibers.push_back(world_.spawn([this, &child] { run(child); }));
+            continue;
+          }
+          // A push child starts with its send, which touches only its
+          // producer: concurrent producers' sends commute (schedule search).
+          const uint64_t region = SeededScheduler::new_region();
+          fibers.push_back(world_.spawn(
+              [this, &child, region] {
+                run(child, region);
+                SeededScheduler::label_fiber_exit();  // World::push's last label ends here
+              },
+              region, world_.send_footprint(child.producer)));
+        }
         for (auto& f : fibers) f.join();
         break;
       }

@@ -154,6 +154,7 @@ int run_explore_schedules(const ExploreSchedulesOptions& o, const WallClock& wal
                         {"schedules", report.schedules},
                         {"redundant_runs", report.redundant_runs},
                         {"pruned", report.pruned},
+                        {"analysis_fallbacks", report.analysis_fallbacks},
                         {"exhausted", report.exhausted},
                         {"choice_points_max", report.choice_points_max},
                         {"depth_max", report.depth_max},
@@ -173,7 +174,7 @@ int run_explore_schedules(const ExploreSchedulesOptions& o, const WallClock& wal
               << (report.exhausted ? "exhausted: every schedule up to the reduction was run"
                                    : "bound hit: --max-interleavings " + std::to_string(o.max_interleavings) +
                                          " reached before the tree was exhausted")
-              << "\n  reduction " << (o.reduce ? "on" : "off") << ": " << report.pruned
+              << "\n  reduction " << (o.reduce ? "on (DPOR, sleep sets)" : "off") << ": " << report.pruned
               << " alternatives pruned\n  choice points per run: up to " << report.choice_points_max
               << "; distinct trace hashes " << report.trace_hashes.size() << "; distinct outcomes "
               << report.outcomes.size() << "\n  failing runs: " << report.failed_runs << "\n";

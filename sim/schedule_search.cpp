@@ -4,6 +4,8 @@
 #include <cassert>
 #include <stdexcept>
 
+#include "sim/schedule_races.h"
+
 namespace qdt::sim {
 namespace {
 
@@ -16,7 +18,13 @@ struct Node {
   std::vector<Sleeper> done;   // choices whose subtree is explored, with their step's footprint
   uint64_t chosen = 0;
   Footprint chosen_footprint;
+  // With the reduction, the fibers to explore here (Source-DPOR's backtrack
+  // set: the first choice, then what race analysis adds); done and chosen
+  // are in it. Without, every ready fiber is.
+  std::vector<uint64_t> backtrack;
 };
+
+bool has(const std::vector<uint64_t>& set, uint64_t fiber) { return std::find(set.begin(), set.end(), fiber) != set.end(); }
 
 bool contains(const std::vector<Sleeper>& set, uint64_t fiber) {
   return std::any_of(set.begin(), set.end(), [&](const Sleeper& s) { return s.fiber == fiber; });
@@ -34,12 +42,12 @@ bool backtrack(std::vector<Node>& path, bool reduce, uint64_t& pruned) {
     Node& n = path.back();
     n.done.push_back({n.chosen, n.chosen_footprint});
     for (uint64_t f : n.ready) {  // ascending: the lowest untried goes next
-      if (contains(n.done, f) || (reduce && contains(n.sleep, f))) continue;
+      if (contains(n.done, f) || (reduce && (contains(n.sleep, f) || !has(n.backtrack, f)))) continue;
       n.chosen = f;
       return true;
     }
     if (reduce) {
-      for (uint64_t f : n.ready) pruned += contains(n.sleep, f) && !contains(n.done, f) ? 1 : 0;
+      for (uint64_t f : n.ready) pruned += contains(n.done, f) ? 0 : 1;
     }
     path.pop_back();
   }
@@ -101,7 +109,43 @@ ScheduleSearchReport search_schedules(const ScheduleRun& run, const ScheduleSear
     if (!path.empty()) path.back().chosen_footprint = points[prefix.size() - 1].chosen_footprint;
     for (size_t j = prefix.size(); j < points.size(); ++j) {
       const auto& p = points[j];
-      path.push_back({p.ready, options.reduce ? p.sleep : std::vector<Sleeper>{}, {}, p.chosen, p.chosen_footprint});
+      path.push_back({p.ready, options.reduce ? p.sleep : std::vector<Sleeper>{}, {}, p.chosen, p.chosen_footprint,
+                      {p.chosen}});
+    }
+    if (options.reduce) {
+      // Steps before the branch's were analysed by the run that first took them.
+      size_t from = 0;
+      if (!prefix.empty()) {
+        const auto& steps = policy.steps();
+        while (from < steps.size() && steps[from].point != prefix.size() - 1) ++from;
+        if (from == steps.size()) from = 0;
+      }
+      for (const Reversal& r : find_reversals(policy.steps(), from)) {
+        Node& n = path[r.point];
+        if (std::any_of(r.initials.begin(), r.initials.end(), [&](uint64_t f) { return has(n.backtrack, f); })) continue;
+        // One initial suffices (Source-DPOR); prefer one that is awake there.
+        uint64_t pick = 0;
+        bool found = false;
+        for (uint64_t f : r.initials) {
+          if (!has(n.ready, f)) continue;
+          if (!found) pick = f;
+          found = true;
+          if (!contains(n.sleep, f)) {
+            pick = f;
+            break;
+          }
+        }
+        if (!found) {
+          // No initial is ready there: cannot happen if readying is
+          // recorded faithfully; explore every ready fiber, to stay sound.
+          ++report.analysis_fallbacks;
+          for (uint64_t f : n.ready) {
+            if (!has(n.backtrack, f)) n.backtrack.push_back(f);
+          }
+          continue;
+        }
+        n.backtrack.push_back(pick);
+      }
     }
 
     if (report.runs == 1) report.first_path = points;

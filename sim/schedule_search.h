@@ -7,15 +7,22 @@
 // the lowest-ordinal choice at each new point. After a run, the deepest
 // point with an untried alternative is branched.
 //
-// Reduction (sleep sets, Godefroid 1996): at a point, once the subtree of
-// choice `a` is explored, `a` sleeps while the siblings are explored, and
-// stays asleep down their subtrees while only steps independent of a's
-// pending step run (footprints, sim/footprint.h). A sleeping fiber is never
-// picked: every schedule that picks it there only reorders independent
-// steps of one already run. An alternative that sleeps when its point is
-// left is counted as pruned; a run in which every ready fiber sleeps is
-// redundant (finished, judged, not counted as a distinct schedule). Sound
-// because unknown footprints conflict with everything.
+// Reduction: Source-DPOR with sleep sets (Abdulla, Aronis, Jonsson,
+// Sagonas, "Optimal dynamic partial order reduction", POPL 2014,
+// Algorithm 1; Flanagan and Godefroid, POPL 2005, for dynamic backtracking
+// by race analysis; Godefroid 1996 for sleep sets). A new point explores
+// only its first choice; after each run the race analysis
+// (sim/schedule_races.h) adds to a point's backtrack set a fiber that starts
+// the reversed order of every race it finds, and only backtrack sets are
+// branched. Sleep sets: once the subtree of choice `a` is explored, `a`
+// sleeps while the siblings are explored, and stays asleep down their
+// subtrees while only steps independent of a's pending step run
+// (footprints, sim/footprint.h). Every Mazurkiewicz trace (class of runs
+// equal up to the order of adjacent independent steps) is run at least
+// once; a run in which every ready fiber sleeps is redundant (finished,
+// judged, not counted as a distinct schedule). An alternative never
+// explored at a point is counted as pruned. Sound because unknown
+// footprints conflict with everything and readying orders steps.
 //
 // `run` executes the system once under the given policy and judges it; it
 // must be deterministic given the policy's choices.
@@ -53,7 +60,10 @@ struct ScheduleSearchReport {
   uint64_t runs = 0;             // every run, redundant ones included
   uint64_t schedules = 0;        // runs that were not redundant
   uint64_t redundant_runs = 0;   // sleep-set blocked
-  uint64_t pruned = 0;           // alternatives skipped because they slept
+  uint64_t pruned = 0;           // alternatives never explored (asleep, or not in a backtrack set)
+  // Races whose reversal could not be placed (none expected): every ready
+  // fiber at the point was explored instead.
+  uint64_t analysis_fallbacks = 0;
   bool exhausted = false;        // the whole tree was explored within the bound
   uint64_t failed_runs = 0;
   uint64_t choice_points_max = 0;  // on one run

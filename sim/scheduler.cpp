@@ -34,6 +34,7 @@ void SeededScheduler::set_policy(SchedulePolicy* policy) {
   assert(ready_.empty());
   policy_ = policy;
   next_ordinal_ = 0;
+  steps_ = 0;
   ++generation_;
 }
 
@@ -52,12 +53,26 @@ void SeededScheduler::label_next_step(uint64_t region, const Footprint& footprin
   if (FiberSlot* slot = active_worker_slot()) slot->next = {region, false, footprint};
 }
 
-void SeededScheduler::label_rest_of_fiber(const Footprint& footprint) {
-  if (FiberSlot* slot = active_worker_slot()) slot->next = {0, true, footprint};
+void SeededScheduler::label_rest_of_fiber(const Footprint& footprint, uint64_t closes) {
+  if (FiberSlot* slot = active_worker_slot()) slot->next = {closes, true, footprint};
+}
+
+void SeededScheduler::label_waiting_fiber(boost::fibers::context* waiter, uint64_t region, const Footprint& footprint) {
+  assert(region != 0 && waiter != nullptr && is_worker(waiter));
+  if (installed == nullptr) return;
+  auto* slot = static_cast<FiberSlot*>(waiter->get_properties());
+  if (slot != nullptr) slot->next = {region, false, footprint};
 }
 
 void SeededScheduler::label_fiber_exit() {
   if (FiberSlot* slot = active_worker_slot()) slot->exiting = true;
+}
+
+void SeededScheduler::label_first_step(boost::fibers::fiber& fiber, uint64_t region, const Footprint& footprint) {
+  assert(region != 0);
+  if (installed == nullptr) return;
+  // A fiber is readied (and given its slot) when it is made.
+  fiber.properties<FiberSlot>().next = {region, false, footprint};
 }
 
 uint64_t SeededScheduler::new_region() {
@@ -65,12 +80,16 @@ uint64_t SeededScheduler::new_region() {
   return installed->next_region_++;
 }
 
-void SeededScheduler::awakened(boost::fibers::context* ctx, FiberSlot&) noexcept {
+void SeededScheduler::awakened(boost::fibers::context* ctx, FiberSlot& slot) noexcept {
   if (ctx->is_context(boost::fibers::type::main_context)) {
     main_ = ctx;
   } else if (ctx->is_context(boost::fibers::type::dispatcher_context)) {
     dispatcher_ = ctx;
   } else {
+    // Readied by the step under way (a spawn, a wake-up, a timer the loop
+    // fired): that step comes before the fiber's next one.
+    slot.readied_in = steps_;
+    slot.readied_generation = generation_;
     ready_.push_back(ctx);
   }
 }
@@ -81,7 +100,8 @@ void SeededScheduler::awakened(boost::fibers::context* ctx, FiberSlot&) noexcept
 // label. Anything else means the step ran code nobody vouched for.
 void SeededScheduler::end_step(boost::fibers::context* self) {
   if (!is_worker(self)) {
-    if (policy_ != nullptr) policy_->step_ended(SchedulePolicy::kLoop, Footprint());
+    if (policy_ != nullptr) policy_->step_ended(SchedulePolicy::kLoop, Footprint(), SchedulePolicy::kNoStep);
+    ++steps_;
     return;
   }
   auto* slot = static_cast<FiberSlot*>(self->get_properties());
@@ -92,7 +112,9 @@ void SeededScheduler::end_step(boost::fibers::context* self) {
   if (start.until_exit ? slot->exiting : (start.region != 0 && slot->next.region == start.region)) {
     footprint = start.footprint;
   }
-  if (policy_ != nullptr) policy_->step_ended(slot->ordinal, footprint);
+  const uint64_t readied_in = slot->readied_generation == generation_ ? slot->readied_in : SchedulePolicy::kNoStep;
+  if (policy_ != nullptr) policy_->step_ended(slot->ordinal, footprint, readied_in);
+  ++steps_;
 }
 
 boost::fibers::context* SeededScheduler::pick_next() noexcept {

@@ -20,10 +20,14 @@
 // (sim/footprint.h): the label the fiber declared for it with
 // label_next_step, valid only if the step ends at a suspension labelled with
 // the same region (or at the fiber's end, for label_rest_of_fiber);
-// otherwise unknown. Policies are told each step's footprint when it ends.
+// otherwise unknown. A fiber's first step is labelled by whoever spawns it
+// (label_first_step). Policies are told each step's footprint when it ends,
+// and which step made the fiber ready (the search's happens-before: a
+// spawn, a wake-up or a timer's instant comes before what it lets run).
 // Only fibers of this thread call these; none of it reads the wall clock.
 #include <boost/fiber/algo/algorithm.hpp>
 #include <boost/fiber/context.hpp>
+#include <boost/fiber/fiber.hpp>
 #include <boost/fiber/properties.hpp>
 #include <cstdint>
 #include <vector>
@@ -41,11 +45,17 @@ class SchedulePolicy {
   // `ready`: ordinals of the ready worker fibers (at least one), in no
   // meaningful order. Returns an index into `ready`.
   virtual size_t pick(const std::vector<uint64_t>& ready) = 0;
+  // Steps are numbered from 0 in the order they end, the event loop's
+  // included; the run's first step is the loop's.
+  static constexpr uint64_t kNoStep = ~uint64_t{0};
   // The step of fiber `ordinal` ended (it suspended or finished), having
-  // touched `footprint`. Called before the next pick.
-  virtual void step_ended(uint64_t ordinal, const Footprint& footprint) {
+  // touched `footprint`; `readied_in` is the number of the step during which
+  // the fiber was last made ready (kNoStep for the loop, or a fiber readied
+  // before the run). Called before the next pick.
+  virtual void step_ended(uint64_t ordinal, const Footprint& footprint, uint64_t readied_in) {
     (void)ordinal;
     (void)footprint;
+    (void)readied_in;
   }
 };
 
@@ -66,6 +76,10 @@ struct FiberSlot : boost::fibers::fiber_properties {
   };
   Label next;
   Label current;
+  // The step (numbered per run, as SchedulePolicy's) that last made this
+  // fiber ready, and the run it belongs to.
+  uint64_t readied_in = 0;
+  uint64_t readied_generation = 0;
   bool exiting = false;  // label_fiber_exit(): nothing but the fiber's end follows
 };
 
@@ -89,9 +103,16 @@ class SeededScheduler : public boost::fibers::algo::algorithm_with_properties<Fi
   // suspension labelled with the same `region` (non-zero; new_region()).
   static void label_next_step(uint64_t region, const Footprint& footprint);
   // As label_next_step, for a step that runs to the fiber's end, which calls
-  // label_fiber_exit() as its last act.
-  static void label_rest_of_fiber(const Footprint& footprint);
+  // label_fiber_exit() as its last act. `closes`: the region of a label
+  // (say, label_waiting_fiber's) whose step ends at this suspension.
+  static void label_rest_of_fiber(const Footprint& footprint, uint64_t closes = 0);
   static void label_fiber_exit();
+  // Labels the first step of `fiber`, just made by the calling code and not
+  // yet run: valid if it ends at a suspension labelled with `region`.
+  static void label_first_step(boost::fibers::fiber& fiber, uint64_t region, const Footprint& footprint);
+  // Labels the next step of `waiter`, a suspended fiber the calling code is
+  // about to wake (its last step ended when it suspended).
+  static void label_waiting_fiber(boost::fibers::context* waiter, uint64_t region, const Footprint& footprint);
   static uint64_t new_region();
 
   void awakened(boost::fibers::context* ctx, FiberSlot& slot) noexcept override;
@@ -114,6 +135,7 @@ class SeededScheduler : public boost::fibers::algo::algorithm_with_properties<Fi
   SchedulePolicy* policy_ = nullptr;
   FiberSlot* running_ = nullptr;  // the worker whose step is under way
   uint64_t picks_ = 0;
+  uint64_t steps_ = 0;  // steps ended in this run: the number of the one under way
   uint64_t next_ordinal_ = 0;
   uint64_t generation_ = 1;
   uint64_t next_region_ = 1;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/choice_policy.h"
 #include "sim/virtual_clock.h"
 
 namespace qdt::sim {
@@ -48,6 +49,46 @@ TEST(SeededScheduler, SameSeedSameInterleaving) {
   const std::string b = interleaving(7, 6, 5, c2);
   EXPECT_EQ(a, b);
   EXPECT_EQ(a.size(), 30u);
+}
+
+// The schedule search's happens-before (sim/schedule_races.h) needs to know
+// which step made each fiber ready, and a spawner labels its child's first
+// step: a spawn is seen as readying by the spawning step, and the label holds
+// when the child's first step ends at a suspension of the same region.
+TEST(SeededScheduler, ReportsWhichStepReadiedAFiberAndLabelsFirstSteps) {
+  SeededScheduler& scheduler = SeededScheduler::install();
+  ChoicePolicy policy({});
+  scheduler.set_policy(&policy);
+  VirtualClock clock;
+  const Footprint first = Footprint::of({resource::first_free + 7});
+  bool done = false;
+  boost::fibers::fiber parent([&] {
+    const uint64_t region = SeededScheduler::new_region();
+    boost::fibers::fiber child([&, region] {
+      SeededScheduler::label_next_step(region, Footprint());  // the first step ends here
+      clock.sleep_for(0);
+    });
+    SeededScheduler::label_first_step(child, region, first);
+    child.join();
+    done = true;
+  });
+  while (!done) {
+    boost::this_fiber::yield();
+    if (!done) ASSERT_TRUE(clock.fire_next());
+  }
+  parent.join();
+  scheduler.set_policy(nullptr);
+  const auto& steps = policy.steps();
+  // Find the child's first step: the first step of a fiber other than the parent's.
+  ASSERT_GE(steps.size(), 3u);
+  EXPECT_EQ(steps[0].fiber, SchedulePolicy::kLoop);
+  const uint64_t parent_ordinal = steps[1].fiber;
+  EXPECT_EQ(steps[1].readied_in, 0u);  // made before the loop's first step ended
+  size_t c = 2;
+  while (c < steps.size() && (steps[c].fiber == parent_ordinal || steps[c].fiber == SchedulePolicy::kLoop)) ++c;
+  ASSERT_LT(c, steps.size());
+  EXPECT_EQ(steps[c].readied_in, 1u);  // the parent's step spawned it
+  EXPECT_EQ(steps[c].footprint, first);
 }
 
 TEST(SeededScheduler, DifferentSeedsGiveDifferentInterleavings) {

@@ -59,6 +59,7 @@ class SimRandom : public impl::RandomSource {
 // Suspends a fiber on a broker-internal event; the event loop never waits here.
 class FiberWaitPort : public impl::WaitPort {
  public:
+  const Network* network = nullptr;  // its draws, for the footprint of an answered waiter's step
   void wait(impl::FiberEvent& event) override {
     while (!event.set) {
       boost::fibers::context* self = boost::fibers::context::active();
@@ -69,10 +70,19 @@ class FiberWaitPort : public impl::WaitPort {
     event.set = false;
     event.waiter = nullptr;
   }
-  void notify(impl::FiberEvent& event) override {
+  void notify(impl::FiberEvent& event, Wake why) override {
     event.set = true;
     if (auto* waiter = static_cast<boost::fibers::context*>(event.waiter)) {
       event.waiter = nullptr;
+      // An answered request only collects its answer until its response
+      // leg (Network::kAnswerRegion); one handed a lane flushes it: unknown.
+      if (why == Wake::answered && network != nullptr) {
+        // Its back latency is its own draw when keyed, the shared generator's when ordered.
+        SeededScheduler::label_waiting_fiber(
+            waiter, Network::kAnswerRegion,
+            network->keyed_draws() ? Footprint::of(std::initializer_list<uint64_t>{})
+                                   : Footprint::of({resource::ordered_draws}));
+      }
       boost::fibers::context::active()->schedule(waiter);
     }
   }
@@ -140,8 +150,14 @@ World::World(const WorldConfig& config, bool keep_trace_text)
       producer_rng_(root_.fork()),
       stacks_(kFiberStackBytes),
       trace_(keep_trace_text),
-      network_(config_.network, network_rng_, clock_, trace_, history_,
-               [this](std::function<void()> fn) { spawn_detached(std::move(fn)); }) {
+      network_(config_.network, network_rng_, Rng::derive(config.seed, Rng::key_of("network", 7)), clock_, trace_,
+               history_,
+               [this](std::function<void()> fn, uint64_t region, const Footprint& first) {
+                 spawn_detached(std::move(fn), region, first);
+               }) {
+  // Keyed draws' roots come from the seed by name, not from the root
+  // generator: ordered draws (and their traces) stay exactly as they were.
+  producers_seed_ = Rng::derive(config.seed, Rng::key_of("producers", 9));
   assert(config.brokers >= 1 && config.brokers <= kMaxBrokers);
   side_ = std::make_unique<StorageSide>(StorageSide{clock_, history_, trace_, storage_rng_, config_.storage, {}, {}});
   storage_clock_ = std::make_unique<SimStorageClock>(clock_);
@@ -168,6 +184,7 @@ World::World(const WorldConfig& config, bool keep_trace_text)
         SimBrokerClock(clock_), SimRandom(root_.fork()), std::move(epoch), connect(b, watched, config.checked_mode, kBrokerConnections), {}}));
     brokers_.push_back(std::make_unique<impl::Broker>(b, seams_.back()->clock, seams_.back()->random,
                                                       *seams_.back()->link, &seams_.back()->waits));
+    seams_.back()->waits.network = &network_;
     brokers_.back()->set_variant(config.variant);
     brokers_.back()->set_fusion(config.fusion);
     brokers_.back()->configure_cache(
@@ -204,12 +221,13 @@ std::function<void()> World::guarded(std::function<void()> fn) {
   };
 }
 
-boost::fibers::fiber World::spawn(std::function<void()> fn) {
-  return boost::fibers::fiber(std::allocator_arg, stacks_,
-                              guarded(std::move(fn)));
+boost::fibers::fiber World::spawn(std::function<void()> fn, uint64_t region, const Footprint& first) {
+  boost::fibers::fiber f(std::allocator_arg, stacks_, guarded(std::move(fn)));
+  if (region != 0) SeededScheduler::label_first_step(f, region, first);
+  return f;
 }
 
-void World::spawn_detached(std::function<void()> fn) {
+void World::spawn_detached(std::function<void()> fn, uint64_t region, const Footprint& first) {
   ++live_detached_;
   boost::fibers::fiber f(std::allocator_arg, stacks_,
                          [this, body = guarded(std::move(fn))] {
@@ -218,6 +236,7 @@ void World::spawn_detached(std::function<void()> fn) {
                            // A rest-of-fiber label (a response's last leg) ends here.
                            SeededScheduler::label_fiber_exit();
                          });
+  if (region != 0) SeededScheduler::label_first_step(f, region, first);
   f.detach();
 }
 
@@ -296,6 +315,10 @@ void World::run(const std::function<void()>& script) {
   SeededScheduler& scheduler = SeededScheduler::install();
   assert(scheduler.ready_workers() == 0);
   scheduler.set_rng(&scheduler_rng_);
+  // A written-down schedule and the search that writes them draw keyed
+  // (sim/network.h): their steps commute; every other schedule draws in
+  // pick order, as its traces always have.
+  network_.set_keyed_draws(external_policy_ != nullptr || config_.schedule.mode == ScheduleMode::choices);
   const WorldSchedule schedule(config_.schedule, scheduler_rng_, external_policy_);
   scheduler.set_policy(schedule.policy());
   schedule.record(trace_, clock_.now_ms());
@@ -346,68 +369,6 @@ void World::finish_history() {
     history_.final_reads.push_back(std::move(read));
   }
   history_.recorded_final_reads = true;
-}
-
-Producer& World::producer(const std::string& name) {
-  auto it = producers_.find(name);
-  if (it == producers_.end()) {
-    // Producers get their sub-seed in order of first use, which is itself
-    // determined by the seed.
-    it = producers_.emplace(name, Producer(name, producer_rng_.fork())).first;
-  }
-  return it->second;
-}
-
-World::PushOutcome World::push(const std::string& step, uint32_t broker, const std::string& producer_name,
-                               const nlohmann::json& items, const RetryPolicy& policy) {
-  assert(broker < brokers_.size());
-  assert(policy.attempts >= 1 && policy.timeout_ms >= 1);
-  Producer& p = producer(producer_name);
-  // Keys are set once: every retry resends the same items with the same transactionIds.
-  auto request = std::make_shared<const nlohmann::json>(p.prepare(items));
-  const uint64_t push_id = ++next_push_;
-  PushOutcome outcome;
-  // What the producer finally reports, for liveness and client-visible.
-  const size_t record = history_.outcomes.size();
-  history_.outcomes.push_back({step, producer_name, push_id, 0, false, false, {}, {}});
-  for (uint32_t attempt = 0; attempt < policy.attempts; ++attempt) {
-    if (attempt > 0) clock_.sleep_for(policy.backoff_ms);
-    trace_.begin(clock_.now_ms(), "send")
-        .field("push", static_cast<int64_t>(push_id))
-        .field("attempt", attempt)
-        .field("step", step)
-        .field("producer", producer_name)
-        .field("b", broker);
-    if (attempt == 0) trace_.field("body", request->dump());
-    trace_.end();
-    auto state = std::make_shared<Attempt>();
-    network_.send(*brokers_[broker], request, AttemptMeta{step, producer_name, push_id, attempt}, state);
-    outcome.attempts = attempt + 1;
-    if (!clock_.wait_for(policy.timeout_ms, state->wakeup)) {
-      trace_.begin(clock_.now_ms(), "timeout").field("push", static_cast<int64_t>(push_id)).field("attempt", attempt).end();
-      continue;
-    }
-    assert(state->response.has_value());
-    outcome.response = std::move(state->response);
-    // The SDK retries a timeout or a storage error; a verdict is final.
-    bool failed = false;
-    for (const auto& item : outcome.response->items) failed = failed || item.status == impl::ItemStatus::error;
-    if (!failed) break;
-  }
-  history::PushOutcomeRecord& r = history_.outcomes[record];
-  r.attempts = outcome.attempts;
-  r.finished = true;
-  if (outcome.response) {
-    r.rejected = outcome.response->rejected;
-    for (const auto& item : outcome.response->items) {
-      r.statuses.push_back(impl::status_name(item.status));
-      r.message_ids.push_back(item.message_id);
-    }
-  } else if (request->is_array()) {
-    r.statuses.assign(request->size(), "timeout");
-    r.message_ids.assign(request->size(), history::kZeroUuid);
-  }
-  return outcome;
 }
 
 }  // namespace qdt::sim

@@ -2,7 +2,9 @@
 // The deterministic world: producers -> network -> brokers -> storage, all as
 // fibers under the seeded scheduler, all time virtual. One root generator per
 // run; sub-seeds are drawn in a fixed order (scheduler, network, storage,
-// producers, then each broker) before anything runs.
+// producers, then each broker) before anything runs. Under a `choices`
+// schedule or the schedule search, network and producer draws are keyed by
+// push instead (sim/network.h), from roots derived from the seed by name.
 //
 // Use: construct, then run(script). The script runs in a director fiber and
 // may spawn more fibers (parallel steps); run() returns when it finishes. The
@@ -44,10 +46,11 @@ class World {
   // waits and no timer is set).
   void run(const std::function<void()>& script);
 
-  // From inside run(): a new fiber, scheduled by the seeded scheduler.
-  boost::fibers::fiber spawn(std::function<void()> fn);
+  // From inside run(): a new fiber, scheduled by the seeded scheduler. With
+  // a region, its first step is labelled `first` (SeededScheduler::label_first_step).
+  boost::fibers::fiber spawn(std::function<void()> fn, uint64_t region = 0, const Footprint& first = {});
   // A fiber nobody joins (a network delivery); run() drains them before it returns.
-  void spawn_detached(std::function<void()> fn);
+  void spawn_detached(std::function<void()> fn, uint64_t region = 0, const Footprint& first = {});
 
   // One producer push: the request, its retries under `policy`, and the
   // outcome. `response` is the last response the producer received (nullopt:
@@ -56,8 +59,16 @@ class World {
     std::optional<impl::PushResponse> response;
     uint32_t attempts = 0;
   };
+  //
+  // A send (an attempt, from its start or its backoff to its wait) touches
+  // only its producer (send_footprint): the push id is a name, the draws are
+  // the attempt's own (sim/network.h). `send_region`: non-zero when the
+  // caller's step began at a label with that region and calls push at once
+  // (a parallel step's push child, spawned with its first step labelled
+  // send_footprint): the first send ends that step.
   PushOutcome push(const std::string& step, uint32_t broker, const std::string& producer,
-                   const nlohmann::json& items, const RetryPolicy& policy = {});
+                   const nlohmann::json& items, const RetryPolicy& policy = {}, uint64_t send_region = 0);
+  Footprint send_footprint(const std::string& producer) const;
 
   // Faults that change the world from now on.
   void set_network(const NetworkConfig& network) { config_.network = network; }
@@ -117,6 +128,7 @@ class World {
   Rng storage_rng_;
   Rng producer_rng_;
   Rng power_rng_;  // torn pages; forked last, so older sub-seeds do not move
+  uint64_t producers_seed_ = 0;  // keyed draws: each producer's seed is derived from it and its name
   VirtualClock clock_;
   boost::fibers::pooled_fixedsize_stack stacks_;
   history::History history_;
