@@ -11,7 +11,7 @@ set -euo pipefail
 qdt=$1
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-"$qdt" bench --help | grep -q -- '--quick'
+"$qdt" bench --help | grep -- '--quick' >/dev/null
 if "$qdt" bench --only nonsense >/dev/null 2>&1; then echo "FAIL: a bad --only must exit 2" >&2; exit 1; fi
 "$qdt" bench --quick --json --out "$out/files" >"$out/bench.json" 2>"$out/progress"
 grep -q '^\[bench\]' "$out/progress" || { echo "FAIL: no progress on stderr" >&2; exit 1; }

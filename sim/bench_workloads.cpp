@@ -1,6 +1,11 @@
 #include "sim/bench_workloads.h"
 
 #include <malloc.h>
+#if defined(__SANITIZE_ADDRESS__)
+// From the sanitizer runtime (sanitizer/allocator_interface.h, which only
+// clang installs on Debian).
+extern "C" size_t __sanitizer_get_current_allocated_bytes();
+#endif
 
 #include <atomic>
 #include <boost/fiber/fiber.hpp>
@@ -18,6 +23,16 @@
 
 namespace qdt::sim {
 namespace {
+
+// Bytes in use on the heap. AddressSanitizer replaces malloc and leaves
+// mallinfo2 at zero (scripts/test.sh --sanitize): ask its allocator instead.
+size_t heap_in_use_bytes() {
+#if defined(__SANITIZE_ADDRESS__)
+  return __sanitizer_get_current_allocated_bytes();
+#else
+  return mallinfo2().uordblks;
+#endif
+}
 
 using Steady = std::chrono::steady_clock;
 
@@ -176,9 +191,9 @@ WindowFigures run_window_workload(const WindowWorkload& w) {
     out.cache_bytes_per_hash = static_cast<double>(stats.bytes) / static_cast<double>(stats.hashes);
     // What the cache holds on the heap: in-use bytes before and after it is
     // dropped (the broker's other state is small and stays).
-    const size_t heap_full = mallinfo2().uordblks;
+    const size_t heap_full = heap_in_use_bytes();
     broker.cache().clear();
-    const size_t heap_cleared = mallinfo2().uordblks;
+    const size_t heap_cleared = heap_in_use_bytes();
     out.heap_bytes_per_hash =
         static_cast<double>(heap_full > heap_cleared ? heap_full - heap_cleared : 0) / static_cast<double>(stats.hashes);
   }
