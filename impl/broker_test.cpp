@@ -1,4 +1,6 @@
 #include "impl/broker.h"
+
+#include "impl/broker_direct_ports.h"
 #include "impl/storage.h"
 
 #include <gtest/gtest.h>
@@ -9,36 +11,9 @@
 namespace qdt::impl {
 namespace {
 
-// Ports with no latency: storage is called directly at a fixed clock.
-// One clock for the broker and for storage (overrides both now_ms()).
-struct FixedClock : BrokerClock, StorageClock {
-  int64_t now = 1'767'225'600'000;
-  int64_t now_ms() override { return now; }
-};
-struct CountingRandom : RandomSource {
-  uint64_t n = 0;
-  uint64_t next_u64() override { return ++n * 0x9e3779b97f4a7c15ULL; }
-};
-struct DirectStorage : StoragePort {
-  explicit DirectStorage(FixedClock& c) : clock(&c), storage(c) {}
-  FixedClock* clock = nullptr;
-  Storage storage;
-  int fail_next = 0;
-  int pushes = 0;
-  std::vector<int64_t> windows_assumed;  // per segment push
-  PushResult push(const SegmentPush& segment) override {
-    ++pushes;
-    windows_assumed.push_back(segment.window_seconds_assumed);
-    if (fail_next > 0) {
-      --fail_next;
-      throw StorageError("injected");
-    }
-    return storage.push(segment);
-  }
-  std::optional<CoveringSegment> covering_segment(const std::string& q, const std::string& p, int64_t o) override {
-    return storage.covering_segment(q, p, o);
-  }
-};
+using testing_broker::CountingRandom;
+using testing_broker::DirectStorage;
+using testing_broker::FixedClock;
 
 struct BrokerFixture : testing::Test {
   FixedClock clock;

@@ -16,9 +16,13 @@ Footprint Network::footprint(std::initializer_list<uint64_t> resources) const {
 
 void Network::send(impl::Broker& broker, std::shared_ptr<const nlohmann::json> request, const AttemptMeta& meta,
                    std::shared_ptr<Attempt> attempt) {
-  const uint64_t attempt_seed = Rng::derive(
-      Rng::derive(Rng::derive(seed_, Rng::key_of(meta.producer.data(), meta.producer.size())), meta.producer_push),
-      meta.attempt);
+  // Keyed draws (choices schedules and the schedule search) only: random
+  // runs draw from the shared generator in pick order, as before.
+  const uint64_t attempt_seed =
+      keyed_ ? Rng::derive(Rng::derive(Rng::derive(seed_, Rng::key_of(meta.producer.data(), meta.producer.size())),
+                                       meta.producer_push),
+                           meta.attempt)
+             : 0;
   Rng own(attempt_seed);
   // Draw the duplication now, in the sender's turn.
   const int copies = (keyed_ ? own : rng_).chance_ppm(config_.duplicate_ppm) ? 2 : 1;
@@ -28,7 +32,7 @@ void Network::send(impl::Broker& broker, std::shared_ptr<const nlohmann::json> r
     // sleeps: it touches this push only (ids drawn from counters are names,
     // sim/footprint.h).
     const uint64_t region = SeededScheduler::new_region();
-    const uint64_t seed = Rng::derive(attempt_seed, static_cast<uint64_t>(c) + 1);
+    const uint64_t seed = keyed_ ? Rng::derive(attempt_seed, static_cast<uint64_t>(c) + 1) : 0;
     spawn_([this, &broker, request, meta, attempt, seed, region] { deliver(broker, *request, meta, *attempt, seed, region); },
            region, footprint({resource::push(meta.push_id)}));
   }
