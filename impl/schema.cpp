@@ -244,8 +244,9 @@ Statements::Statements(sqlite3* h) {
   segment_count = Statement::deferred(h, "SELECT count(*) FROM segments");
   delete_sidecar_row = Statement::deferred(h, "DELETE FROM log_txns WHERE partition_id = ?1 AND end_offset = ?2");
   partition_rows = Statement::deferred(h,
-      "SELECT p.last_offset, p.txns_start, (SELECT count(*) FROM segments s WHERE s.partition_id = p.partition_id), "
-      "(SELECT count(*) FROM log_txns t WHERE t.partition_id = p.partition_id) FROM partitions p "
+      // Whole-table counts: SQLite counts them by pages (OP_Count), not rows.
+      "SELECT p.last_offset, p.txns_start, (SELECT count(*) FROM segments), (SELECT count(*) FROM log_txns) "
+      "FROM partitions p "
       "JOIN queues q ON q.queue_id = p.queue_id WHERE q.name = ?1 AND p.name = ?2");
 }
 

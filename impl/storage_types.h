@@ -82,12 +82,14 @@ struct PartitionState {
   int64_t txns_start = 0;
 };
 
-// A cheap summary of one partition's rows (nothing-written checks).
+// A cheap summary of what a write could move (nothing-written checks): the
+// partition's counters and the whole database's row counts (counted by
+// pages, not rows; see properties/history.h PartitionFingerprint).
 struct PartitionRows {
   int64_t last_offset = -1;
   int64_t txns_start = 0;
-  int64_t segments = 0;
-  int64_t sidecar_rows = 0;
+  int64_t segments = 0;      // in the whole database
+  int64_t sidecar_rows = 0;  // in the whole database
 };
 
 struct SegmentSpan {

@@ -1,9 +1,9 @@
 // nothing-written-on-duplicate (SPEC 5, 2.4 step 4): a duplicate verdict
 // leaves last_offset, segments and sidecar unchanged, and so does a failed
 // transaction ("nothing of a failed transaction is visible"). The recorder
-// reads the partition's fingerprint (last_offset, txns_start, segment and
-// sidecar row counts) under the writer's lock before its first write and
-// after it ended: nothing may move.
+// reads a fingerprint (the partition's last_offset and txns_start, the whole
+// database's segment and sidecar row counts) under the writer's lock before
+// its first write and after it ended: nothing may move.
 #include <string>
 #include <variant>
 
@@ -16,7 +16,8 @@ namespace {
 
 std::string show(const history::PartitionFingerprint& f) {
   return "{last_offset " + std::to_string(f.last_offset) + ", txns_start " + std::to_string(f.txns_start) +
-         ", segments " + std::to_string(f.segments) + ", sidecar rows " + std::to_string(f.sidecar_rows) + "}";
+         ", segments in the database " + std::to_string(f.segments) +
+         ", sidecar rows in the database " + std::to_string(f.sidecar_rows) + "}";
 }
 
 }  // namespace
@@ -40,7 +41,7 @@ std::vector<Failure> check_nothing_written_on_duplicate(const history::History& 
     }
     if (push->rows_after != push->rows_before) {
       sink.add(step, label,
-               "event " + std::to_string(e) + " " + verdict + " but changed the partition's rows: " +
+               "event " + std::to_string(e) + " " + verdict + " but changed the rows: " +
                    show(push->rows_before) + " -> " + show(push->rows_after));
     }
   }

@@ -43,7 +43,7 @@ TEST(NothingWrittenOnDuplicate, FailedTransactionThatWroteFails) {
   nth<history::PushEvent>(b.history(), 2).rows_after.segments += 1;
   const auto failures = check(b.history());
   EXPECT_TRUE(has_failure(failures, kName, "p3", "q/p")) << show(failures);
-  EXPECT_NE(failures[0].detail.find("failed but changed the partition's rows"), std::string::npos) << show(failures);
+  EXPECT_NE(failures[0].detail.find("failed but changed the rows"), std::string::npos) << show(failures);
 }
 
 TEST(NothingWrittenOnDuplicate, DuplicateThatMovedTxnsStartFails) {

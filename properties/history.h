@@ -48,14 +48,19 @@ struct FaultRecord {
   int code = 0;  // SQLITE_IOERR, SQLITE_FULL, ...
 };
 
-// A cheap fingerprint of one partition's rows, read by the recorder on its own
-// connection while the writer holds the write lock (so nothing else can
-// commit in between): before the transaction's first write and after it ended.
+// A cheap fingerprint of what one push transaction could have written, read
+// by the recorder on its own connection while the writer holds the write lock
+// (so nothing else can commit in between): before the transaction's first
+// write and after it ended. last_offset and txns_start are the partition's;
+// the row counts are the whole database's (a write to any partition moves
+// them), because SQLite counts a whole table by its pages while a count over
+// one partition reads every row of it: that per-partition count cost O(rows)
+// per push and dominated windows of thousands of rows.
 struct PartitionFingerprint {
   int64_t last_offset = -1;
   int64_t txns_start = 0;
-  int64_t segments = 0;
-  int64_t sidecar_rows = 0;
+  int64_t segments = 0;      // in the whole database
+  int64_t sidecar_rows = 0;  // in the whole database
   bool operator==(const PartitionFingerprint&) const = default;
 };
 

@@ -46,9 +46,12 @@ history::PartitionFingerprint HistoryBuilder::fingerprint(const PartitionKey& ke
   history::PartitionFingerprint f;
   f.last_offset = p.last_offset();
   f.txns_start = p.txns_start();
-  for (const model::Segment& s : p.segments()) {
-    f.segments += s.present ? 1 : 0;
-    f.sidecar_rows += s.sidecar_present ? 1 : 0;
+  // The row counts are the whole database's, as the recorder counts them.
+  for (const auto& [other_key, other] : model_.partitions()) {
+    for (const model::Segment& s : other.segments()) {
+      f.segments += s.present ? 1 : 0;
+      f.sidecar_rows += s.sidecar_present ? 1 : 0;
+    }
   }
   return f;
 }
