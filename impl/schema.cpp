@@ -164,6 +164,17 @@ void create_schema(Database& db) {
   db.exec(kSchema);
 }
 
+void clear_rows(Database& db) {
+  // Unqualified DELETEs: SQLite empties each table without visiting its rows.
+  try {
+    db.exec("BEGIN IMMEDIATE; DELETE FROM acks; DELETE FROM log_txns; DELETE FROM segments; "
+            "DELETE FROM partitions; DELETE FROM queues; COMMIT");
+  } catch (const StorageError&) {
+    if (sqlite3_get_autocommit(db.handle()) == 0) sqlite3_exec(db.handle(), "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
+}
+
 void register_match_function(Database& db, ProbeCounter& counter, MatchKind kind) {
   if (sqlite3_create_function_v2(db.handle(), "qdt_match", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC, &counter,
                                  kind == MatchKind::bloom ? qdt_match_bloom : qdt_match, nullptr, nullptr,

@@ -16,6 +16,10 @@ namespace qdt::impl {
 
 // Creates the tables when missing (every connection runs it; the first wins).
 void create_schema(Database& db);
+// Deletes every row of every table in one write transaction, keeping the
+// schema: afterwards the database answers every query as a fresh one does
+// (INTEGER PRIMARY KEYs restart at 1). For reusing open connections.
+void clear_rows(Database& db);
 
 // Counts the sidecar rows the probe function looked at (rows_scanned).
 struct ProbeCounter {

@@ -57,6 +57,13 @@ void Storage::init() {
 
 Storage::~Storage() = default;
 
+void Storage::clear_rows() { impl::clear_rows(conn_.db()); }
+
+void Storage::set_purge_batch(int64_t rows) {
+  assert(rows >= 1);
+  options_.purge_batch = rows;
+}
+
 std::string Storage::integrity_check() {
   Statement s(conn_.handle(), "PRAGMA integrity_check");
   std::string out;

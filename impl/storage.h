@@ -103,6 +103,11 @@ class Storage {
   int64_t sidecar_rows();
   int64_t segment_count();
   bool in_transaction() const { return conn_.in_transaction(); }
+  // Empties the database (impl/schema.h clear_rows), ungated. The caller
+  // guarantees no connection to it holds a lock or an open statement.
+  void clear_rows();
+  // The bound of each purge step from now on (>= 1).
+  void set_purge_batch(int64_t rows);
   // PRAGMA integrity_check, its rows joined by "; " ("ok" when sound).
   std::string integrity_check();
   std::vector<std::pair<std::string, std::string>> inspect_partitions();

@@ -21,13 +21,14 @@
 #include "impl/retention.h"
 #include "impl/storage.h"
 #include "sim/storage_gate.h"
+#include "sim/storage_pool.h"
 
 namespace qdt::sim {
 
 class StorageLink : public impl::StoragePort, public impl::RetentionPort {
  public:
   // Opens one connection whose statements cross `gate`.
-  using Open = std::function<std::unique_ptr<impl::Storage>(impl::StatementGate* gate)>;
+  using Open = std::function<StorageHandle(impl::StatementGate* gate)>;
   // `owner` and `epoch` as ConnectionGate's; `connections` >= 1, all opened now
   // (opening one later could meet a writer's lock while reading the schema).
   // `notices_restart`: the client learns of a storage restart through a
@@ -71,9 +72,9 @@ class StorageLink : public impl::StoragePort, public impl::RetentionPort {
  private:
   struct Conn {
     ConnectionGate gate;
-    std::unique_ptr<impl::Storage> storage;
+    StorageHandle storage;
     bool busy = false;
-    std::unique_ptr<impl::Storage> replacement;  // opened at a restart, swapped in when the call ends
+    StorageHandle replacement;  // opened at a restart, swapped in when the call ends
   };
   // A connection held for one call; released (and the next waiter woken) at scope exit.
   class Lease {

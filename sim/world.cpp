@@ -126,6 +126,15 @@ std::string pragma_synchronous(const StorageConfig& storage) {
 }
 }  // namespace
 
+StorageHandle World::open_storage(impl::StatementGate* gate, const impl::StorageOptions& options) {
+  if (pool_lease_.slot != nullptr) return pool_lease_.slot->open(options, *storage_clock_, gate);
+  return unpooled(std::make_unique<impl::Storage>(storage_uri_, *storage_clock_, gate, options));
+}
+
+World::PoolLease::~PoolLease() {
+  if (slot != nullptr) StoragePool::process().release(*slot);
+}
+
 std::unique_ptr<StorageLink> World::connect(uint32_t owner, const uint64_t* epoch, bool checked_mode,
                                             size_t connections) {
   impl::StorageOptions options;
@@ -135,9 +144,7 @@ std::unique_ptr<StorageLink> World::connect(uint32_t owner, const uint64_t* epoc
   options.variant = config_.variant;
   return std::make_unique<StorageLink>(
       *side_, owner, epoch,
-      [this, options](impl::StatementGate* gate) {  // by value: restart() opens again later
-        return std::make_unique<impl::Storage>(storage_uri_, *storage_clock_, gate, options);
-      },
+      [this, options](impl::StatementGate* gate) { return open_storage(gate, options); },  // by value: restart() opens again later
       connections, /*notices_restart=*/epoch != nullptr);
 }
 
@@ -162,11 +169,13 @@ World::World(const WorldConfig& config, bool keep_trace_text)
   side_ = std::make_unique<StorageSide>(StorageSide{clock_, history_, trace_, storage_rng_, config_.storage, {}, {}});
   storage_clock_ = std::make_unique<SimStorageClock>(clock_);
   // One database, a connection per client (SPEC 2.4). Every run starts from
-  // an empty one: in memory under a fresh name, or a file in a fresh folder.
-  const std::string name = unique_database_name();
+  // an empty one: in memory, a database of the process's pool emptied of
+  // rows (its connections stay open between runs), or a file in a fresh folder.
   if (config.storage.path == ":memory:") {
-    storage_uri_ = impl::Storage::shared_memory_uri(name);
+    pool_lease_.slot = &StoragePool::process().acquire();
+    storage_uri_ = pool_lease_.slot->uri();
   } else {
+    const std::string name = unique_database_name();
     std::string pattern = (std::filesystem::temp_directory_path() / (name + "-XXXXXX")).string();
     if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("cannot create a folder for " + config.storage.path);
     temp_dir_.path = pattern;

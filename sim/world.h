@@ -118,6 +118,7 @@ class World {
  private:
   struct BrokerSeams;
   Producer& producer(const std::string& name);
+  StorageHandle open_storage(impl::StatementGate* gate, const impl::StorageOptions& options);
   std::unique_ptr<StorageLink> connect(uint32_t owner, const uint64_t* epoch, bool checked_mode, size_t connections);
   std::function<void()> guarded(std::function<void()> fn);
 
@@ -140,6 +141,13 @@ class World {
     std::string path;
     ~TempDir();
   } temp_dir_;
+  // Memory storage: a database of the process's pool (sim/storage_pool.h),
+  // released after every connection went back to it (declared before the
+  // clients, so destroyed after them).
+  struct PoolLease {
+    Slot* slot = nullptr;
+    ~PoolLease();
+  } pool_lease_;
   std::string storage_uri_;
   std::unique_ptr<impl::StorageClock> storage_clock_;
   std::unique_ptr<StorageLink> admin_;

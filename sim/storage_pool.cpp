@@ -1,0 +1,154 @@
+#include "sim/storage_pool.h"
+
+#include <algorithm>
+#include <cassert>
+#include <unistd.h>
+
+namespace qdt::sim {
+namespace {
+
+// Options chosen once per connection (policies bound at construction);
+// purge_batch is set again at every lease.
+bool same_policies(const impl::StorageOptions& a, const impl::StorageOptions& b) {
+  return a.checked_mode == b.checked_mode && a.variant == b.variant && a.synchronous == b.synchronous;
+}
+
+}  // namespace
+
+void StorageReturn::operator()(impl::Storage* storage) const {
+  if (slot == nullptr) {
+    delete storage;
+    return;
+  }
+  slot->give_back(entry);
+}
+
+StorageHandle unpooled(std::unique_ptr<impl::Storage> storage) { return StorageHandle(storage.release(), {}); }
+
+int Slot::ForwardingGate::before_statement(impl::TxnKind txn, int64_t index, impl::StatementKind kind) {
+  return target ? target->before_statement(txn, index, kind) : StatementGate::before_statement(txn, index, kind);
+}
+bool Slot::ForwardingGate::wait_busy(impl::TxnKind txn, uint32_t attempt) {
+  return target ? target->wait_busy(txn, attempt) : StatementGate::wait_busy(txn, attempt);
+}
+void Slot::ForwardingGate::on_locked(impl::TxnKind txn) {
+  if (target) target->on_locked(txn);
+}
+void Slot::ForwardingGate::on_ended(impl::TxnKind txn, bool committed) {
+  if (target) target->on_ended(txn, committed);
+}
+
+StorageHandle Slot::open(const impl::StorageOptions& options, impl::StorageClock& clock, impl::StatementGate* gate) {
+  // An idle connection with the same policies; else the place of an idle one
+  // with others (closed: entries never outnumber the connections one world
+  // holds at once) or of a closed one; else a new place.
+  Entry* chosen = nullptr;
+  Entry* spare = nullptr;
+  for (auto& e : entries_) {
+    if (e->leased) continue;
+    if (e->storage && same_policies(e->options, options)) {
+      chosen = e.get();
+      break;
+    }
+    if (spare == nullptr || !e->storage) spare = e.get();
+  }
+  if (chosen == nullptr) {
+    if (spare == nullptr) {
+      entries_.push_back(std::make_unique<Entry>());
+      spare = entries_.back().get();
+    }
+    chosen = spare;
+    chosen->storage.reset();
+    chosen->options = options;
+    chosen->clock.target = &clock;
+    chosen->gate.target = gate;
+    chosen->storage = std::make_unique<impl::Storage>(uri_, chosen->clock, &chosen->gate, options);
+  }
+  chosen->storage->set_purge_batch(options.purge_batch);
+  chosen->options.purge_batch = options.purge_batch;
+  chosen->clock.target = &clock;
+  chosen->gate.target = gate;
+  chosen->leased = true;
+  const size_t index = static_cast<size_t>(std::find_if(entries_.begin(), entries_.end(),
+                                                        [&](const auto& e) { return e.get() == chosen; }) -
+                                           entries_.begin());
+  return StorageHandle(chosen->storage.get(), StorageReturn{this, index});
+}
+
+void Slot::give_back(size_t entry) {
+  assert(entry < entries_.size() && entries_[entry]->leased);
+  Entry& e = *entries_[entry];
+  e.leased = false;
+  e.clock.target = nullptr;
+  e.gate.target = nullptr;
+  // Inside a transaction (a world stopped mid-call): rolling back by closing
+  // is what a lost client does; it is not handed to the next world.
+  if (e.storage->in_transaction()) e.storage.reset();
+}
+
+bool Slot::clear() {
+  Entry* any = nullptr;
+  for (auto& e : entries_) {
+    if (e->leased) return false;
+    if (e->storage && any == nullptr) any = e.get();
+  }
+  if (any == nullptr) return true;
+  try {
+    any->storage->clear_rows();
+  } catch (const impl::StorageError&) {
+    return false;
+  }
+  return true;
+}
+
+size_t Slot::idle() const {
+  size_t n = 0;
+  for (const auto& e : entries_) n += (!e->leased && e->storage) ? 1 : 0;
+  return n;
+}
+
+StoragePool& StoragePool::process() {
+  static StoragePool pool;
+  return pool;
+}
+
+Slot& StoragePool::acquire() {
+  // A forked worker (sim/fork_pool.h) does not use its parent's connections:
+  // SQLite connections must not cross fork(). They are left open, untouched,
+  // in the child (closing them could touch what the parent still owns).
+  if (pid_ != ::getpid()) {
+    for (Held& h : slots_) static_cast<void>(h.slot.release());
+    slots_.clear();
+    pid_ = ::getpid();
+  }
+  for (Held& h : slots_) {
+    if (h.in_use || !h.slot) continue;
+    if (!h.slot->clear()) {
+      // Its connections close with it; a new database replaces it below.
+      h.slot.reset();
+      continue;
+    }
+    h.in_use = true;
+    return *h.slot;
+  }
+  std::erase_if(slots_, [](const Held& h) { return !h.slot; });
+  // A name no other slot of this process uses, whichever pool holds it:
+  // slots never share rows.
+  static uint64_t next_name = 0;
+  const std::string name = "qdt-pool-" + std::to_string(::getpid()) + "-" + std::to_string(next_name++);
+  slots_.push_back({std::make_unique<Slot>(impl::Storage::shared_memory_uri(name)), true});
+  return *slots_.back().slot;
+}
+
+void StoragePool::release(Slot& slot) {
+  for (Held& h : slots_) {
+    if (h.slot.get() == &slot) {
+      assert(h.in_use);
+      h.in_use = false;
+      return;
+    }
+  }
+  assert(false && "released a slot the pool does not hold");
+}
+
+}  // namespace qdt::sim

@@ -1,0 +1,157 @@
+#include "sim/storage_pool.h"
+
+#include <gtest/gtest.h>
+
+#include "sim/runner.h"
+
+namespace qdt::sim {
+namespace {
+
+impl::SegmentPush one_frame(const std::string& transaction_id) {
+  impl::SegmentPush s;
+  s.queue = "q";
+  s.partition = "p";
+  s.window_seconds_assumed = 3600;
+  impl::Frame f;
+  f.message_id = impl::make_uuid_v7(1000, 1, 1);
+  f.transaction_id = transaction_id;
+  f.payload = "{}";
+  f.hash = impl::hash_transaction_id(transaction_id);
+  s.frames.push_back(std::move(f));
+  return s;
+}
+
+// A gate that counts what crossed it, to see which world's gate a pooled
+// connection reaches.
+struct CountingGate : impl::StatementGate {
+  int statements = 0;
+  int before_statement(impl::TxnKind, int64_t, impl::StatementKind) override {
+    ++statements;
+    return SQLITE_OK;
+  }
+};
+
+TEST(StoragePool, AReleasedSlotComesBackEmptyWithItsConnections) {
+  StoragePool pool;  // its own, not the one earlier tests' worlds used
+  impl::ManualClock clock(1000);
+  Slot& slot = pool.acquire();
+  const std::string uri = slot.uri();
+  {
+    StorageHandle a = slot.open({}, clock, nullptr);
+    a->set_options("q", {});
+    ASSERT_TRUE(a->push(one_frame("t1")).queued);
+    EXPECT_EQ(a->partition_state("q", "p").last_offset, 0);
+  }
+  EXPECT_EQ(slot.idle(), 1u);
+  pool.release(slot);
+
+  Slot& again = pool.acquire();
+  EXPECT_EQ(again.uri(), uri);  // the same database, emptied
+  EXPECT_EQ(again.idle(), 1u);  // and its connection kept open
+  StorageHandle b = again.open({}, clock, nullptr);
+  EXPECT_EQ(again.idle(), 0u);
+  EXPECT_FALSE(b->partition_state("q", "p").exists);
+  EXPECT_EQ(b->sidecar_rows(), 0);
+  // Keys restart as in a fresh database: the same push gets offset 0 again.
+  b->set_options("q", {});
+  const impl::PushResult r = b->push(one_frame("t1"));
+  EXPECT_TRUE(r.queued);
+  EXPECT_EQ(r.base_offset, 0);
+  b.reset();
+  pool.release(again);
+}
+
+TEST(StoragePool, SlotsHeldAtOnceNeverShareRows) {
+  StoragePool pool;  // its own, not the one earlier tests' worlds used
+  impl::ManualClock clock(1000);
+  Slot& one = pool.acquire();
+  Slot& two = pool.acquire();
+  EXPECT_NE(one.uri(), two.uri());
+  {
+    StorageHandle a = one.open({}, clock, nullptr);
+    StorageHandle b = two.open({}, clock, nullptr);
+    a->set_options("q", {});
+    ASSERT_TRUE(a->push(one_frame("t1")).queued);
+    EXPECT_EQ(b->sidecar_rows(), 0);
+  }
+  pool.release(two);
+  pool.release(one);
+}
+
+TEST(StoragePool, PooledConnectionReachesTheNewOwnersGateAndOptions) {
+  StoragePool pool;  // its own, not the one earlier tests' worlds used
+  impl::ManualClock clock(1000);
+  Slot& slot = pool.acquire();
+  CountingGate first, second;
+  impl::Storage* raw = nullptr;
+  {
+    StorageHandle a = slot.open({.purge_batch = 5}, clock, &first);
+    raw = a.get();
+    a->set_options("q", {});
+    a->push(one_frame("t1"));
+  }
+  const int first_seen = first.statements;
+  EXPECT_GT(first_seen, 0);
+  {
+    // Same policies, another purge bound: the same connection, rebound.
+    StorageHandle b = slot.open({.purge_batch = 7}, clock, &second);
+    EXPECT_EQ(b.get(), raw);
+    b->push(one_frame("t2"));
+    EXPECT_EQ(first.statements, first_seen);
+    EXPECT_GT(second.statements, 0);
+    // Another policy (checked mode) cannot share it while it is leased.
+    StorageHandle c = slot.open({.checked_mode = true}, clock, nullptr);
+    EXPECT_NE(c.get(), raw);
+  }
+  {
+    // Both idle now: a checked-mode request takes the checked connection.
+    StorageHandle d = slot.open({.checked_mode = true}, clock, nullptr);
+    EXPECT_NE(d.get(), raw);
+  }
+  pool.release(slot);
+}
+
+// The same seed gives the same trace whether its world gets a fresh database
+// or one emptied after another scenario ran in it.
+TEST(StoragePool, ReusedDatabaseGivesTheSameTraceAsAFreshOne) {
+  const char* other = R"({"name": "other", "seed": 3,
+    "queues": {"a": {"dedupWindowSeconds": 60}, "q": {}},
+    "steps": [{"id": "p1", "op": "push", "items": [{"queue": "a", "partition": "x", "transactionId": "u", "data": {}}]},
+              {"id": "p2", "op": "push", "items": [{"queue": "q", "transactionId": "k", "data": {}}]}]})";
+  const char* race = R"({"name": "race", "seed": 5, "world": {"network": {"latency_ms": [0, 3]}},
+    "queues": {"q": {}},
+    "steps": [{"op": "parallel", "steps": [
+      {"id": "c0", "op": "push", "items": [{"queue": "q", "transactionId": "k", "data": {}}]},
+      {"id": "c1", "op": "push", "items": [{"queue": "q", "transactionId": "k", "data": {}}]},
+      {"id": "c2", "op": "push", "items": [{"queue": "q", "transactionId": "j", "data": {}}]}]}]})";
+  auto load = [](const char* text) {
+    LoadResult r = load_scenario_text(text, "t.json");
+    EXPECT_TRUE(r.scenario) << (r.errors.empty() ? "" : r.errors[0].to_string());
+    return *r.scenario;
+  };
+  const Scenario first = load(other);
+  const Scenario second = load(race);
+  // A fresh database: hold every free slot of the pool until it opens a new
+  // one (no open connection: nothing survived in it), then free only that.
+  StoragePool& pool = StoragePool::process();
+  std::vector<Slot*> held;
+  Slot* fresh_slot = &pool.acquire();
+  while (fresh_slot->idle() != 0) {
+    held.push_back(fresh_slot);
+    fresh_slot = &pool.acquire();
+  }
+  pool.release(*fresh_slot);
+  const RunOutcome fresh = run_scenario(second, {.cache_enabled = std::nullopt, .keep_trace_text = true});
+  // A reused one: `other` runs first in the same slot.
+  const RunOutcome before = run_scenario(first, {});
+  const RunOutcome reused = run_scenario(second, {.cache_enabled = std::nullopt, .keep_trace_text = true});
+  EXPECT_TRUE(before.result["failures"].empty()) << before.result["failures"].dump(2);
+  EXPECT_EQ(fresh.result["trace_hash"], reused.result["trace_hash"]);
+  EXPECT_EQ(fresh.trace_text, reused.trace_text);
+  EXPECT_EQ(fresh.result["steps"], reused.result["steps"]);
+  EXPECT_EQ(fresh.result["metrics"], reused.result["metrics"]);
+  for (Slot* slot : held) pool.release(*slot);
+}
+
+}  // namespace
+}  // namespace qdt::sim
