@@ -62,6 +62,12 @@ assert os.path.exists(svg), "no push-cost chart"
 ET.parse(svg)
 print(f"ok: {len(figures)} figures")
 PY
+# The commit is the one built, not the one configured (stale once main moved).
+src=$(cd "$(dirname "$0")/.." && pwd)
+if described=$(git -C "$src" describe --always --dirty 2>/dev/null); then
+  got=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["commit"])' "$out/bench.json")
+  [ "$got" = "$described" ] || { echo "FAIL: bench names commit $got, the tree is $described" >&2; exit 1; }
+fi
 # The switch changes no trace: the digests agree.
 digest() { "$qdt" check --profile default --seeds 20 --quiet --json --max-shrinks 0 "$@" | python3 -c 'import json,sys; print(json.load(sys.stdin)["campaign_digest"])'; }
 [ "$(digest)" = "$(digest --unchecked)" ] || { echo "FAIL: --unchecked changed the campaign digest" >&2; exit 1; }

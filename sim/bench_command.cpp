@@ -19,9 +19,7 @@
 #include "sim/exit_codes.h"
 #include "sim/workload.h"
 
-#ifndef QDT_GIT_DESCRIBE
-#define QDT_GIT_DESCRIBE "unknown"
-#endif
+#include "git_describe.h"  // generated in the build folder (sim/git_describe.cmake)
 
 namespace qdt::sim {
 namespace {
