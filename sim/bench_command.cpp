@@ -86,6 +86,11 @@ json campaign(Bench& b, const std::string& profile, uint64_t seeds, uint64_t job
   return summary;
 }
 
+// Target 1 is a throughput figure: the property checkers run, checked mode
+// (cache-transparency's full re-probe of the window per push, an instrument
+// whose cost grows with the window like the cache-off push) does not, as
+// issue 11 says of throughput figures. The checked runs are reported beside
+// them with their cost.
 void items_group(Bench& b) {
   const std::string cmd = b.self_command("items");
   const int requests = b.options.quick ? 100 : 1000;
@@ -94,7 +99,9 @@ void items_group(Bench& b) {
     int batch;
     bool checked;
   };
-  for (const Case& c : {Case{"batch1", 1, true}, Case{"batch10", 10, true}, Case{"batch1_unchecked", 1, false}}) {
+  double unchecked_rate = 0;
+  for (const Case& c : {Case{"batch1", 1, false}, Case{"batch10", 10, false}, Case{"batch1_checked", 1, true},
+                        Case{"batch10_checked", 10, true}}) {
     PushWorkload w;
     w.batch = c.batch;
     w.requests = c.batch == 1 ? requests : requests / 4;
@@ -103,16 +110,22 @@ void items_group(Bench& b) {
     const PushFigures f = run_push_workload(w);
     if (f.failures > 0) b.void_run = true;
     const double wall = f.run_wall_s + f.check_wall_s;
+    const double rate = static_cast<double>(f.items) / wall;
     const std::string name = std::string("items_per_s.") + c.name;
-    const std::string note = "8 producers, cache on, window 3600 s, checkers on; checkers " +
-                             std::to_string(static_cast<int>(100 * f.check_wall_s / wall)) + "% of the wall time";
-    if (c.batch == 1 && c.checked) {
-      b.add(figure(name, f.items / wall, "items/s", cmd, '>', 50'000, note));
-      b.add(figure("virtual_s_per_wall_s.batch1", f.virtual_s / wall, "s/s", cmd));
-    } else if (c.batch == 10) {
-      b.add(figure(name, f.items / wall, "items/s", cmd, '>', 200'000, note));
+    const std::string note = std::string("8 producers, cache on, window 3600 s, checkers on (") +
+                             std::to_string(static_cast<int>(100 * f.check_wall_s / wall)) +
+                             "% of the wall time), checked mode " + (c.checked ? "on" : "off");
+    if (!c.checked) {
+      b.add(figure(name, rate, "items/s", cmd, '>', c.batch == 1 ? 50'000 : 200'000, note));
+      if (c.batch == 1) {
+        unchecked_rate = rate;
+        b.add(figure("virtual_s_per_wall_s.batch1", f.virtual_s / wall, "s/s", cmd));
+        b.add(figure("check_share.batch1", f.check_wall_s / wall, "fraction", cmd, 0, 0,
+                     "the checkers' part of the wall time"));
+      }
     } else {
-      b.add(figure(name, f.items / wall, "items/s", cmd, 0, 0, note + "; checked mode off"));
+      b.add(figure(name, rate, "items/s", cmd, 0, 0, note));
+      if (c.batch == 1) b.add(figure("checked_cost.items", unchecked_rate / rate, "x", cmd, 0, 0, "batch 1"));
     }
   }
 }
