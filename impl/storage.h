@@ -108,6 +108,9 @@ class Storage {
   void clear_rows();
   // The bound of each purge step from now on (>= 1).
   void set_purge_batch(int64_t rows);
+  // The connection itself, for instruments the testbed attaches at this seam
+  // (sim/write_counter.h); nothing in impl reads what they add.
+  Database& database() { return conn_.db(); }
   // PRAGMA integrity_check, its rows joined by "; " ("ok" when sound).
   std::string integrity_check();
   std::vector<std::pair<std::string, std::string>> inspect_partitions();

@@ -1,9 +1,10 @@
 // nothing-written-on-duplicate (SPEC 5, 2.4 step 4): a duplicate verdict
 // leaves last_offset, segments and sidecar unchanged, and so does a failed
 // transaction ("nothing of a failed transaction is visible"). The recorder
-// reads a fingerprint (the partition's last_offset and txns_start, the whole
-// database's segment and sidecar row counts) under the writer's lock before
-// its first write and after it ended: nothing may move.
+// reads a fingerprint (the partition's last_offset and txns_start, and
+// SQLite's counters of segment and sidecar rows the connection's committed
+// transactions wrote) under the writer's lock before its first write and
+// after it ended: nothing may move.
 #include <string>
 #include <variant>
 
@@ -16,8 +17,8 @@ namespace {
 
 std::string show(const history::PartitionFingerprint& f) {
   return "{last_offset " + std::to_string(f.last_offset) + ", txns_start " + std::to_string(f.txns_start) +
-         ", segments in the database " + std::to_string(f.segments) +
-         ", sidecar rows in the database " + std::to_string(f.sidecar_rows) + "}";
+         ", segment rows written " + std::to_string(f.segments) +
+         ", sidecar rows written " + std::to_string(f.sidecar_rows) + "}";
 }
 
 }  // namespace

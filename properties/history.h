@@ -49,18 +49,20 @@ struct FaultRecord {
 };
 
 // A cheap fingerprint of what one push transaction could have written, read
-// by the recorder on its own connection while the writer holds the write lock
+// by the recorder on the pushing connection while it holds the write lock
 // (so nothing else can commit in between): before the transaction's first
 // write and after it ended. last_offset and txns_start are the partition's;
-// the row counts are the whole database's (a write to any partition moves
-// them), because SQLite counts a whole table by its pages while a count over
-// one partition reads every row of it: that per-partition count cost O(rows)
-// per push and dominated windows of thousands of rows.
+// the two counters are SQLite's count of segment and sidecar rows that
+// connection's committed transactions inserted, updated or deleted, in any
+// partition (sim/write_counter.h: temporary triggers; a rolled-back write
+// does not count). Counting the partition's rows instead read every row,
+// twice per push: a cost that grew with the database. Only differences
+// between `before` and `after` mean anything.
 struct PartitionFingerprint {
   int64_t last_offset = -1;
   int64_t txns_start = 0;
-  int64_t segments = 0;      // in the whole database
-  int64_t sidecar_rows = 0;  // in the whole database
+  int64_t segments = 0;      // segment rows written (a counter)
+  int64_t sidecar_rows = 0;  // sidecar rows written (a counter)
   bool operator==(const PartitionFingerprint&) const = default;
 };
 

@@ -46,7 +46,9 @@ history::PartitionFingerprint HistoryBuilder::fingerprint(const PartitionKey& ke
   history::PartitionFingerprint f;
   f.last_offset = p.last_offset();
   f.txns_start = p.txns_start();
-  // The row counts are the whole database's, as the recorder counts them.
+  // Counters that move with every segment or sidecar row written: the
+  // database's row counts do (the recorder counts writes; only differences
+  // between before and after mean anything).
   for (const auto& [other_key, other] : model_.partitions()) {
     for (const model::Segment& s : other.segments()) {
       f.segments += s.present ? 1 : 0;

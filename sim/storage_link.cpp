@@ -67,6 +67,7 @@ void StorageLink::restart() {
       // the failing call lets go of the old one.
       conn->replacement = open_(&conn->gate);
     } else {
+      conn->written.reset();
       conn->storage.reset();  // its files are dead: closing writes nothing
       conn->storage = open_(&conn->gate);
     }
@@ -93,8 +94,16 @@ void StorageLink::leave(uint64_t entered) {
   throw impl::StorageError::connection_lost("storage connection lost during the call: storage lost power");
 }
 
+WrittenRows StorageLink::Lease::written() {
+  if (!conn_.written) conn_.written = std::make_unique<WriteCounter>(*conn_.storage);
+  return conn_.written->read();
+}
+
 StorageLink::Lease::~Lease() {
-  if (conn_.replacement) conn_.storage = std::move(conn_.replacement);
+  if (conn_.replacement) {
+    conn_.written.reset();
+    conn_.storage = std::move(conn_.replacement);
+  }
   conn_.busy = false;
   if (!link_.waiters_.empty()) {
     VirtualClock::Wakeup* next = link_.waiters_.front();
@@ -129,7 +138,7 @@ impl::PushResult StorageLink::push(const impl::SegmentPush& segment) {
   // lock (before) and right after the transaction ended (after): nothing else
   // can commit in between, so they show what this transaction wrote.
   history::PartitionFingerprint before;
-  gate.begin_call([&] { before = fingerprint(storage.partition_rows(segment.queue, segment.partition)); });
+  gate.begin_call([&] { before = fingerprint(storage.partition_state(segment.queue, segment.partition), lease.written()); });
   request_leg(gate, "before-commit");
   impl::PushResult result;
   const std::optional<impl::StorageError> failure = attempt([&] { result = storage.push(segment); });
@@ -145,7 +154,7 @@ impl::PushResult StorageLink::push(const impl::SegmentPush& segment) {
   history::PartitionFingerprint after = before;
   bool after_read = true;
   if (gate.locked_in_call()) {
-    if (!lost_since(entered)) after = fingerprint(storage.partition_rows(segment.queue, segment.partition));
+    if (!lost_since(entered)) after = fingerprint(storage.partition_state(segment.queue, segment.partition), lease.written());
     after_read = failure.has_value() || !lost_since(entered);
     if (!after_read) after = before;
   }

@@ -22,6 +22,7 @@
 #include "impl/storage.h"
 #include "sim/storage_gate.h"
 #include "sim/storage_pool.h"
+#include "sim/write_counter.h"
 
 namespace qdt::sim {
 
@@ -75,6 +76,9 @@ class StorageLink : public impl::StoragePort, public impl::RetentionPort {
     StorageHandle storage;
     bool busy = false;
     StorageHandle replacement;  // opened at a restart, swapped in when the call ends
+    // Reads `storage`'s write counter; reset whenever `storage` is (its
+    // statement must be finalized before the connection closes).
+    std::unique_ptr<WriteCounter> written;
   };
   // A connection held for one call; released (and the next waiter woken) at scope exit.
   class Lease {
@@ -85,6 +89,7 @@ class StorageLink : public impl::StoragePort, public impl::RetentionPort {
     ~Lease();
     ConnectionGate& gate() { return conn_.gate; }
     impl::Storage& storage() { return *conn_.storage; }
+    WrittenRows written();
 
    private:
     StorageLink& link_;

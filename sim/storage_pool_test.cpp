@@ -2,24 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include "sim/test_segment.h"
+
 #include "sim/runner.h"
 
 namespace qdt::sim {
 namespace {
 
-impl::SegmentPush one_frame(const std::string& transaction_id) {
-  impl::SegmentPush s;
-  s.queue = "q";
-  s.partition = "p";
-  s.window_seconds_assumed = 3600;
-  impl::Frame f;
-  f.message_id = impl::make_uuid_v7(1000, 1, 1);
-  f.transaction_id = transaction_id;
-  f.payload = "{}";
-  f.hash = impl::hash_transaction_id(transaction_id);
-  s.frames.push_back(std::move(f));
-  return s;
-}
 
 // A gate that counts what crossed it, to see which world's gate a pooled
 // connection reaches.
@@ -39,7 +28,7 @@ TEST(StoragePool, AReleasedSlotComesBackEmptyWithItsConnections) {
   {
     StorageHandle a = slot.open({}, clock, nullptr);
     a->set_options("q", {});
-    ASSERT_TRUE(a->push(one_frame("t1")).queued);
+    ASSERT_TRUE(a->push(one_frame_segment("t1")).queued);
     EXPECT_EQ(a->partition_state("q", "p").last_offset, 0);
   }
   EXPECT_EQ(slot.idle(), 1u);
@@ -54,7 +43,7 @@ TEST(StoragePool, AReleasedSlotComesBackEmptyWithItsConnections) {
   EXPECT_EQ(b->sidecar_rows(), 0);
   // Keys restart as in a fresh database: the same push gets offset 0 again.
   b->set_options("q", {});
-  const impl::PushResult r = b->push(one_frame("t1"));
+  const impl::PushResult r = b->push(one_frame_segment("t1"));
   EXPECT_TRUE(r.queued);
   EXPECT_EQ(r.base_offset, 0);
   b.reset();
@@ -71,7 +60,7 @@ TEST(StoragePool, SlotsHeldAtOnceNeverShareRows) {
     StorageHandle a = one.open({}, clock, nullptr);
     StorageHandle b = two.open({}, clock, nullptr);
     a->set_options("q", {});
-    ASSERT_TRUE(a->push(one_frame("t1")).queued);
+    ASSERT_TRUE(a->push(one_frame_segment("t1")).queued);
     EXPECT_EQ(b->sidecar_rows(), 0);
   }
   pool.release(two);
@@ -88,7 +77,7 @@ TEST(StoragePool, PooledConnectionReachesTheNewOwnersGateAndOptions) {
     StorageHandle a = slot.open({.purge_batch = 5}, clock, &first);
     raw = a.get();
     a->set_options("q", {});
-    a->push(one_frame("t1"));
+    a->push(one_frame_segment("t1"));
   }
   const int first_seen = first.statements;
   EXPECT_GT(first_seen, 0);
@@ -96,7 +85,7 @@ TEST(StoragePool, PooledConnectionReachesTheNewOwnersGateAndOptions) {
     // Same policies, another purge bound: the same connection, rebound.
     StorageHandle b = slot.open({.purge_batch = 7}, clock, &second);
     EXPECT_EQ(b.get(), raw);
-    b->push(one_frame("t2"));
+    b->push(one_frame_segment("t2"));
     EXPECT_EQ(first.statements, first_seen);
     EXPECT_GT(second.statements, 0);
     // Another policy (checked mode) cannot share it while it is leased.

@@ -6,8 +6,8 @@
 
 namespace qdt::sim {
 
-history::PartitionFingerprint fingerprint(const impl::PartitionRows& rows) {
-  return {rows.last_offset, rows.txns_start, rows.segments, rows.sidecar_rows};
+history::PartitionFingerprint fingerprint(const impl::PartitionState& partition, const WrittenRows& written) {
+  return {partition.last_offset, partition.txns_start, written.segments, written.sidecar_rows};
 }
 
 namespace {

@@ -9,10 +9,11 @@
 #include "impl/storage_types.h"
 #include "properties/history.h"
 #include "sim/storage_gate.h"
+#include "sim/write_counter.h"
 
 namespace qdt::sim {
 
-history::PartitionFingerprint fingerprint(const impl::PartitionRows& rows);
+history::PartitionFingerprint fingerprint(const impl::PartitionState& partition, const WrittenRows& written);
 
 // `result` is null when the transaction failed (`gate.fault()` says where);
 // `after_read` false when power was lost before `after` could be read.

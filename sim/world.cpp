@@ -13,6 +13,7 @@
 #include "impl/reached.h"
 #include "sim/power_vfs.h"
 #include "sim/world_schedule.h"
+#include "sim/write_counter.h"
 
 namespace qdt::sim {
 namespace {
@@ -127,8 +128,12 @@ std::string pragma_synchronous(const StorageConfig& storage) {
 }  // namespace
 
 StorageHandle World::open_storage(impl::StatementGate* gate, const impl::StorageOptions& options) {
-  if (pool_lease_.slot != nullptr) return pool_lease_.slot->open(options, *storage_clock_, gate);
-  return unpooled(std::make_unique<impl::Storage>(storage_uri_, *storage_clock_, gate, options));
+  StorageHandle storage = pool_lease_.slot != nullptr
+                              ? pool_lease_.slot->open(options, *storage_clock_, gate)
+                              : unpooled(std::make_unique<impl::Storage>(storage_uri_, *storage_clock_, gate, options));
+  // The recorder's instrument (sim/write_counter.h), while no lock is held.
+  install_write_counter(*storage);
+  return storage;
 }
 
 World::PoolLease::~PoolLease() {
