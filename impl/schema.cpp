@@ -164,17 +164,6 @@ void create_schema(Database& db) {
   db.exec(kSchema);
 }
 
-void clear_rows(Database& db) {
-  // Unqualified DELETEs: SQLite empties each table without visiting its rows.
-  try {
-    db.exec("BEGIN IMMEDIATE; DELETE FROM acks; DELETE FROM log_txns; DELETE FROM segments; "
-            "DELETE FROM partitions; DELETE FROM queues; COMMIT");
-  } catch (const StorageError&) {
-    if (sqlite3_get_autocommit(db.handle()) == 0) sqlite3_exec(db.handle(), "ROLLBACK", nullptr, nullptr, nullptr);
-    throw;
-  }
-}
-
 void register_match_function(Database& db, ProbeCounter& counter, MatchKind kind) {
   if (sqlite3_create_function_v2(db.handle(), "qdt_match", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC, &counter,
                                  kind == MatchKind::bloom ? qdt_match_bloom : qdt_match, nullptr, nullptr,
@@ -254,6 +243,9 @@ Statements::Statements(sqlite3* h) {
   sidecar_count = Statement::deferred(h, "SELECT count(*) FROM log_txns");
   segment_count = Statement::deferred(h, "SELECT count(*) FROM segments");
   delete_sidecar_row = Statement::deferred(h, "DELETE FROM log_txns WHERE partition_id = ?1 AND end_offset = ?2");
+  const char* clears[kTables] = {"DELETE FROM acks", "DELETE FROM log_txns", "DELETE FROM segments",
+                                 "DELETE FROM partitions", "DELETE FROM queues"};
+  for (size_t i = 0; i < kTables; ++i) clear_table[i] = Statement::deferred(h, clears[i]);
   partition_rows = Statement::deferred(h,
       // Whole-table counts: SQLite counts them by pages (OP_Count), not rows.
       "SELECT p.last_offset, p.txns_start, (SELECT count(*) FROM segments), (SELECT count(*) FROM log_txns) "

@@ -4,6 +4,7 @@
 // resets and rebinds them, never re-prepares.
 #include <sqlite3.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -16,10 +17,6 @@ namespace qdt::impl {
 
 // Creates the tables when missing (every connection runs it; the first wins).
 void create_schema(Database& db);
-// Deletes every row of every table in one write transaction, keeping the
-// schema: afterwards the database answers every query as a fresh one does
-// (INTEGER PRIMARY KEYs restart at 1). For reusing open connections.
-void clear_rows(Database& db);
 
 // Counts the sidecar rows the probe function looked at (rows_scanned).
 struct ProbeCounter {
@@ -47,6 +44,9 @@ struct Statements {
   Statement expired_segments, delete_segment_row, delete_sidecar_row, purge_select, purge_delete, update_txns_start;
   Statement read_sidecar;
   Statement insert_ack, ack_probe, stored_count, sidecar_count, segment_count, partition_rows;
+  // One DELETE per table, children first (Storage::clear_rows).
+  static constexpr size_t kTables = 5;
+  Statement clear_table[kTables];
 };
 
 }  // namespace qdt::impl

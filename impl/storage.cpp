@@ -57,7 +57,13 @@ void Storage::init() {
 
 Storage::~Storage() = default;
 
-void Storage::clear_rows() { impl::clear_rows(conn_.db()); }
+void Storage::clear_rows() {
+  // One write transaction, statements prepared once per connection: a pool
+  // empties its database before every run.
+  Txn tx(conn_, TxnKind::admin, true);
+  for (Statement& s : st_->clear_table) s.reset().run();
+  tx.commit();
+}
 
 void Storage::set_purge_batch(int64_t rows) {
   assert(rows >= 1);

@@ -103,8 +103,10 @@ class Storage {
   int64_t sidecar_rows();
   int64_t segment_count();
   bool in_transaction() const { return conn_.in_transaction(); }
-  // Empties the database (impl/schema.h clear_rows), ungated. The caller
-  // guarantees no connection to it holds a lock or an open statement.
+  // Deletes every row of every table in one write transaction, keeping the
+  // schema: afterwards the database answers every query as a fresh one does
+  // (INTEGER PRIMARY KEYs restart at 1). For reusing open connections
+  // (sim/storage_pool.h); no other connection may hold a lock meanwhile.
   void clear_rows();
   // The bound of each purge step from now on (>= 1).
   void set_purge_batch(int64_t rows);
