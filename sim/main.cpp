@@ -1,18 +1,16 @@
 // qdt: the command line (SPEC 4): parses arguments and dispatches to replay
-// (here) or to a campaign (campaign_jobs.h, campaign_merge.h). Exit codes as
+// (replay_command.h) or to a campaign (campaign_jobs.h, campaign_merge.h). Exit codes as
 // exit_codes.h. The only wall-clock reading in qdt is here, to report wall
 // time outside the trace; campaigns get it through a WallClock.
 #include <CLI/CLI.hpp>
 
-#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 
 #include "reports/mutants_page.h"
-#include "reports/summary.h"
+#include "sim/atomic_file.h"
 #include "sim/bench_command.h"
 #include "sim/campaign_jobs.h"
 #include "sim/campaign_merge.h"
@@ -23,154 +21,16 @@
 #include "sim/html_command.h"
 #include "sim/json_input.h"
 #include "sim/mutants.h"
-#include "sim/runner.h"
+#include "sim/replay_command.h"
 #include "sim/schedule_cli.h"
-#include "sim/scenario.h"
-#include "sim/timeline.h"
 #include "sim/workload.h"
 
 namespace fs = std::filesystem;
-using qdt::sim::LoadError;
-using qdt::sim::Scenario;
 
 using qdt::sim::kExitBadInput;
-using qdt::sim::kExitFailed;
 using qdt::sim::kExitOk;
 
 namespace {
-
-// Files named on the command line, and every *.json below named folders
-// (except JSON Schema folders and sweep folders), sorted so the order never depends on the
-// file system.
-bool collect(const std::vector<std::string>& args, std::vector<std::string>& files, std::vector<LoadError>& errors) {
-  for (const std::string& arg : args) {
-    std::error_code ec;
-    if (fs::is_directory(arg, ec)) {
-      std::vector<std::string> found;
-      for (auto it = fs::recursive_directory_iterator(arg, ec); !ec && it != fs::recursive_directory_iterator();
-           it.increment(ec)) {
-        if (it->is_directory() && (it->path().filename() == "schema" || it->path().filename() == "sweeps")) {
-          it.disable_recursion_pending();
-          continue;
-        }
-        if (it->is_regular_file() && it->path().extension() == ".json") found.push_back(it->path().string());
-      }
-      std::sort(found.begin(), found.end());
-      if (found.empty()) errors.push_back({arg, "/", "no scenario files (*.json) in this folder"});
-      files.insert(files.end(), found.begin(), found.end());
-    } else if (fs::is_regular_file(arg, ec)) {
-      files.push_back(arg);
-    } else {
-      errors.push_back({arg, "/", "no such file or folder"});
-    }
-  }
-  return errors.empty();
-}
-
-bool write_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  return static_cast<bool>(out);
-}
-
-int replay(const std::vector<std::string>& args, bool as_json, const std::string& trace_file,
-           const std::string& cache, const std::string& report_file, bool quiet, qdt::impl::Variant variant,
-           const qdt::sim::HtmlOutput& html, const std::optional<qdt::sim::ScheduleConfig>& schedule,
-           const std::string& schedule_flags) {
-  std::vector<std::string> files;
-  std::vector<LoadError> errors;
-  collect(args, files, errors);
-  // Load and validate everything before running anything.
-  std::vector<Scenario> scenarios;
-  for (const std::string& file : files) {
-    auto loaded = qdt::sim::load_scenario_file(file);
-    if (loaded.scenario) scenarios.push_back(std::move(*loaded.scenario));
-    errors.insert(errors.end(), loaded.errors.begin(), loaded.errors.end());
-  }
-  if (!trace_file.empty() && scenarios.size() + errors.size() != 1) {
-    errors.push_back({trace_file, "/", "--trace takes exactly one scenario"});
-  }
-  // One page is one run: a folder or several files would need a choice.
-  if (!html.file.empty() && scenarios.size() + errors.size() != 1) {
-    errors.push_back({html.file, "/", "--html takes exactly one scenario, " + std::to_string(files.size()) + " given"});
-  }
-  if (!errors.empty()) {
-    for (const LoadError& e : errors) std::cerr << "error: " << e.to_string() << "\n";
-    std::cerr << "nothing was run (exit 2)\n";
-    return kExitBadInput;
-  }
-
-  qdt::sim::RunOptions options;
-  if (cache == "on") options.cache_enabled = true;
-  if (cache == "off") options.cache_enabled = false;
-  options.keep_trace_text = !trace_file.empty();
-  options.variant = variant;
-  options.schedule = schedule;
-
-  std::vector<nlohmann::json> results;
-  bool all_passed = true;
-  const auto wall_start = std::chrono::steady_clock::now();
-  for (size_t i = 0; i < scenarios.size(); ++i) {
-    const Scenario& s = scenarios[i];
-    if (!quiet && scenarios.size() > 1) std::cerr << "[" << i + 1 << "/" << scenarios.size() << "] " << s.name << "\n";
-    const auto start = std::chrono::steady_clock::now();
-    qdt::sim::RunOutcome outcome = qdt::sim::run_scenario(s, options);
-    const auto wall_ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    outcome.result["wall_ms"] = wall_ms;  // outside the trace: never hashed
-    // A written-down schedule that names a fiber that was not ready is not
-    // the schedule it says: bad input, not a verdict.
-    if (outcome.result.contains("schedule") && outcome.result["schedule"].contains("error")) {
-      std::cerr << "error: " << s.file << ": /world/schedule/choices: "
-                << outcome.result["schedule"]["error"].get<std::string>() << "\nthe run is not that schedule (exit 2)\n";
-      return kExitBadInput;
-    }
-    all_passed = all_passed && outcome.passed;
-    if (!trace_file.empty() && !write_file(trace_file, outcome.trace_text)) {
-      std::cerr << "error: " << trace_file << ": cannot write the trace\n";
-      return kExitBadInput;
-    }
-    if (!html.file.empty() &&
-        !qdt::sim::write_replay_html(
-            s, outcome, qdt::sim::replay_command(s.file, qdt::impl::variant_name(variant), cache), html)) {
-      return kExitBadInput;
-    }
-    if (!as_json) {
-      std::cout << (outcome.passed ? "PASS " : "FAIL ") << s.name << "  trace " << outcome.result["trace_hash"].get<std::string>();
-      if (const auto it = outcome.result.find("schedule"); it != outcome.result.end()) {
-        std::cout << "  schedule " << (*it)["mode"].get<std::string>();
-        if ((*it)["mode"] == "pct") std::cout << " depth " << (*it)["depth"] << " k " << (*it)["steps"] << " n " << (*it)["fibers"];
-      }
-      std::cout << "\n";
-      for (const auto& f : outcome.result["failures"]) {
-        std::cout << "  " << (f["property"].is_string() ? f["property"].get<std::string>() : "expectation")
-                  << " at step " << f["step"].get<std::string>() << ": " << f["detail"].get<std::string>() << "\n";
-      }
-      if (!outcome.passed) {
-        std::cout << "  replay: qdt replay " << s.file
-                  << (variant == qdt::impl::Variant::none ? "" : " --variant " + qdt::impl::variant_name(variant))
-                  << schedule_flags << "\n";
-      }
-    }
-    results.push_back(std::move(outcome.result));
-  }
-  const double total_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-  if (as_json) {
-    std::cout << (results.size() == 1 ? results[0] : nlohmann::json(results)).dump(2) << "\n";
-  } else if (results.size() > 1) {
-    std::cout << "\n" << qdt::reports::summary_table(results);
-  }
-  if (!quiet) std::cerr << results.size() << " scenarios in " << total_s << " s wall\n";
-  if (!report_file.empty()) {
-    std::error_code ec;
-    if (fs::path(report_file).has_parent_path()) fs::create_directories(fs::path(report_file).parent_path(), ec);
-    if (!write_file(report_file, qdt::reports::summary_markdown("qdt replay", results))) {
-      std::cerr << "error: " << report_file << ": cannot write the report\n";
-      return kExitBadInput;
-    }
-  }
-  return all_passed ? kExitOk : kExitFailed;
-}
 
 // The command as typed, for the page's "what was run" (arguments with
 // spaces or quotes single-quoted).
@@ -195,15 +55,13 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
 
   auto* replay_cmd = app.add_subcommand("replay", "Run scenario files deterministically and check them");
-  std::vector<std::string> paths;
-  bool as_json = false, quiet = false;
-  std::string trace_file, cache, report_file;
-  replay_cmd->add_option("paths", paths, "Scenario files or folders (searched recursively)")->required();
-  replay_cmd->add_flag("--json", as_json, "Print the result object(s) as JSON");
-  replay_cmd->add_option("--trace", trace_file, "Write the canonical event log of the (single) scenario to FILE");
-  replay_cmd->add_option("--cache", cache, "Override world.cache.enabled")->check(CLI::IsMember({"on", "off"}));
-  replay_cmd->add_option("--report", report_file, "Write a Markdown summary report to FILE");
-  replay_cmd->add_flag("--quiet", quiet, "No progress on stderr");
+  qdt::sim::ReplayOptions replay_args;
+  replay_cmd->add_option("paths", replay_args.paths, "Scenario files or folders (searched recursively)")->required();
+  replay_cmd->add_flag("--json", replay_args.as_json, "Print the result object(s) as JSON");
+  replay_cmd->add_option("--trace", replay_args.trace_file, "Write the canonical event log of the (single) scenario to FILE");
+  replay_cmd->add_option("--cache", replay_args.cache, "Override world.cache.enabled")->check(CLI::IsMember({"on", "off"}));
+  replay_cmd->add_option("--report", replay_args.report_file, "Write a Markdown summary report to FILE");
+  replay_cmd->add_flag("--quiet", replay_args.quiet, "No progress on stderr");
   qdt::sim::HtmlOutput html;
   replay_cmd->add_option("--html", html.file,
                          "Write one self-contained HTML page of the (single) scenario to FILE: its steps, responses "
@@ -348,8 +206,11 @@ int main(int argc, char** argv) {
     return qdt::sim::run_bench(bench_args);
   }
   if (replay_cmd->parsed()) {
-    return replay(paths, as_json, trace_file, cache, report_file, quiet, variant, html, replay_override,
-                  qdt::sim::schedule_flags_text(replay_override));
+    replay_args.variant = variant;
+    replay_args.html = html;
+    replay_args.schedule = replay_override;
+    replay_args.schedule_flags = qdt::sim::schedule_flags_text(replay_override);
+    return qdt::sim::run_replay(replay_args);
   }
   if (schedules_cmd->parsed()) {
     const auto wall_start = std::chrono::steady_clock::now();
@@ -422,9 +283,10 @@ int main(int argc, char** argv) {
         if (commit && *commit) doc["commit"] = commit;
         const std::string dir = folder.empty() ? "." : folder.string();
         const std::string program = gnuplot && *gnuplot ? gnuplot : "gnuplot";
-        const bool ok = write_file(mutants_report + ".json", doc.dump(2) + "\n") &&
-                        write_file(mutants_report + ".md", qdt::reports::mutants_markdown(doc, dir)) &&
-                        write_file(mutants_report + ".html", qdt::reports::mutants_html(doc, dir, program));
+        const bool ok =
+            qdt::sim::write_file_atomically(mutants_report + ".json", doc.dump(2) + "\n") &&
+            qdt::sim::write_file_atomically(mutants_report + ".md", qdt::reports::mutants_markdown(doc, dir)) &&
+            qdt::sim::write_file_atomically(mutants_report + ".html", qdt::reports::mutants_html(doc, dir, program));
         if (!ok) std::cerr << "error: --report " << mutants_report << ": cannot write the report\n";
         else std::cerr << "wrote " << mutants_report << ".{md,html,json}\n";
         return ok;
