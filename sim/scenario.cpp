@@ -167,7 +167,7 @@ std::optional<Op> op_of(const std::string& name) {
 
 class Loader {
  public:
-  Loader(const std::string& file, std::vector<LoadError>& errors) : file_(file), r_(file, errors) {}
+  Loader(const std::string& file, std::vector<LoadError>& errors) : r_(file, errors) {}
 
   void world(const json& w, Scenario& s) {
     if (!w.is_object()) return r_.fail("/world", "expected an object");
@@ -656,7 +656,6 @@ class Loader {
   Reader& reader() { return r_; }
 
  private:
-  const std::string& file_;
   Reader r_;
   std::map<std::string, Op> ids_;
   int repeat_depth_ = 0;  // > 0 while loading the children of a repeat
