@@ -1,4 +1,5 @@
 #include "impl/dedup_cache.h"
+#include "impl/dedup_cache_rows.h"
 
 #include "impl/reached.h"
 #include "impl/storage_types.h"
@@ -8,7 +9,15 @@
 
 namespace qdt::impl {
 
-DedupCache::DedupCache(CacheConfig config) : config_(config), policy_(cache_policy(config.variant)) {}
+using namespace cache_rows;  // NOLINT: the row helpers are this file's vocabulary
+
+DedupCache::DedupCache(CacheConfig config) : config_(config), policy_(cache_policy(config.variant)) {
+  static_assert(sizeof(Row) == kRowBytes && sizeof(Hash128) == kHashBytes);
+  // The map node (a red-black node header and the pair) plus glibc malloc's
+  // header and rounding (at most 8 + 15 bytes a block) for the node, the four
+  // buffers and two heap-allocated key strings, and the strings' NULs.
+  static_assert(kPartitionBytes >= static_cast<int64_t>(32 + sizeof(std::pair<const Key, Partition>) + 7 * 24 + 2));
+}
 
 void DedupCache::observe_storage_time(int64_t created_at_ms) {
   if (!storage_floor_ms_ || created_at_ms > *storage_floor_ms_) storage_floor_ms_ = created_at_ms;
@@ -17,7 +26,6 @@ void DedupCache::observe_storage_time(int64_t created_at_ms) {
 void DedupCache::reset_data(Partition& p) {
   p.rows.clear();
   p.set.clear();
-  p.ring_hashes = 0;
   p.hydrated = false;
   p.rebuild = false;
   p.hydrating = false;
@@ -27,17 +35,28 @@ void DedupCache::reset_data(Partition& p) {
   p.known_upto = -1;
 }
 
-void DedupCache::add_row(Partition& p, int64_t base, Row row) {
-  for (const Hash128& h : row.hashes) policy_.set_add(p.set, h);
-  p.ring_hashes += row.hashes.size();
-  p.known_upto = std::max(p.known_upto, row.end_offset);
-  p.rows.emplace(base, std::move(row));
+void DedupCache::add_row(Partition& p, size_t at, int64_t base, int64_t created_at_ms,
+                         const std::vector<Hash128>& hashes) {
+  assert(!hashes.empty() && at <= p.rows.size());
+  assert(!overlaps_held(p, at, base, base + static_cast<int64_t>(hashes.size()) - 1));  // I2
+  const size_t first = at < p.rows.size() ? row_start(p, at) : p.set.size();
+  const size_t n = hashes.size();
+  p.set.insert(first, hashes.data(), n);
+  // The rows above move up with their hashes (sequence numbers wrap by design).
+  for (size_t r = at; r < p.rows.size(); ++r) p.rows[r].start += static_cast<uint32_t>(n);
+  const Row row{base, created_at_ms, p.set.seq(first)};
+  p.rows.insert(at, &row, 1);
+  for (size_t i = first; i < first + n; ++i) policy_.set_add(p.set, i);
+  p.known_upto = std::max(p.known_upto, base + static_cast<int64_t>(n) - 1);
 }
 
-void DedupCache::drop_row(Partition& p, std::map<int64_t, Row>::iterator it) {
-  for (const Hash128& h : it->second.hashes) policy_.set_remove(p.set, h);
-  p.ring_hashes -= it->second.hashes.size();
-  p.rows.erase(it);
+void DedupCache::drop_front_row(Partition& p) {
+  assert(!p.rows.empty() && row_start(p, 0) == 0);  // the set holds exactly the rows' hashes, in order
+  for (size_t n = row_stop(p, 0); n > 0; --n) {
+    policy_.set_remove(p.set, 0);
+    p.set.pop_front();
+  }
+  p.rows.pop_front();
 }
 
 void DedupCache::expire(Partition& p, std::optional<int64_t> cutoff_ms) {
@@ -45,21 +64,22 @@ void DedupCache::expire(Partition& p, std::optional<int64_t> cutoff_ms) {
   if (!cutoff_ms) return;
   const int64_t cutoff = *cutoff_ms;
   // created_at is non-decreasing along offsets, so the expired rows are a prefix.
-  while (!p.rows.empty() && p.rows.begin()->second.created_at_ms < cutoff) {
-    if (p.rows.begin()->second.hashes.size() > 1) QDT_REACHED("cache.expired_multi_frame_segment");
-    drop_row(p, p.rows.begin());
+  while (!p.rows.empty() && p.rows.front().created_at_ms < cutoff) {
+    if (row_stop(p, 0) > 1) QDT_REACHED("cache.expired_multi_frame_segment");
+    drop_front_row(p);
     ++stats_.expired_rows;
     QDT_REACHED("cache.expired_row");
   }
   // The oldest row kept sits exactly on the cutoff: one ms older would go.
-  if (!p.rows.empty() && p.rows.begin()->second.created_at_ms == cutoff) QDT_REACHED("cache.kept_row_at_cutoff");
-  if (p.hydrated) p.hydrated_from = p.rows.empty() ? p.verified_upto + 1 : p.rows.begin()->first;
+  if (!p.rows.empty() && p.rows.front().created_at_ms == cutoff) QDT_REACHED("cache.kept_row_at_cutoff");
+  if (p.hydrated) p.hydrated_from = p.rows.empty() ? p.verified_upto + 1 : p.rows.front().base;
 }
 
 int DedupCache::chain(Partition& p) {
   int links = 0;
-  for (auto it = p.rows.find(p.verified_upto + 1); it != p.rows.end(); it = p.rows.find(p.verified_upto + 1)) {
-    p.verified_upto = it->second.end_offset;
+  for (size_t r = lower_row(p, p.verified_upto + 1); r < p.rows.size() && p.rows[r].base == p.verified_upto + 1;
+       r = lower_row(p, p.verified_upto + 1)) {
+    p.verified_upto = row_end(p, r);
     ++links;
   }
   p.known_upto = std::max(p.known_upto, p.verified_upto);
@@ -68,8 +88,9 @@ int DedupCache::chain(Partition& p) {
 
 void DedupCache::reaccount(const Key& key, Partition& p) {
   const int64_t bytes = kPartitionBytes + static_cast<int64_t>(key.first.size() + key.second.size()) +
-                        static_cast<int64_t>(p.rows.size()) * kRowBytes +
-                        static_cast<int64_t>(p.ring_hashes) * kHashBytes;
+                        static_cast<int64_t>(p.rows.capacity()) * kRowBytes +
+                        static_cast<int64_t>(p.set.hash_capacity()) * kHashBytes +
+                        static_cast<int64_t>(p.set.slot_capacity()) * kIndexSlotBytes;
   total_bytes_ += bytes - p.bytes;
   p.bytes = bytes;
 }
@@ -112,98 +133,6 @@ bool DedupCache::enforce_budget(const Key& keep) {
     evict_partition(victim);
   }
   return kept;
-}
-
-bool DedupCache::hydrate(const Key& key, bool full, int64_t now_ms, int64_t window_seconds, HydrationSource& source) {
-  Partition& p = partitions_.at(key);
-  if (full) {
-    reset_data(p);
-    p.window_seconds = window_seconds;
-    reaccount(key, p);
-  }
-  const uint64_t generation = p.generation;
-  // A full read starts at the window's start, unless the policy remembered
-  // where an evicted partition stood (span-hydration: the rows below are gone).
-  const auto remembered = evicted_upto_.find(key);
-  const int64_t after = !full ? p.verified_upto : remembered != evicted_upto_.end() ? remembered->second : -1;
-  const int64_t since = policy_.hydrate_since(now_ms, storage_floor_ms_, window_seconds);
-  p.hydrating = true;
-  SidecarRead read;
-  bool failed = false;
-  try {
-    read = source.sidecar_rows(key.first, key.second, after, since);
-  } catch (const StorageError&) {
-    failed = true;  // the read failed: answer -1, stay correct
-  } catch (...) {
-    // Anything else (the broker crashed with this read in flight) is not the
-    // cache's to absorb: the whole request is lost. Leave the entry sane.
-    if (auto it = partitions_.find(key); it != partitions_.end() && it->second.generation == generation) {
-      it->second.hydrating = false;
-    }
-    throw;
-  }
-  // The source may have suspended us: the partition may be gone or reset.
-  auto it = partitions_.find(key);
-  if (it == partitions_.end()) QDT_REACHED("cache.hydration_outlived_its_partition");
-  if (it != partitions_.end() && it->second.generation != generation) QDT_REACHED("cache.reset_during_hydration");
-  if (it == partitions_.end() || it->second.generation != generation) return false;
-  Partition& q = it->second;
-  q.hydrating = false;
-  if (failed) {
-    QDT_REACHED(full ? "cache.full_hydration_failed" : "cache.span_hydration_failed");
-    ++stats_.hydration_failures;
-    return false;  // a failed full read leaves it unhydrated; a failed span read leaves the gap pending
-  }
-  if (full) {
-    ++stats_.hydrations_full;
-  } else {
-    ++stats_.hydrations_span;
-  }
-  if (q.rebuild) {
-    QDT_REACHED("cache.record_during_hydration_forced_rebuild");
-    return false;  // a record during the read found an inconsistency
-  }
-
-  auto inconsistent = [&] {
-    QDT_REACHED("cache.inconsistent_read_rebuild");
-    q.rebuild = true;
-    ++stats_.rebuilds;
-    reaccount(key, q);
-    return false;
-  };
-  if (read.last_offset < after) return inconsistent();  // storage behind what we verified
-  int64_t prev_end = after;
-  for (const SidecarRow& r : read.rows) {
-    if (r.end_offset < r.base_offset || r.end_offset <= prev_end || r.base_offset <= after ||
-        r.end_offset > read.last_offset)
-      return inconsistent();
-    prev_end = r.end_offset;
-  }
-  for (SidecarRow& r : read.rows) {
-    observe_storage_time(r.created_at_ms);
-    auto held = q.rows.find(r.base_offset);
-    if (held != q.rows.end()) {
-      // Recorded by this broker while the read was in flight: must be the same row.
-      if (held->second.end_offset != r.end_offset || held->second.hashes != r.hashes) return inconsistent();
-      QDT_REACHED("cache.hydration_met_recorded_row");
-      continue;
-    }
-    auto next = q.rows.lower_bound(r.base_offset);
-    if (next != q.rows.end() && next->first <= r.end_offset) return inconsistent();
-    if (next != q.rows.begin() && std::prev(next)->second.end_offset >= r.base_offset) return inconsistent();
-    add_row(q, r.base_offset, Row{r.end_offset, r.created_at_ms, std::move(r.hashes)});
-  }
-  // Every row ending at or below last_offset was in the snapshot (one transaction).
-  q.verified_upto = std::max(q.verified_upto, read.last_offset);
-  if (full) {
-    q.hydrated = true;
-    evicted_upto_.erase(key);
-  }
-  QDT_REACHED(full ? "cache.full_hydration" : "cache.span_hydration_closed_gap");
-  if (chain(q) > 0) QDT_REACHED("cache.hydration_chained_past_its_read");
-  expire(q, policy_.hydrate_cutoff(now_ms, storage_floor_ms_, window_seconds));
-  reaccount(key, q);
-  return true;
 }
 
 int64_t DedupCache::watermark(const std::string& queue, const std::string& partition,
@@ -293,29 +222,26 @@ void DedupCache::record_queued(const std::string& queue, const std::string& part
   if (!p.hydrated) return;  // unknown, declined or mid full read: the next read sees storage
   p.last_used = ++tick_;
   if (p.rebuild) return;
-  if (policy_.window_changed(p.window_seconds, storage_window_seconds) || end < base ||
-      static_cast<int64_t>(hashes.size()) != end - base + 1) {
+  if (policy_.window_changed(p.window_seconds, storage_window_seconds) ||
+      !one_hash_per_offset(base, end, hashes.size())) {
     QDT_REACHED("cache.record_saw_window_change");
     p.rebuild = true;
     ++stats_.rebuilds;
     return;
   }
-  auto held = p.rows.find(base);
-  if (held != p.rows.end() && held->second.end_offset == end && held->second.hashes == hashes) {
+  const size_t at = lower_row(p, base);
+  if (at < p.rows.size() && p.rows[at].base == base && row_end(p, at) == end && row_hashes_equal(p, at, hashes)) {
     QDT_REACHED("cache.record_already_read");
     return;  // already read
   }
-  auto next = p.rows.lower_bound(base);
-  const bool overlaps_held = (next != p.rows.end() && next->first <= end) ||
-                             (next != p.rows.begin() && std::prev(next)->second.end_offset >= base);
-  if (base <= p.verified_upto || overlaps_held) {
+  if (base <= p.verified_upto || overlaps_held(p, at, base, end)) {
     QDT_REACHED("cache.record_overlap_rebuild");
     p.rebuild = true;
     ++stats_.rebuilds;
     return;
   }
   if (base > p.verified_upto + 1) QDT_REACHED("cache.record_left_gap");
-  add_row(p, base, Row{end, created_at_ms, hashes});  // base > verified_upto + 1 leaves a gap
+  add_row(p, at, base, created_at_ms, hashes);  // base > verified_upto + 1 leaves a gap
   if (chain(p) > 1) QDT_REACHED("cache.gap_closed_by_chain");
   reaccount(key, p);
   enforce_budget(key);
@@ -355,7 +281,7 @@ DedupCache::Stats DedupCache::stats() const {
   Stats s = stats_;
   s.bytes = static_cast<uint64_t>(total_bytes_);
   s.hashes = 0;
-  for (const auto& [key, p] : partitions_) s.hashes += p.set.size();
+  for (const auto& [key, p] : partitions_) s.hashes += p.set.distinct();
   s.partitions = partitions_.size();
   return s;
 }
@@ -364,10 +290,11 @@ std::optional<int64_t> DedupCache::held_offset(const std::string& queue, const s
                                                const Hash128& hash) const {
   auto it = partitions_.find(Key{queue, partition});
   if (it == partitions_.end() || !it->second.hydrated || !it->second.set.contains(hash)) return std::nullopt;
-  for (const auto& [base, row] : it->second.rows) {  // offset order: the first found is the smallest
-    for (size_t i = 0; i < row.hashes.size(); ++i) {
-      if (row.hashes[i] == hash) return base + static_cast<int64_t>(i);
-    }
+  const Partition& p = it->second;
+  for (size_t i = 0; i < p.set.size(); ++i) {  // offset order: the first found is the smallest
+    if (p.set[i] != hash) continue;
+    const size_t lo = row_holding(p, i);
+    return p.rows[lo].base + static_cast<int64_t>(i - row_start(p, lo));
   }
   // The set names only hashes some held row carries, refcounted or not (a
   // plain set erases on every row that leaves).
@@ -389,7 +316,7 @@ std::optional<DedupCache::PartitionView> DedupCache::inspect(const std::string& 
   v.window_seconds = p.window_seconds;
   v.declined_flushes_left = p.declined_flushes_left;
   v.rows = p.rows.size();
-  v.distinct_hashes = p.set.size();
+  v.distinct_hashes = p.set.distinct();
   v.bytes = p.bytes;
   v.last_used = p.last_used;
   return v;

@@ -35,17 +35,25 @@
 // partition during the read (generation change) discards the read and -1.
 //
 // Determinism: no clock or randomness reads; LRU uses an explicit tick; no
-// result depends on unordered-container iteration order (the hash set is only
-// probed, never iterated).
+// result depends on the hash table's layout (it is only probed, never
+// iterated for a result).
+//
+// Layout (per partition, flat): `rows` is one contiguous buffer of 20-byte
+// entries in offset order (base, created_at, where its hashes start); `set`
+// holds every held row's hashes in the same order in one buffer (16 bytes
+// each) plus an open-addressing index (hash_multiset.h). A row's end offset is
+// base + its hash count - 1 (one hash per offset: records and reads that
+// break that rebuild).
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "impl/dedup_cache_policy.h"
+#include "impl/flat_deque.h"
+#include "impl/hash_multiset.h"
 #include "impl/hash.h"
 #include "impl/storage_types.h"
 #include "impl/variant.h"
@@ -79,10 +87,21 @@ class HydrationSource {
 
 class DedupCache {
  public:
-  // Accounting (bytes charged against the budget).
-  static constexpr int64_t kPartitionBytes = 256;  // plus the key's length
-  static constexpr int64_t kRowBytes = 64;         // one ring entry
-  static constexpr int64_t kHashBytes = 64;        // 16 bytes + set node + ring slot
+  // Accounting (bytes charged against the budget): what a partition holds on
+  // the heap, by buffer capacity, not by size:
+  //   kPartitionBytes + key length + row capacity * kRowBytes
+  //   + hash capacity * kHashBytes + index slots * kIndexSlotBytes.
+  // kPartitionBytes covers the partition's map node and the malloc headers of
+  // its node, its buffers and its key strings (checked in dedup_cache.cpp).
+  // Buffers grow by an eighth and the index keeps its load in [1/4, 3/4], so
+  // a partition of one-hash rows costs 36 bytes a hash plus up to an eighth,
+  // plus 7-20 for the index: 45 on `qdt bench`'s window workload, 49 in a
+  // window that expires as fast as it grows (dedup_cache_bench). Tests check
+  // the charge covers malloc's in-use bytes (dedup_cache_layout_test.cpp).
+  static constexpr int64_t kPartitionBytes = 480;  // plus the key's length
+  static constexpr int64_t kRowBytes = 20;         // one row entry
+  static constexpr int64_t kHashBytes = 16;        // one held hash
+  static constexpr int64_t kIndexSlotBytes = static_cast<int64_t>(HashMultiset::kSlotBytes);
 
   struct Stats {
     uint64_t answers = 0;           // watermark() calls
@@ -159,10 +178,12 @@ class DedupCache {
   std::optional<PartitionView> inspect(const std::string& queue, const std::string& partition) const;
 
  private:
-  struct Row {
-    int64_t end_offset = 0;
+  // One held sidecar row. Its hashes are set[start .. the next row's start)
+  // (positions of sequence numbers, hash_multiset.h); packed: 20 bytes.
+  struct [[gnu::packed]] Row {
+    int64_t base = 0;
     int64_t created_at_ms = 0;
-    std::vector<Hash128> hashes;
+    uint32_t start = 0;  // sequence number of its first hash in `set`
   };
   struct Partition {
     bool hydrated = false;     // I1 holds for verified_upto
@@ -176,15 +197,16 @@ class DedupCache {
     int64_t declined_flushes_left = 0;
     uint64_t last_used = 0;
     int64_t bytes = 0;
-    size_t ring_hashes = 0;
-    std::map<int64_t, Row> rows;  // the ring, by base offset
-    HashCounts set;  // refcounted unless the policy says otherwise
+    FlatDeque<Row> rows;  // by base offset, never overlapping (I2)
+    HashMultiset set;     // the rows' hashes; refcounted unless the policy says otherwise
   };
   using Key = std::pair<std::string, std::string>;
 
   void reset_data(Partition& p);  // drop rows/set, not hydrated
-  void add_row(Partition& p, int64_t base, Row row);
-  void drop_row(Partition& p, std::map<int64_t, Row>::iterator it);
+  // Inserts a row before rows[at] (at == rows.size() appends); the caller
+  // checked it keeps I2 and that it has one hash per offset.
+  void add_row(Partition& p, size_t at, int64_t base, int64_t created_at_ms, const std::vector<Hash128>& hashes);
+  void drop_front_row(Partition& p);
   void expire(Partition& p, std::optional<int64_t> cutoff_ms);
   int chain(Partition& p);  // how many rows verified_upto advanced through
   void observe_storage_time(int64_t created_at_ms);

@@ -1,19 +1,9 @@
 #include "impl/dedup_cache_policy.h"
 
 #include <cassert>
-#include <cstring>
 #include <limits>
 
 namespace qdt::impl {
-
-size_t Hash128Hasher::operator()(const Hash128& h) const noexcept {
-  // The key is already a uniform 128-bit hash: fold it.
-  uint64_t hi = 0;
-  uint64_t lo = 0;
-  std::memcpy(&hi, h.bytes.data(), 8);
-  std::memcpy(&lo, h.bytes.data() + 8, 8);
-  return static_cast<size_t>(hi ^ (lo * 0x9e3779b97f4a7c15ULL));
-}
 
 namespace {
 
@@ -50,17 +40,19 @@ int64_t since_by_storage_time_with_slack(int64_t, std::optional<int64_t> floor_m
                   : std::numeric_limits<int64_t>::min();
 }
 
-void add_counted(HashCounts& set, const Hash128& h) { ++set[h]; }
+// Both rules index a joining occurrence (the set names a hash's newest one).
+void add_indexed(HashMultiset& set, size_t i) { set.index(i); }
 
-void remove_counted(HashCounts& set, const Hash128& h) {
-  auto s = set.find(h);
-  assert(s != set.end() && s->second > 0);  // every held row's hashes are counted (I1)
-  if (--s->second == 0) set.erase(s);
+// Refcounted: the hash stays while any held row carries it. The leaving
+// occurrence is the oldest held, so it is the last of its hash exactly when
+// the set names it.
+void remove_counted(HashMultiset& set, size_t i) {
+  assert(i == 0 && set.contains(set[i]));  // every held row's hashes are members (I1)
+  set.unindex_if_named(i);
 }
 
 // plain-set: membership only; the first row to leave takes the hash with it.
-void add_plain(HashCounts& set, const Hash128& h) { set[h] = 1; }
-void remove_plain(HashCounts& set, const Hash128& h) { set.erase(h); }
+void remove_plain(HashMultiset& set, size_t i) { set.unindex(set[i]); }
 
 bool window_differs(int64_t built_seconds, int64_t seen_seconds) { return built_seconds != seen_seconds; }
 // stale-window: the window the partition was built with stands.
@@ -77,12 +69,11 @@ void remember_on_evict(EvictedUpto& memory, const std::pair<std::string, std::st
 }  // namespace
 
 CachePolicy cache_policy(Variant variant) {
-  CachePolicy p{cutoff_by_storage_floor, cutoff_by_storage_floor, since_by_storage_floor, add_counted,
+  CachePolicy p{cutoff_by_storage_floor, cutoff_by_storage_floor, since_by_storage_floor, add_indexed,
                 remove_counted,          window_differs,          forget_on_evict};
   switch (variant) {
     case Variant::no_expire_before_verify: p.answer_cutoff = cutoff_none; break;
     case Variant::plain_set:
-      p.set_add = add_plain;
       p.set_remove = remove_plain;
       break;
     case Variant::stale_window: p.window_changed = window_never_changes; break;

@@ -8,19 +8,13 @@
 #include <map>
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <utility>
 
-#include "impl/hash.h"
+#include "impl/hash_multiset.h"
 #include "impl/variant.h"
 
 namespace qdt::impl {
 
-struct Hash128Hasher {
-  size_t operator()(const Hash128& h) const noexcept;
-};
-// The per-partition hash set: hash -> number of held rows that carry it.
-using HashCounts = std::unordered_map<Hash128, uint32_t, Hash128Hasher>;
 // Offsets an eviction left behind, by (queue, partition); only span-hydration fills it.
 using EvictedUpto = std::map<std::pair<std::string, std::string>, int64_t>;
 
@@ -35,9 +29,11 @@ struct CachePolicy {
   CutoffFn hydrate_cutoff;
   // The created_at lower bound (ms) of a hydration read.
   int64_t (*hydrate_since)(int64_t now_ms, std::optional<int64_t> storage_floor_ms, int64_t window_seconds);
-  // One row carrying `h` joins / leaves the set.
-  void (*set_add)(HashCounts& set, const Hash128& h);
-  void (*set_remove)(HashCounts& set, const Hash128& h);
+  // Occurrence i of the partition's held hashes has joined / is about to
+  // leave (leaving happens at the front only: i == 0). The set answers
+  // membership; the rule decides when a hash stops being a member.
+  void (*set_add)(HashMultiset& set, size_t i);
+  void (*set_remove)(HashMultiset& set, size_t i);
   // Whether a partition built with `built_seconds` must rebuild when it is
   // asked with (or storage applied) `seen_seconds`.
   bool (*window_changed)(int64_t built_seconds, int64_t seen_seconds);

@@ -18,6 +18,15 @@ using testing_cache::hs;
 
 constexpr int64_t kWindow = 60;  // seconds
 
+// The charge of a partition keyed ("q", one-letter partition) whose buffers
+// hold these capacities (DedupCache's accounting formula).
+int64_t charged(int64_t row_capacity, int64_t hash_capacity, int64_t index_slots) {
+  return DedupCache::kPartitionBytes + 2 + row_capacity * DedupCache::kRowBytes +
+         hash_capacity * DedupCache::kHashBytes + index_slots * DedupCache::kIndexSlotBytes;
+}
+// One row of one hash, as a full read leaves it: exact buffers, the smallest index.
+const int64_t kOneRowBytes = charged(1, 1, static_cast<int64_t>(HashMultiset::kMinSlots));
+
 struct CacheTest : testing::Test {
   FakeStorage storage;
   DedupCache cache{CacheConfig{}};
@@ -229,7 +238,7 @@ TEST_F(CacheTest, HydrationSinceUsesTheStorageFloor) {
 
 TEST_F(CacheTest, EvictionIsLruOrder) {
   // Budget for exactly three one-row, one-hash partitions.
-  const int64_t per = DedupCache::kPartitionBytes + 2 + DedupCache::kRowBytes + DedupCache::kHashBytes;
+  const int64_t per = kOneRowBytes;
   cache = DedupCache(CacheConfig{true, 3 * per, 64});
   for (const char* part : {"a", "b", "c", "d"}) storage.commit(q, part, hs({1}));
   EXPECT_EQ(wm(hs({9}), kWindow, "a"), 0);
@@ -249,7 +258,7 @@ TEST_F(CacheTest, EvictionIsLruOrder) {
 }
 
 TEST_F(CacheTest, GrowthByRecordEvictsOthers) {
-  const int64_t per = DedupCache::kPartitionBytes + 2 + DedupCache::kRowBytes + DedupCache::kHashBytes;
+  const int64_t per = kOneRowBytes;
   cache = DedupCache(CacheConfig{true, 2 * per + 10, 64});
   storage.commit(q, "a", hs({1}));
   storage.commit(q, "b", hs({1}));
@@ -284,7 +293,7 @@ TEST_F(CacheTest, TargetedEviction) {
 
 TEST_F(CacheTest, DeclineAndCooldownUnderTinyBudget) {
   cache = DedupCache(CacheConfig{true, 600, 3});
-  storage.commit(q, p, hs({1, 2, 3, 4, 5, 6, 7, 8}));  // 8 hashes * 64 > 600 with overhead
+  storage.commit(q, p, hs({1, 2, 3, 4, 5, 6, 7, 8}));  // charged well over 600 (kPartitionBytes alone is 480)
   EXPECT_EQ(wm(hs({9})), -1);
   EXPECT_EQ(storage.calls.size(), 1u);
   EXPECT_EQ(view().declined_flushes_left, 3);
@@ -409,7 +418,9 @@ TEST_F(CacheTest, ByteAccounting) {
   ours(hs({1}));
   EXPECT_EQ(wm(hs({9})), 0);
   ours(hs({2, 3}));
-  const int64_t expect = DedupCache::kPartitionBytes + 2 + 2 * DedupCache::kRowBytes + 3 * DedupCache::kHashBytes;
+  // The read sized the buffers exactly (1 row, 1 hash); the record grew them
+  // to what it needed (growth by an eighth rounds down to nothing here).
+  const int64_t expect = charged(2, 3, static_cast<int64_t>(HashMultiset::kMinSlots));
   EXPECT_EQ(view().bytes, expect);
   EXPECT_EQ(cache.stats().bytes, static_cast<uint64_t>(expect));
   EXPECT_EQ(cache.stats().hashes, 3u);

@@ -1,12 +1,5 @@
 #include "sim/bench_workloads.h"
 
-#include <malloc.h>
-#if defined(__SANITIZE_ADDRESS__)
-// From the sanitizer runtime (sanitizer/allocator_interface.h, which only
-// clang installs on Debian).
-extern "C" size_t __sanitizer_get_current_allocated_bytes();
-#endif
-
 #include <atomic>
 #include <boost/fiber/fiber.hpp>
 #include <cassert>
@@ -17,6 +10,7 @@ extern "C" size_t __sanitizer_get_current_allocated_bytes();
 #include <vector>
 
 #include "impl/broker.h"
+#include "impl/heap_in_use.h"
 #include "impl/storage.h"
 #include "properties/checkers.h"
 #include "sim/world.h"
@@ -24,15 +18,7 @@ extern "C" size_t __sanitizer_get_current_allocated_bytes();
 namespace qdt::sim {
 namespace {
 
-// Bytes in use on the heap. AddressSanitizer replaces malloc and leaves
-// mallinfo2 at zero (scripts/test.sh --sanitize): ask its allocator instead.
-size_t heap_in_use_bytes() {
-#if defined(__SANITIZE_ADDRESS__)
-  return __sanitizer_get_current_allocated_bytes();
-#else
-  return mallinfo2().uordblks;
-#endif
-}
+using impl::heap_in_use_bytes;
 
 using Steady = std::chrono::steady_clock;
 
