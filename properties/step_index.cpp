@@ -6,6 +6,7 @@ const std::string kNoStep;
 }  // namespace
 
 StepIndex::StepIndex(const history::History& history) {
+  requests_.reserve(history.requests.size());
   for (const history::RequestRecord& r : history.requests) requests_.emplace(r.request, &r);
 }
 

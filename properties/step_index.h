@@ -2,8 +2,8 @@
 // Maps request ids to the RequestRecord (and so the step) they belong to, so
 // that a failure found on a storage event can name the step that caused it.
 #include <cstdint>
-#include <map>
 #include <string>
+#include <unordered_map>
 
 #include "properties/history.h"
 
@@ -21,7 +21,7 @@ class StepIndex {
   const std::string& step_of(const history::PushEvent& push, size_t index) const;
 
  private:
-  std::map<uint64_t, const history::RequestRecord*> requests_;
+  std::unordered_map<uint64_t, const history::RequestRecord*> requests_;  // the first record of each id
 };
 
 }  // namespace qdt::properties

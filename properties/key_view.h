@@ -1,0 +1,28 @@
+#pragma once
+// (queue, partition, transactionId) as views into a history, hashed: the key
+// checkers index stored messages by. Hashing three views costs no allocation
+// and no ordered string comparisons, which std::map over string tuples did
+// per event. The history must outlive every KeyView made from it.
+#include <cstddef>
+#include <functional>
+#include <string_view>
+
+namespace qdt::properties {
+
+struct KeyView {
+  std::string_view queue;
+  std::string_view partition;
+  std::string_view txn;
+  bool operator==(const KeyView&) const = default;
+};
+
+struct KeyViewHash {
+  size_t operator()(const KeyView& k) const {
+    const std::hash<std::string_view> h;
+    size_t out = h(k.queue);
+    out = out * 0x9e3779b97f4a7c15ULL + h(k.partition);
+    return out * 0x9e3779b97f4a7c15ULL + h(k.txn);
+  }
+};
+
+}  // namespace qdt::properties
