@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <tuple>
 #include <variant>
@@ -86,7 +87,7 @@ class DuplicateId final : public PassChecker {
                        [](const history::ResponseItem& got) { return got.status == "duplicate"; })) {
         continue;  // no duplicate answer to judge
       }
-      const std::vector<size_t> leaders = request_leaders(r);
+      const std::span<const size_t> leaders = index_.leaders(r);
       for (size_t i = 0; i < r.items.size(); ++i) {
         const history::ResponseItem& got = r.responses[i];
         if (got.status != "duplicate") continue;

@@ -28,7 +28,7 @@ constexpr Entry kRegistry[] = {
     {"no-false-duplicate", check_no_false_duplicate, make_no_false_duplicate},
     {"duplicate-id", check_duplicate_id, make_duplicate_id},
     {"partition-scope", check_partition_scope, make_partition_scope},
-    {"first-wins", check_first_wins},
+    {"first-wins", check_first_wins, make_first_wins},
     {"nothing-written-on-duplicate", check_nothing_written_on_duplicate},
     {"offsets", check_offsets},
     {"dedup-off", check_dedup_off},

@@ -40,6 +40,7 @@ std::unique_ptr<PassChecker> make_no_double_write(const HistoryIndex& index);
 std::unique_ptr<PassChecker> make_no_false_duplicate(const HistoryIndex& index);
 std::unique_ptr<PassChecker> make_duplicate_id(const HistoryIndex& index);
 std::unique_ptr<PassChecker> make_partition_scope(const HistoryIndex& index);
+std::unique_ptr<PassChecker> make_first_wins(const HistoryIndex& index);
 std::unique_ptr<PassChecker> make_ack_resolution(const HistoryIndex& index);
 std::unique_ptr<PassChecker> make_retry_convergence(const HistoryIndex& index);
 std::unique_ptr<PassChecker> make_window_expiry(const HistoryIndex& index);

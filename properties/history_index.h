@@ -1,12 +1,16 @@
 #pragma once
 // What several checkers derive from a history in the same way, built once per
-// history and shared: the request index (StepIndex) and the verdicts storage
-// gave each frame (Verdicts). Both are read from the history alone; sharing
+// history and shared: the request index (StepIndex), each request's item
+// leaders (model::request_leaders) and the verdicts storage gave each frame
+// (Verdicts). Both are read from the history alone; sharing
 // them changes no checker's expectations, only how often they are rebuilt.
 //
 // Not thread-safe: the verdicts are built on first use. The history must
 // outlive the index.
+#include <cstddef>
 #include <optional>
+#include <span>
+#include <vector>
 
 #include "properties/history.h"
 #include "properties/step_index.h"
@@ -26,11 +30,16 @@ class HistoryIndex {
     if (!verdicts_) verdicts_.emplace(history_);
     return *verdicts_;
   }
+  // request_leaders(request) for a record of this history's requests.
+  std::span<const size_t> leaders(const history::RequestRecord& request) const;
 
  private:
   const history::History& history_;
   StepIndex steps_;
   mutable std::optional<Verdicts> verdicts_;
+  // Every request's leaders, concatenated in request order; built on first use.
+  mutable std::vector<size_t> leaders_;
+  mutable std::vector<size_t> leaders_start_;  // per request, where its leaders begin
 };
 
 }  // namespace qdt::properties

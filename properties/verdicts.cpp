@@ -177,4 +177,39 @@ Expected Verdicts::expected(const history::RequestRecord& request, size_t index,
   return x;
 }
 
+bool Verdicts::accepts(const history::RequestRecord& request, size_t index, size_t leader,
+                       const history::ResponseItem& response) const {
+  assert(index < request.items.size() && leader <= index);
+  const history::ItemRecord& item = request.items[leader];
+  auto it = frames_.find({request.request, item.queue, item.partition, item.transaction_id});
+  if (it == frames_.end()) return expected(request, index, leader).accepts(response);  // a layer-2 follower
+  // The statuses and ids own_answer collects, as expected() turns them for a
+  // follower of the leader (queued -> duplicate); each only compared.
+  bool status_ok = false;
+  bool id_ok = response.status == "error";
+  for (const Outcome& o : it->second) {
+    const char* status = nullptr;
+    switch (o.kind) {
+      case Kind::undecided:
+        continue;
+      case Kind::queued:
+        status = leader == index ? "queued" : "duplicate";
+        id_ok = id_ok || o.message_id == response.message_id;
+        break;
+      case Kind::duplicate: {
+        status = "duplicate";
+        if (id_ok) break;
+        const std::vector<std::string> ids = fetched_after(o, item.queue, item.partition);
+        id_ok = std::find(ids.begin(), ids.end(), response.message_id) != ids.end();
+        break;
+      }
+      case Kind::error:
+        status = "error";
+        break;
+    }
+    status_ok = status_ok || response.status == status;
+  }
+  return status_ok && id_ok;
+}
+
 }  // namespace qdt::properties

@@ -52,6 +52,10 @@ class Verdicts {
   // The answer of item `index` of `request`; `leader` is its group's leader
   // (model::request_leaders), equal to `index` when it leads.
   Expected expected(const history::RequestRecord& request, size_t index, size_t leader) const;
+  // expected(request, index, leader).accepts(response), without building the
+  // expectation's sets and text.
+  bool accepts(const history::RequestRecord& request, size_t index, size_t leader,
+               const history::ResponseItem& response) const;
 
  private:
   enum class Kind { undecided, queued, duplicate, error };
