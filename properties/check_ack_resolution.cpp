@@ -35,7 +35,7 @@ class AckResolution final : public PassChecker {
     }
     const int64_t smallest = *partition->live_offsets(ack->transaction_id).begin();
     const StoredMessage* m = partition->at(smallest);
-    const std::string id = m->segment_present ? m->message_id : history::kZeroUuid;
+    const std::string id = m->segment_present ? m->message_id() : history::kZeroUuid;
     if (!ack->acked) {
       sink_.add(ack->step, label,
                 at + "unresolvable, but the sidecar row of offset " + std::to_string(smallest) + " holds the key");

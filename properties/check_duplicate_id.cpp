@@ -64,7 +64,7 @@ class DuplicateId final : public PassChecker {
       const StoredMessage* original = partition ? partition->at(fetch->offset) : nullptr;
       // A failed fetch legitimately reads nothing (SPEC 2.6: "can no longer be read").
       const bool present = original != nullptr && original->segment_present && !fetch->failed;
-      const std::string& want = present ? original->message_id : kZeroId;
+      const std::string& want = present ? original->message_id() : kZeroId;
       if (fetch->message_id != want || fetch->found != present) {
         auto it = pending_step_.find({fetch->broker, fetch->queue, fetch->partition, fetch->offset});
         std::string state_of = original == nullptr ? "was never stored"

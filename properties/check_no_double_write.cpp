@@ -49,14 +49,14 @@ class NoDoubleWrite final : public PassChecker {
         continue;
       }
       if (partition == nullptr) continue;
-      const std::set<int64_t>& live = partition->live_offsets(f.transaction_id);
+      const std::vector<int64_t>& live = partition->live_offsets(f.transaction_id);
       for (auto it = live.rbegin(); it != live.rend(); ++it) {
         const StoredMessage* earlier = partition->at(*it);
         if (earlier->created_at_ms < oldest_ms) break;
         sink_.add(steps_.step_of(*push, j), partition_label(push->queue, push->partition),
-                  prefix(j) + " while offset " + std::to_string(earlier->offset) + " (id " + earlier->message_id +
+                  prefix(j) + " while offset " + std::to_string(earlier->offset) + " (id " + earlier->message_id() +
                       ", created at " + std::to_string(earlier->created_at_ms) + " ms by event " +
-                      std::to_string(earlier->event_index) + ", step " + steps_.step_of(earlier->origin_request) +
+                      std::to_string(earlier->event_index) + ", step " + steps_.step_of(earlier->origin_request()) +
                       ") was still in the window with its sidecar row present");
         break;
       }

@@ -47,8 +47,8 @@ class NoFalseDuplicate final : public PassChecker {
         sink_.add(step, label, what + " while the window is 0");
       } else if (original == nullptr) {
         sink_.add(step, label, what + ", but no earlier push stored that offset");
-      } else if (original->transaction_id != txn) {
-        sink_.add(step, label, what + ", which holds txn " + original->transaction_id);
+      } else if (original->transaction_id() != txn) {
+        sink_.add(step, label, what + ", which holds txn " + original->transaction_id());
       } else if (!original->sidecar_present) {
         sink_.add(step, label,
                   what + ", whose sidecar row was purged by event " + std::to_string(original->sidecar_purged_by));

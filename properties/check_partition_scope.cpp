@@ -40,7 +40,7 @@ class PartitionScope final : public PassChecker {
       if (index >= push->frames.size()) continue;
       const std::string& txn = push->frames[index].transaction_id;
       const StoredMessage* original = partition ? partition->at(offset) : nullptr;
-      if (original != nullptr && original->transaction_id == txn) continue;
+      if (original != nullptr && original->transaction_id() == txn) continue;
       auto elsewhere = stored_in_.find(txn);
       if (elsewhere == stored_in_.end()) continue;  // no original anywhere: no-false-duplicate's finding
       const std::string label = partition_label(push->queue, push->partition);
@@ -84,11 +84,11 @@ class PartitionScope final : public PassChecker {
           if (at->queue != item.queue || at->partition != item.partition) {
             sink_.add(r.step, partition_label(item.queue, item.partition),
                       what() + ", the id of offset " + std::to_string(at->offset) + " of partition " +
-                          partition_label(at->queue, at->partition) + " (txn " + m->transaction_id + ")");
-          } else if (m->transaction_id != item.transaction_id) {
+                          partition_label(at->queue, at->partition) + " (txn " + m->transaction_id() + ")");
+          } else if (m->transaction_id() != item.transaction_id) {
             sink_.add(
                 r.step, partition_label(item.queue, item.partition),
-                what() + ", the id of offset " + std::to_string(at->offset) + " which holds txn " + m->transaction_id);
+                what() + ", the id of offset " + std::to_string(at->offset) + " which holds txn " + m->transaction_id());
           }
           continue;
         }

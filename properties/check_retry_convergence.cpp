@@ -121,9 +121,9 @@ class RetryConvergence final : public PassChecker {
         }
         if (m->created_at_ms < oldest_ms) break;
         sink_.add(steps.step_of(*push, j), partition_label(push->queue, push->partition),
-                  what() + " while offset " + std::to_string(m->offset) + " (id " + m->message_id + ", created at " +
+                  what() + " while offset " + std::to_string(m->offset) + " (id " + m->message_id() + ", created at " +
                       std::to_string(m->created_at_ms) + " ms by event " + std::to_string(m->event_index) +
-                      ", request " + std::to_string(m->origin_request) +
+                      ", request " + std::to_string(m->origin_request()) +
                       ") of the same push was still in the window with its sidecar row present");
         break;
       }
@@ -168,11 +168,11 @@ class RetryConvergence final : public PassChecker {
     std::map<int64_t, const StoredMessage*> stored;
     std::vector<std::string_view> unstored;
     for (const auto& [id, r] : ids) {
-      const StorageReplay::Location* at = replay.locate(std::string(id));
+      const StorageReplay::Location* at = replay.locate(id);
       const StoredMessage* m = at && partition && at->queue == item.queue && at->partition == item.partition
                                    ? partition->at(at->offset)
                                    : nullptr;
-      if (m != nullptr && m->transaction_id == item.transaction_id) {
+      if (m != nullptr && m->transaction_id() == item.transaction_id) {
         stored.emplace(m->offset, m);
       } else {
         unstored.push_back(id);
@@ -186,9 +186,9 @@ class RetryConvergence final : public PassChecker {
         const Commit& commit = commits_.at(later->second->event_index);
         for (auto earlier = stored.begin(); earlier != later; ++earlier) {
           if (fresh_allowed(*earlier->second, *later->second, commit)) continue;
-          conflict = "offset " + std::to_string(later->first) + " (id " + later->second->message_id +
+          conflict = "offset " + std::to_string(later->first) + " (id " + later->second->message_id() +
                      ") was stored at " + std::to_string(commit.now_ms) + " ms while offset " +
-                     std::to_string(earlier->first) + " (id " + earlier->second->message_id + ", created at " +
+                     std::to_string(earlier->first) + " (id " + earlier->second->message_id() + ", created at " +
                      std::to_string(earlier->second->created_at_ms) + " ms) was in the " +
                      std::to_string(commit.window_seconds) + " s window with its sidecar row present";
           break;

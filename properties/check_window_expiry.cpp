@@ -55,7 +55,7 @@ class WindowExpiry final : public PassChecker {
       const history::FrameRecord& f = push->frames[j];
       auto ids = stored_ids_.find(KeyView{push->queue, push->partition, f.transaction_id});
       if (ids == stored_ids_.end()) continue;  // a first occurrence: not a repeat
-      const std::set<int64_t>& live = partition->live_offsets(f.transaction_id);
+      const std::vector<int64_t>& live = partition->live_offsets(f.transaction_id);
       const StoredMessage* newest = live.empty() ? nullptr : partition->at(*live.rbegin());
       if (window > 0 && newest != nullptr && newest->created_at_ms >= push->now_ms - window * 1000) continue;
       judge_repeat(*push, e, j, window, newest, ids->second);
