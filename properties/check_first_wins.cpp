@@ -76,17 +76,6 @@ void check_followers(const history::PushEvent& push, size_t e, const StepIndex& 
   }
 }
 
-// (request, queue, partition, txn), as views into the history.
-struct RequestKey {
-  uint64_t request = 0;
-  KeyView key;
-  bool operator==(const RequestKey&) const = default;
-};
-
-struct RequestKeyHash {
-  size_t operator()(const RequestKey& k) const { return KeyViewHash{}(k.key) * 0x9e3779b97f4a7c15ULL + k.request; }
-};
-
 class FirstWins final : public PassChecker {
  public:
   explicit FirstWins(const HistoryIndex& index) : PassChecker("first-wins", {}), index_(index) {}

@@ -4,6 +4,7 @@
 // and no ordered string comparisons, which std::map over string tuples did
 // per event. The history must outlive every KeyView made from it.
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <string_view>
 
@@ -23,6 +24,17 @@ struct KeyViewHash {
     out = out * 0x9e3779b97f4a7c15ULL + h(k.partition);
     return out * 0x9e3779b97f4a7c15ULL + h(k.txn);
   }
+};
+
+// A key within one request (frames and items of it).
+struct RequestKey {
+  uint64_t request = 0;
+  KeyView key;
+  bool operator==(const RequestKey&) const = default;
+};
+
+struct RequestKeyHash {
+  size_t operator()(const RequestKey& k) const { return KeyViewHash{}(k.key) * 0x9e3779b97f4a7c15ULL + k.request; }
 };
 
 }  // namespace qdt::properties
