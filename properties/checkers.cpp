@@ -29,18 +29,18 @@ constexpr Entry kRegistry[] = {
     {"duplicate-id", check_duplicate_id, make_duplicate_id},
     {"partition-scope", check_partition_scope, make_partition_scope},
     {"first-wins", check_first_wins, make_first_wins},
-    {"nothing-written-on-duplicate", check_nothing_written_on_duplicate},
-    {"offsets", check_offsets},
-    {"dedup-off", check_dedup_off},
+    {"nothing-written-on-duplicate", check_nothing_written_on_duplicate, make_nothing_written_on_duplicate},
+    {"offsets", check_offsets, make_offsets},
+    {"dedup-off", check_dedup_off, make_dedup_off},
     {"ack-resolution", check_ack_resolution, make_ack_resolution},
     {"retry-convergence", check_retry_convergence, make_retry_convergence},
     {"window-expiry", check_window_expiry, make_window_expiry},
-    {"cache-transparency", check_cache_transparency},
+    {"cache-transparency", check_cache_transparency, make_cache_transparency},
     {"retention-model", check_retention_model, make_retention_model},
     {"sidecar-floor", check_sidecar_floor, make_sidecar_floor},
     {"client-visible", check_client_visible},
     {"liveness", check_liveness},
-    {"durability", check_durability},
+    {"durability", check_durability, make_durability},
 };
 
 }  // namespace

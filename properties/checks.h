@@ -3,9 +3,10 @@
 // (check_<name>.cpp). checkers.cpp registers them by name; tests call them
 // through check_property().
 //
-// The properties judging events against the state before them also come as
-// PassCheckers (make_<name>), which check_history runs together in one walk
-// over the events (properties/event_pass.h); check_<name> runs one alone.
+// All but client-visible and liveness (which read only requests, outcomes
+// and final reads) also come as PassCheckers (make_<name>), which
+// check_history runs together in one walk over the events sharing one
+// HistoryIndex (properties/event_pass.h); check_<name> runs one alone.
 #include <memory>
 #include <vector>
 
@@ -41,10 +42,15 @@ std::unique_ptr<PassChecker> make_no_false_duplicate(const HistoryIndex& index);
 std::unique_ptr<PassChecker> make_duplicate_id(const HistoryIndex& index);
 std::unique_ptr<PassChecker> make_partition_scope(const HistoryIndex& index);
 std::unique_ptr<PassChecker> make_first_wins(const HistoryIndex& index);
+std::unique_ptr<PassChecker> make_nothing_written_on_duplicate(const HistoryIndex& index);
+std::unique_ptr<PassChecker> make_offsets(const HistoryIndex& index);
+std::unique_ptr<PassChecker> make_dedup_off(const HistoryIndex& index);
 std::unique_ptr<PassChecker> make_ack_resolution(const HistoryIndex& index);
 std::unique_ptr<PassChecker> make_retry_convergence(const HistoryIndex& index);
 std::unique_ptr<PassChecker> make_window_expiry(const HistoryIndex& index);
+std::unique_ptr<PassChecker> make_cache_transparency(const HistoryIndex& index);
 std::unique_ptr<PassChecker> make_retention_model(const HistoryIndex& index);
 std::unique_ptr<PassChecker> make_sidecar_floor(const HistoryIndex& index);
+std::unique_ptr<PassChecker> make_durability(const HistoryIndex& index);
 
 }  // namespace qdt::properties
