@@ -12,6 +12,7 @@
 //   of its own key, and the follower request's item of that key answers what
 //   the leader frame's request answered for it (the same rule as layer 1).
 #include <memory>
+#include <memory_resource>
 #include <span>
 #include <string>
 #include <string_view>
@@ -129,7 +130,7 @@ class FirstWins final : public PassChecker {
  private:
   const HistoryIndex& index_;
   // (request, queue, partition, txn) -> (message id, event) of its first frame.
-  std::unordered_map<RequestKey, std::pair<std::string_view, size_t>, RequestKeyHash> frame_of_;
+  std::pmr::unordered_map<RequestKey, std::pair<std::string_view, size_t>, RequestKeyHash> frame_of_{&arena_};
 };
 
 }  // namespace

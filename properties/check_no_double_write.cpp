@@ -8,6 +8,7 @@
 // decides and the scan stops at the first one outside the window.
 #include <memory>
 #include <set>
+#include <span>
 #include <string>
 #include <variant>
 
@@ -49,7 +50,7 @@ class NoDoubleWrite final : public PassChecker {
         continue;
       }
       if (partition == nullptr) continue;
-      const std::vector<int64_t>& live = partition->live_offsets(f.transaction_id);
+      const std::span<const int64_t> live = partition->live_offsets(f.transaction_id);
       for (auto it = live.rbegin(); it != live.rend(); ++it) {
         const StoredMessage* earlier = partition->at(*it);
         if (earlier->created_at_ms < oldest_ms) break;

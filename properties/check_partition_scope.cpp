@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <memory_resource>
 #include <set>
 #include <string>
 #include <string_view>
@@ -59,7 +60,7 @@ class PartitionScope final : public PassChecker {
     if (push->queued && !push->frames.empty()) {
       const uint32_t id = label_id(push->queue, push->partition);
       for (const history::FrameRecord& f : push->frames) {
-        std::vector<uint32_t>& in = stored_in_[f.transaction_id];
+        std::pmr::vector<uint32_t>& in = stored_in_[f.transaction_id];
         if (std::find(in.begin(), in.end(), id) == in.end()) in.push_back(id);
       }
     }
@@ -86,9 +87,9 @@ class PartitionScope final : public PassChecker {
                       what() + ", the id of offset " + std::to_string(at->offset) + " of partition " +
                           partition_label(at->queue, at->partition) + " (txn " + m->transaction_id() + ")");
           } else if (m->transaction_id() != item.transaction_id) {
-            sink_.add(
-                r.step, partition_label(item.queue, item.partition),
-                what() + ", the id of offset " + std::to_string(at->offset) + " which holds txn " + m->transaction_id());
+            sink_.add(r.step, partition_label(item.queue, item.partition),
+                      what() + ", the id of offset " + std::to_string(at->offset) + " which holds txn " +
+                          m->transaction_id());
           }
           continue;
         }
@@ -117,7 +118,7 @@ class PartitionScope final : public PassChecker {
 
   const HistoryIndex& index_;
   // txn -> the partitions that stored it (ids into labels_); the key points into the history.
-  std::unordered_map<std::string_view, std::vector<uint32_t>> stored_in_;
+  std::pmr::unordered_map<std::string_view, std::pmr::vector<uint32_t>> stored_in_{&arena_};
   std::map<std::pair<std::string, std::string>, uint32_t> label_ids_;
   std::vector<std::string> labels_;  // "queue/partition"
 };

@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <memory_resource>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -99,7 +100,7 @@ class RetryConvergence final : public PassChecker {
       if (origin == nullptr) continue;
       const int64_t offset = push->base_offset + static_cast<int64_t>(j);
       // Offsets this push's frames stored under the key, ascending, still unpurged as far as known.
-      std::vector<int64_t>& earlier =
+      std::pmr::vector<int64_t>& earlier =
           stored_by_push_[PushKey{push_of(*origin), 0, KeyView{push->queue, push->partition, f.transaction_id}}];
       auto what = [&] {
         return "txn " + f.transaction_id + " stored at offset " + std::to_string(offset) + " by event " +
@@ -207,8 +208,8 @@ class RetryConvergence final : public PassChecker {
   }
 
   const HistoryIndex& index_;
-  std::unordered_map<size_t, Commit> commits_;  // queued event -> what its probe saw
-  std::unordered_map<PushKey, std::vector<int64_t>, PushKeyHash> stored_by_push_;
+  std::pmr::unordered_map<size_t, Commit> commits_{&arena_};  // queued event -> what its probe saw
+  std::pmr::unordered_map<PushKey, std::pmr::vector<int64_t>, PushKeyHash> stored_by_push_{&arena_};
 };
 
 }  // namespace

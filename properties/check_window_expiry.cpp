@@ -13,8 +13,10 @@
 // newest live occurrence decides whether any is in the window.
 #include <algorithm>
 #include <memory>
+#include <memory_resource>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -55,7 +57,7 @@ class WindowExpiry final : public PassChecker {
       const history::FrameRecord& f = push->frames[j];
       auto ids = stored_ids_.find(KeyView{push->queue, push->partition, f.transaction_id});
       if (ids == stored_ids_.end()) continue;  // a first occurrence: not a repeat
-      const std::vector<int64_t>& live = partition->live_offsets(f.transaction_id);
+      const std::span<const int64_t> live = partition->live_offsets(f.transaction_id);
       const StoredMessage* newest = live.empty() ? nullptr : partition->at(*live.rbegin());
       if (window > 0 && newest != nullptr && newest->created_at_ms >= push->now_ms - window * 1000) continue;
       judge_repeat(*push, e, j, window, newest, ids->second);
@@ -70,7 +72,7 @@ class WindowExpiry final : public PassChecker {
  private:
   // Frame `j` of `push` repeats a key none of whose stored messages is in the window.
   void judge_repeat(const history::PushEvent& push, size_t e, size_t j, int64_t window, const StoredMessage* newest,
-                    const std::vector<std::string_view>& ids) {
+                    const std::pmr::vector<std::string_view>& ids) {
     const history::FrameRecord& f = push.frames[j];
     const std::string label = partition_label(push.queue, push.partition);
     const std::string why = newest == nullptr ? std::string(" has no earlier occurrence with its sidecar row present")
@@ -102,7 +104,7 @@ class WindowExpiry final : public PassChecker {
 
   const StepIndex& steps_;
   // Every id ever queued under a key (views into the history).
-  std::unordered_map<KeyView, std::vector<std::string_view>, KeyViewHash> stored_ids_;
+  std::pmr::unordered_map<KeyView, std::pmr::vector<std::string_view>, KeyViewHash> stored_ids_{&arena_};
 };
 
 }  // namespace

@@ -9,6 +9,7 @@
 // Order per checker is the event order, so failures come out as before.
 #include <cstddef>
 #include <memory>
+#include <memory_resource>
 #include <string>
 #include <utility>
 #include <vector>
@@ -51,6 +52,9 @@ class PassChecker {
 
  protected:
   FailureSink sink_;
+  // For the checker's own indexes: they only grow during a pass and are
+  // freed at once with the checker, not node by node.
+  std::pmr::monotonic_buffer_resource arena_;
 
  private:
   Needs needs_;

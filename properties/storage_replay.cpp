@@ -5,18 +5,14 @@
 #include <variant>
 
 namespace qdt::properties {
-namespace {
-const std::vector<int64_t> kNoOffsets;
-}  // namespace
-
 const StoredMessage* PartitionReplay::at(int64_t offset) const {
   auto it = messages_.find(offset);
   return it == messages_.end() ? nullptr : &it->second;
 }
 
-const std::vector<int64_t>& PartitionReplay::live_offsets(std::string_view transaction_id) const {
+std::span<const int64_t> PartitionReplay::live_offsets(std::string_view transaction_id) const {
   auto it = live_.find(transaction_id);
-  return it == live_.end() ? kNoOffsets : it->second;
+  return it == live_.end() ? std::span<const int64_t>() : std::span<const int64_t>(it->second);
 }
 
 int64_t StorageReplay::window_seconds(std::string_view queue) const {
@@ -41,7 +37,7 @@ void PartitionReplay::delete_span(int64_t base_offset, int64_t end_offset) {
 }
 
 PartitionReplay& StorageReplay::partition(std::string_view queue, std::string_view partition) {
-  return partitions_[{queue, partition}];
+  return partitions_.try_emplace({queue, partition}, &arena_).first->second;
 }
 
 void StorageReplay::apply(const history::Event& event, size_t event_index) {
@@ -57,7 +53,7 @@ void StorageReplay::apply(const history::Event& event, size_t event_index) {
       m.event_index = event_index;
       const int64_t offset = m.offset;
       if (!p.messages_.emplace(offset, m).second) continue;  // overlap: first write kept
-      std::vector<int64_t>& live = p.live_[f.transaction_id];
+      std::pmr::vector<int64_t>& live = p.live_[f.transaction_id];
       // Ascending, no repeats (offsets usually arrive in order).
       auto at = std::lower_bound(live.begin(), live.end(), offset);
       if (at == live.end() || *at != offset) live.insert(at, offset);

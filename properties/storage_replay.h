@@ -13,11 +13,14 @@
 //
 // The replay keeps views into the applied events (ids, keys, queue and
 // partition names) instead of copies: every event applied must outlive it,
-// as a history outlives its checkers.
+// as a history outlives its checkers. Its nodes come from one arena, freed
+// with the replay: it only grows while a history is walked.
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory_resource>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -43,17 +46,17 @@ struct StoredMessage {
 
 class PartitionReplay {
  public:
+  explicit PartitionReplay(std::pmr::memory_resource* arena) : messages_(arena), live_(arena) {}
   const StoredMessage* at(int64_t offset) const;
   // Offsets holding `transaction_id` whose sidecar row is still present, ascending.
-  const std::vector<int64_t>& live_offsets(std::string_view transaction_id) const;
-  const std::map<int64_t, StoredMessage>& messages() const { return messages_; }
+  std::span<const int64_t> live_offsets(std::string_view transaction_id) const;
   int64_t txns_start() const { return txns_start_; }
 
  private:
   friend class StorageReplay;
   void delete_span(int64_t base_offset, int64_t end_offset);
-  std::map<int64_t, StoredMessage> messages_;
-  std::unordered_map<std::string_view, std::vector<int64_t>> live_;
+  std::pmr::map<int64_t, StoredMessage> messages_;
+  std::pmr::unordered_map<std::string_view, std::pmr::vector<int64_t>> live_;
   int64_t txns_start_ = 0;  // as the last purge step reported it
 };
 
@@ -80,9 +83,10 @@ class StorageReplay {
     }
   };
   PartitionReplay& partition(std::string_view queue, std::string_view partition);
-  std::unordered_map<std::string_view, int64_t> windows_;
-  std::unordered_map<PartitionKey, PartitionReplay, PartitionKeyHash> partitions_;  // nodes: stable addresses
-  std::unordered_map<std::string_view, Location> locations_;
+  std::pmr::monotonic_buffer_resource arena_;  // first: the maps below allocate from it
+  std::pmr::unordered_map<std::string_view, int64_t> windows_{&arena_};
+  std::pmr::unordered_map<PartitionKey, PartitionReplay, PartitionKeyHash> partitions_{&arena_};  // stable nodes
+  std::pmr::unordered_map<std::string_view, Location> locations_{&arena_};
 };
 
 }  // namespace qdt::properties
