@@ -81,7 +81,7 @@ class PartitionScope final : public PassChecker {
                  " with id " + got.message_id;
         };
         if (const StorageReplay::Location* at = replay.locate(got.message_id)) {
-          const StoredMessage* m = replay.find(at->queue, at->partition)->at(at->offset);
+          const StoredMessage* m = at->message;
           if (at->queue != item.queue || at->partition != item.partition) {
             sink_.add(r.step, partition_label(item.queue, item.partition),
                       what() + ", the id of offset " + std::to_string(at->offset) + " of partition " +

@@ -134,7 +134,7 @@ class RetryConvergence final : public PassChecker {
   }
 
   void finish(const PassState& state) override {
-    std::unordered_map<PushKey, Received, PushKeyHash> received;
+    std::pmr::unordered_map<PushKey, Received, PushKeyHash> received(&arena_);
     for (const history::RequestRecord& r : index_.history().requests) {
       if (!r.delivered || !r.response_received || r.rejected) continue;
       for (size_t i = 0; i < r.responses.size() && i < r.items.size(); ++i) {

@@ -11,6 +11,10 @@ std::span<const size_t> HistoryIndex::leaders(const history::RequestRecord& requ
     leaders_start_.reserve(requests.size() + 1);
     for (const history::RequestRecord& r : requests) {
       leaders_start_.push_back(leaders_.size());
+      if (r.items.size() == 1) {  // a lone item leads itself
+        leaders_.push_back(0);
+        continue;
+      }
       const std::vector<size_t> l = request_leaders(r);
       leaders_.insert(leaders_.end(), l.begin(), l.end());
     }

@@ -52,12 +52,13 @@ void StorageReplay::apply(const history::Event& event, size_t event_index) {
       m.created_at_ms = push->now_ms;
       m.event_index = event_index;
       const int64_t offset = m.offset;
-      if (!p.messages_.emplace(offset, m).second) continue;  // overlap: first write kept
+      const auto [stored, fresh] = p.messages_.emplace(offset, m);
+      if (!fresh) continue;  // overlap: first write kept
       std::pmr::vector<int64_t>& live = p.live_[f.transaction_id];
       // Ascending, no repeats (offsets usually arrive in order).
       auto at = std::lower_bound(live.begin(), live.end(), offset);
       if (at == live.end() || *at != offset) live.insert(at, offset);
-      locations_.try_emplace(f.message_id, Location{push->queue, push->partition, offset});
+      locations_.try_emplace(f.message_id, Location{push->queue, push->partition, offset, &stored->second});
     }
   } else if (const auto* configure = std::get_if<history::ConfigureEvent>(&event)) {
     windows_[configure->queue] = configure->window_seconds;

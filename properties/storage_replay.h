@@ -71,6 +71,7 @@ class StorageReplay {
     std::string_view queue;
     std::string_view partition;
     int64_t offset = 0;
+    const StoredMessage* message = nullptr;  // at `offset` of that partition
   };
   const Location* locate(std::string_view message_id) const;
 
