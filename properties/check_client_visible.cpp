@@ -46,13 +46,21 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
+#include <string_view>
 #include <tuple>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
 #include <variant>
+#include <vector>
 
 #include "properties/checks.h"
+#include "properties/event_pass.h"
 #include "properties/failure_sink.h"
+#include "properties/key_view.h"
 #include "properties/step_index.h"
 
 namespace qdt::properties {
@@ -67,6 +75,19 @@ struct Answer {
   const std::string& id() const { return request->responses[item].message_id; }
 };
 
+// A read message's identity: its id, partition and key (views into the history).
+struct ReadKey {
+  std::string_view id;
+  KeyView key;
+  bool operator==(const ReadKey&) const = default;
+};
+
+struct ReadKeyHash {
+  size_t operator()(const ReadKey& k) const {
+    return KeyViewHash{}(k.key) * 0x9e3779b97f4a7c15ULL + std::hash<std::string_view>{}(k.id);
+  }
+};
+
 struct Pass {
   int64_t now_ms = 0;
   int64_t retention_seconds = 0;
@@ -75,7 +96,8 @@ struct Pass {
 
 class ClientView {
  public:
-  ClientView(const history::History& h, FailureSink& sink) : h_(h), sink_(sink), timed_(h.recorded_request_times) {}
+  ClientView(const history::History& h, const StepIndex& steps, FailureSink& sink)
+      : h_(h), steps_(steps), sink_(sink), timed_(h.recorded_request_times) {}
 
   void run() {
     collect();
@@ -119,15 +141,19 @@ class ClientView {
         acked_at_.try_emplace(ack->message_id, ack->now_ms);
       } else if (const auto* read = std::get_if<history::ReadEvent>(&event); read && !read->failed) {
         for (const history::ReadMessage& m : read->messages) {
-          read_ids_.insert({m.message_id, read->queue, read->partition, m.transaction_id});
+          read_ids_.insert({m.message_id, {read->queue, read->partition, m.transaction_id}});
         }
       }
     }
     for (const history::FinalRead& read : h_.final_reads) {
       for (const history::ReadMessage& m : read.messages) {
-        read_ids_.insert({m.message_id, read.queue, read.partition, m.transaction_id});
-        final_.emplace(std::make_pair(std::make_pair(read.queue, read.partition), m.message_id), &m);
+        read_ids_.insert({m.message_id, {read.queue, read.partition, m.transaction_id}});
+        final_.emplace(ReadKey{m.message_id, {read.queue, read.partition, {}}}, &m);
       }
+    }
+    for (const auto& [id, answer] : queued_) {
+      const history::ItemRecord& item = answer.request->items[answer.item];
+      queued_by_key_[KeyView{item.queue, item.partition, item.transaction_id}].emplace_back(id, answer);
     }
   }
 
@@ -149,9 +175,9 @@ class ClientView {
     return out;
   }
 
-  const history::ReadMessage* in_final_read(const std::string& queue, const std::string& partition,
-                                            const std::string& id) const {
-    auto it = final_.find({{queue, partition}, id});
+  const history::ReadMessage* in_final_read(std::string_view queue, std::string_view partition,
+                                            std::string_view id) const {
+    auto it = final_.find(ReadKey{id, {queue, partition, {}}});
     return it == final_.end() ? nullptr : it->second;
   }
 
@@ -178,21 +204,23 @@ class ClientView {
 
   void check_readable(const Answer& a) {
     const history::ItemRecord& item = a.request->items[a.item];
-    const std::string label = partition_label(item.queue, item.partition);
-    const std::string at = "item " + std::to_string(a.item) + " (txn " + item.transaction_id + ") of request " +
-                           std::to_string(a.request->request) + " was answered queued with id " + a.id();
+    auto at = [&] {
+      return "item " + std::to_string(a.item) + " (txn " + item.transaction_id + ") of request " +
+             std::to_string(a.request->request) + " was answered queued with id " + a.id();
+    };
     const history::ReadMessage* m = in_final_read(item.queue, item.partition, a.id());
     if (m != nullptr) {
       if (m->transaction_id != item.transaction_id) {
-        sink_.add(a.request->step, label,
-                  at + ", but the final read holds that id at offset " + std::to_string(m->offset) + " with txn " +
+        sink_.add(a.request->step, partition_label(item.queue, item.partition),
+                  at() + ", but the final read holds that id at offset " + std::to_string(m->offset) + " with txn " +
                       m->transaction_id);
       }
       return;
     }
     if (may_be_gone(a)) return;
+    const std::string label = partition_label(item.queue, item.partition);
     sink_.add(a.request->step, label,
-              at + ", but the final read of " + label +
+              at() + ", but the final read of " + label +
                   " does not hold it, and no retention pass or delete_segment fault the model replays could have "
                   "removed its segment");
   }
@@ -229,7 +257,7 @@ class ClientView {
       }
       // An id no client was answered: only a read of the key, or a commit no
       // client saw answered, can vouch for it.
-      if (unseen || read_ids_.contains({id, item.queue, item.partition, item.transaction_id})) return;
+      if (unseen || read_ids_.contains({id, {item.queue, item.partition, item.transaction_id}})) return;
       sink_.add(d.request->step, label,
                 at + " with id " + id + ", which no producer was answered queued and no read shows");
       return;
@@ -247,9 +275,10 @@ class ClientView {
   }
 
   bool has_original(const Answer& d, const Key& key, bool unreadable_only) const {
-    for (const auto& [id, q] : queued_) {
+    auto answers = queued_by_key_.find(KeyView{std::get<0>(key), std::get<1>(key), std::get<2>(key)});
+    if (answers == queued_by_key_.end()) return false;
+    for (const auto& [id, q] : answers->second) {
       const history::ItemRecord& original = q.request->items[q.item];
-      if (std::tie(original.queue, original.partition, original.transaction_id) != key) continue;
       if (!may_be_original(q, d)) continue;
       if (!unreadable_only || in_final_read(original.queue, original.partition, id) == nullptr) return true;
     }
@@ -284,7 +313,7 @@ class ClientView {
   }
 
   void check_followers() {
-    const StepIndex steps(h_);
+    const StepIndex& steps = steps_;
     auto carries = [](const history::RequestRecord* r, const std::string& q, const std::string& p,
                       const std::string& txn) {
       return r != nullptr && std::any_of(r->items.begin(), r->items.end(), [&](const history::ItemRecord& i) {
@@ -302,39 +331,55 @@ class ClientView {
           sink_.add(steps.step_of(f.request), label, at + " names no recorded delivery carrying that key");
           continue;
         }
-        const bool leader_known = f.frame < push->frames.size() &&
-                                  carries(steps.find(push->frames[f.frame].origin_request), push->queue,
-                                          push->partition, f.transaction_id);
+        const bool leader_known =
+            f.frame < push->frames.size() &&
+            carries(steps.find(push->frames[f.frame].origin_request), push->queue, push->partition, f.transaction_id);
         if (!leader_known) {
-          sink_.add(steps.step_of(f.request), label,
-                    at + " names frame " + std::to_string(f.frame) +
-                        ", which no recorded delivery of that key produced");
+          sink_.add(
+              steps.step_of(f.request), label,
+              at + " names frame " + std::to_string(f.frame) + ", which no recorded delivery of that key produced");
         }
       }
     }
   }
 
   const history::History& h_;
+  const StepIndex& steps_;
   FailureSink& sink_;
   const bool timed_;
-  std::map<std::string, Answer> queued_;  // id -> its queued answer
+  std::map<std::string_view, Answer> queued_;  // id -> its first queued answer
+  // queued_ by the answer's key: the candidates for a duplicate's original.
+  std::unordered_map<KeyView, std::vector<std::pair<std::string_view, Answer>>, KeyViewHash> queued_by_key_;
   std::vector<Answer> duplicates_;
   std::set<Key> unseen_;  // keys of deliveries whose commit no client saw answered
   std::map<std::string, std::vector<std::pair<int64_t, int64_t>>> windows_;  // queue -> (now, window) in order
   std::map<PartitionKey, std::vector<Pass>> passes_;
   std::map<PartitionKey, std::vector<int64_t>> deletes_;
   std::set<PartitionKey> fetch_faults_;
-  std::map<std::string, int64_t> acked_at_;  // id -> first ack that resolved it
-  std::set<std::tuple<std::string, std::string, std::string, std::string>> read_ids_;  // id, queue, partition, txn
-  std::map<std::pair<PartitionKey, std::string>, const history::ReadMessage*> final_;
+  std::map<std::string, int64_t> acked_at_;            // id -> first ack that resolved it
+  std::unordered_set<ReadKey, ReadKeyHash> read_ids_;  // every id read, with its partition and key
+  std::unordered_map<ReadKey, const history::ReadMessage*, ReadKeyHash> final_;  // (id, queue, partition, -)
+};
+
+class ClientVisible final : public PassChecker {
+ public:
+  explicit ClientVisible(const HistoryIndex& index) : PassChecker("client-visible", {}), index_(index) {}
+  void finish(const PassState& /*state*/) override {
+    if (index_.history().recorded_final_reads) ClientView(index_.history(), index_.steps(), sink_).run();
+  }
+
+ private:
+  const HistoryIndex& index_;
 };
 
 }  // namespace
 
+std::unique_ptr<PassChecker> make_client_visible(const HistoryIndex& index) {
+  return std::make_unique<ClientVisible>(index);
+}
+
 std::vector<Failure> check_client_visible(const history::History& history) {
-  FailureSink sink("client-visible");
-  if (history.recorded_final_reads) ClientView(history, sink).run();
-  return sink.take();
+  return check_alone(make_client_visible, history);
 }
 
 }  // namespace qdt::properties

@@ -38,7 +38,7 @@ constexpr Entry kRegistry[] = {
     {"cache-transparency", check_cache_transparency, make_cache_transparency},
     {"retention-model", check_retention_model, make_retention_model},
     {"sidecar-floor", check_sidecar_floor, make_sidecar_floor},
-    {"client-visible", check_client_visible},
+    {"client-visible", check_client_visible, make_client_visible},
     {"liveness", check_liveness},
     {"durability", check_durability, make_durability},
 };

@@ -3,10 +3,10 @@
 // (check_<name>.cpp). checkers.cpp registers them by name; tests call them
 // through check_property().
 //
-// All but client-visible and liveness (which read only requests, outcomes
-// and final reads) also come as PassCheckers (make_<name>), which
-// check_history runs together in one walk over the events sharing one
-// HistoryIndex (properties/event_pass.h); check_<name> runs one alone.
+// All but liveness (which reads only requests and outcomes) also come as
+// PassCheckers (make_<name>), which check_history runs together in one walk
+// over the events sharing one HistoryIndex (properties/event_pass.h);
+// check_<name> runs one alone.
 #include <memory>
 #include <vector>
 
@@ -51,6 +51,7 @@ std::unique_ptr<PassChecker> make_window_expiry(const HistoryIndex& index);
 std::unique_ptr<PassChecker> make_cache_transparency(const HistoryIndex& index);
 std::unique_ptr<PassChecker> make_retention_model(const HistoryIndex& index);
 std::unique_ptr<PassChecker> make_sidecar_floor(const HistoryIndex& index);
+std::unique_ptr<PassChecker> make_client_visible(const HistoryIndex& index);
 std::unique_ptr<PassChecker> make_durability(const HistoryIndex& index);
 
 }  // namespace qdt::properties
