@@ -47,6 +47,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <memory_resource>
 #include <set>
 #include <string>
 #include <string_view>
@@ -119,7 +120,7 @@ class ClientView {
       }
       for (size_t i = 0; i < r.items.size(); ++i) {
         const std::string& status = r.responses[i].status;
-        if (status == "queued") queued_.emplace(r.responses[i].message_id, Answer{&r, i});
+        if (status == "queued") queued_.emplace_back(r.responses[i].message_id, Answer{&r, i});
         if (status == "duplicate") duplicates_.push_back(Answer{&r, i});
       }
     }
@@ -151,6 +152,11 @@ class ClientView {
         final_.emplace(ReadKey{m.message_id, {read.queue, read.partition, {}}}, &m);
       }
     }
+    // By id, the first answer of each id kept (the requests' order).
+    std::stable_sort(queued_.begin(), queued_.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+    queued_.erase(
+        std::unique(queued_.begin(), queued_.end(), [](const auto& x, const auto& y) { return x.first == y.first; }),
+        queued_.end());
     for (const auto& [id, answer] : queued_) {
       const history::ItemRecord& item = answer.request->items[answer.item];
       queued_by_key_[KeyView{item.queue, item.partition, item.transaction_id}].emplace_back(id, answer);
@@ -173,6 +179,13 @@ class ClientView {
     }
     take(before);
     return out;
+  }
+
+  // The first queued answer of `id`; nullptr when none.
+  const Answer* queued(std::string_view id) const {
+    auto it = std::lower_bound(queued_.begin(), queued_.end(), id,
+                               [](const auto& entry, std::string_view want) { return entry.first < want; });
+    return it == queued_.end() || it->first != id ? nullptr : &it->second;
   }
 
   const history::ReadMessage* in_final_read(std::string_view queue, std::string_view partition,
@@ -242,15 +255,13 @@ class ClientView {
     const bool unseen = unseen_.contains(key);
     const std::string at = "item " + std::to_string(d.item) + " (txn " + item.transaction_id + ") answered duplicate";
     if (id != history::kZeroUuid) {
-      auto it = queued_.find(id);
-      if (it != queued_.end()) {
-        const history::ItemRecord& original = it->second.request->items[it->second.item];
-        if (std::tie(original.queue, original.partition, original.transaction_id) == key &&
-            may_be_original(it->second, d)) {
+      if (const Answer* q = queued(id)) {
+        const history::ItemRecord& original = q->request->items[q->item];
+        if (std::tie(original.queue, original.partition, original.transaction_id) == key && may_be_original(*q, d)) {
           return;
         }
         sink_.add(d.request->step, label,
-                  at + " with id " + id + ", answered queued to step " + it->second.request->step + " for txn " +
+                  at + " with id " + id + ", answered queued to step " + q->request->step + " for txn " +
                       original.transaction_id + " in " + partition_label(original.queue, original.partition) +
                       ": not an original of this key that committed before the probe inside the window");
         return;
@@ -296,19 +307,19 @@ class ClientView {
       if (first) continue;
       const history::ReadMessage* earlier = it->second;
       it->second = m;
-      auto q1 = queued_.find(earlier->message_id);
-      auto q2 = queued_.find(m->message_id);
-      if (!timed_ || q1 == queued_.end() || q2 == queued_.end()) continue;  // commit time unseen: not judged
-      const int64_t from = q1->second.request->received_at_ms;
-      const int64_t to = q2->second.request->answered_at_ms;
+      const Answer* q1 = queued(earlier->message_id);
+      const Answer* q2 = queued(m->message_id);
+      if (!timed_ || q1 == nullptr || q2 == nullptr) continue;  // commit time unseen: not judged
+      const int64_t from = q1->request->received_at_ms;
+      const int64_t to = q2->request->answered_at_ms;
       const int64_t w_lo = window_bound(read.queue, from, to, true);
       if (w_lo == 0 || to - from > w_lo * 1000) continue;
-      sink_.add(q2->second.request->step, label,
+      sink_.add(q2->request->step, label,
                 "txn " + m->transaction_id + " is readable twice: offset " + std::to_string(earlier->offset) + " (id " +
-                    earlier->message_id + ", step " + q1->second.request->step + ") and offset " +
-                    std::to_string(m->offset) + " (id " + m->message_id + ", step " + q2->second.request->step +
-                    "), committed at most " + std::to_string(to - from) + " ms apart, inside the smallest window " +
-                    std::to_string(w_lo) + " s in force between them");
+                    earlier->message_id + ", step " + q1->request->step + ") and offset " + std::to_string(m->offset) +
+                    " (id " + m->message_id + ", step " + q2->request->step + "), committed at most " +
+                    std::to_string(to - from) + " ms apart, inside the smallest window " + std::to_string(w_lo) +
+                    " s in force between them");
     }
   }
 
@@ -347,18 +358,22 @@ class ClientView {
   const StepIndex& steps_;
   FailureSink& sink_;
   const bool timed_;
-  std::map<std::string_view, Answer> queued_;  // id -> its first queued answer
+  // Every id answered queued with its first answer, by id (rule 1 reports in this order).
+  std::vector<std::pair<std::string_view, Answer>> queued_;
+  std::pmr::monotonic_buffer_resource arena_;  // for the indexes below: freed at once
   // queued_ by the answer's key: the candidates for a duplicate's original.
-  std::unordered_map<KeyView, std::vector<std::pair<std::string_view, Answer>>, KeyViewHash> queued_by_key_;
+  std::pmr::unordered_map<KeyView, std::pmr::vector<std::pair<std::string_view, Answer>>, KeyViewHash> queued_by_key_{
+      &arena_};
   std::vector<Answer> duplicates_;
   std::set<Key> unseen_;  // keys of deliveries whose commit no client saw answered
   std::map<std::string, std::vector<std::pair<int64_t, int64_t>>> windows_;  // queue -> (now, window) in order
   std::map<PartitionKey, std::vector<Pass>> passes_;
   std::map<PartitionKey, std::vector<int64_t>> deletes_;
   std::set<PartitionKey> fetch_faults_;
-  std::map<std::string, int64_t> acked_at_;            // id -> first ack that resolved it
-  std::unordered_set<ReadKey, ReadKeyHash> read_ids_;  // every id read, with its partition and key
-  std::unordered_map<ReadKey, const history::ReadMessage*, ReadKeyHash> final_;  // (id, queue, partition, -)
+  std::map<std::string, int64_t> acked_at_;                          // id -> first ack that resolved it
+  std::pmr::unordered_set<ReadKey, ReadKeyHash> read_ids_{&arena_};  // every id read, with its partition and key
+  std::pmr::unordered_map<ReadKey, const history::ReadMessage*, ReadKeyHash> final_{
+      &arena_};  // (id, queue, partition, -)
 };
 
 class ClientVisible final : public PassChecker {
