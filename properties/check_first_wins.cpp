@@ -79,7 +79,9 @@ void check_followers(const history::PushEvent& push, size_t e, const StepIndex& 
 
 class FirstWins final : public PassChecker {
  public:
-  explicit FirstWins(const HistoryIndex& index) : PassChecker("first-wins", {}), index_(index) {}
+  explicit FirstWins(const HistoryIndex& index) : PassChecker("first-wins", {}), index_(index) {
+    frame_of_.reserve(index.history().events.size());
+  }
 
   void before(size_t e, const history::Event& event, const PassState& /*state*/) override {
     const auto* push = std::get_if<history::PushEvent>(&event);

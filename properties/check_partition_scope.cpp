@@ -30,8 +30,9 @@ namespace {
 
 class PartitionScope final : public PassChecker {
  public:
-  explicit PartitionScope(const HistoryIndex& index)
-      : PassChecker("partition-scope", {.replay = true}), index_(index) {}
+  explicit PartitionScope(const HistoryIndex& index) : PassChecker("partition-scope", {.replay = true}), index_(index) {
+    stored_in_.reserve(index.history().events.size());
+  }
 
   void before(size_t e, const history::Event& event, const PassState& state) override {
     const auto* push = std::get_if<history::PushEvent>(&event);

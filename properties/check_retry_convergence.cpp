@@ -79,12 +79,15 @@ struct PushKeyHash {
 };
 
 // The ids one push item received, each with the first record that received it.
-using Received = std::vector<std::pair<std::string_view, const history::RequestRecord*>>;
+using Received = std::pmr::vector<std::pair<std::string_view, const history::RequestRecord*>>;
 
 class RetryConvergence final : public PassChecker {
  public:
   explicit RetryConvergence(const HistoryIndex& index)
-      : PassChecker("retry-convergence", {.replay = true}), index_(index) {}
+      : PassChecker("retry-convergence", {.replay = true}), index_(index) {
+    commits_.reserve(index.history().events.size());
+    stored_by_push_.reserve(index.history().events.size());
+  }
 
   void before(size_t e, const history::Event& event, const PassState& state) override {
     const auto* push = std::get_if<history::PushEvent>(&event);
@@ -135,6 +138,7 @@ class RetryConvergence final : public PassChecker {
 
   void finish(const PassState& state) override {
     std::pmr::unordered_map<PushKey, Received, PushKeyHash> received(&arena_);
+    received.reserve(index_.history().requests.size());
     for (const history::RequestRecord& r : index_.history().requests) {
       if (!r.delivered || !r.response_received || r.rejected) continue;
       for (size_t i = 0; i < r.responses.size() && i < r.items.size(); ++i) {

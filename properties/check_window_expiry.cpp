@@ -46,7 +46,9 @@ std::optional<size_t> leader_item(const history::RequestRecord& r, const std::st
 class WindowExpiry final : public PassChecker {
  public:
   explicit WindowExpiry(const HistoryIndex& index)
-      : PassChecker("window-expiry", {.replay = true}), steps_(index.steps()) {}
+      : PassChecker("window-expiry", {.replay = true}), steps_(index.steps()) {
+    stored_ids_.reserve(index.history().events.size());
+  }
 
   void before(size_t e, const history::Event& event, const PassState& state) override {
     const auto* push = std::get_if<history::PushEvent>(&event);

@@ -5,7 +5,7 @@
 // (Verdicts). Both are read from the history alone; sharing
 // them changes no checker's expectations, only how often they are rebuilt.
 //
-// Not thread-safe: the verdicts are built on first use. The history must
+// Not thread-safe: each part is built on first use. The history must
 // outlive the index.
 #include <cstddef>
 #include <optional>
@@ -20,12 +20,15 @@ namespace qdt::properties {
 
 class HistoryIndex {
  public:
-  explicit HistoryIndex(const history::History& history) : history_(history), steps_(history) {}
+  explicit HistoryIndex(const history::History& history) : history_(history) {}
   HistoryIndex(const HistoryIndex&) = delete;
   HistoryIndex& operator=(const HistoryIndex&) = delete;
 
   const history::History& history() const { return history_; }
-  const StepIndex& steps() const { return steps_; }
+  const StepIndex& steps() const {
+    if (!steps_) steps_.emplace(history_);
+    return *steps_;
+  }
   const Verdicts& verdicts() const {
     if (!verdicts_) verdicts_.emplace(history_);
     return *verdicts_;
@@ -35,7 +38,7 @@ class HistoryIndex {
 
  private:
   const history::History& history_;
-  StepIndex steps_;
+  mutable std::optional<StepIndex> steps_;
   mutable std::optional<Verdicts> verdicts_;
   // Every request's leaders, concatenated in request order; built on first use.
   mutable std::vector<size_t> leaders_;

@@ -21,8 +21,13 @@ int64_t StorageReplay::window_seconds(std::string_view queue) const {
 }
 
 const PartitionReplay* StorageReplay::find(std::string_view queue, std::string_view partition) const {
+  // Every checker of a pass asks for the same event's partition in turn.
+  if (last_ != nullptr && last_key_.first == queue && last_key_.second == partition) return last_;
   auto it = partitions_.find({queue, partition});
-  return it == partitions_.end() ? nullptr : &it->second;
+  if (it == partitions_.end()) return nullptr;
+  last_key_ = it->first;
+  last_ = &it->second;
+  return last_;
 }
 
 const StorageReplay::Location* StorageReplay::locate(std::string_view message_id) const {

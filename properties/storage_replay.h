@@ -88,6 +88,9 @@ class StorageReplay {
   std::pmr::unordered_map<std::string_view, int64_t> windows_{&arena_};
   std::pmr::unordered_map<PartitionKey, PartitionReplay, PartitionKeyHash> partitions_{&arena_};  // stable nodes
   std::pmr::unordered_map<std::string_view, Location> locations_{&arena_};
+  // The partition find() returned last (partitions are never removed).
+  mutable PartitionKey last_key_;
+  mutable const PartitionReplay* last_ = nullptr;
 };
 
 }  // namespace qdt::properties
