@@ -10,6 +10,11 @@ const std::string kNoStep;
 StepIndex::StepIndex(const history::History& history) {
   // Dense while the largest id is within a few times the record count.
   const uint64_t dense_max = 4 * static_cast<uint64_t>(history.requests.size()) + 1024;
+  uint64_t dense_size = 0;  // one allocation, not one per doubling
+  for (const history::RequestRecord& r : history.requests) {
+    if (r.request < dense_max) dense_size = std::max(dense_size, r.request + 1);
+  }
+  dense_.reserve(dense_size);
   for (const history::RequestRecord& r : history.requests) {
     if (r.request < dense_max) {
       if (r.request >= dense_.size()) dense_.resize(r.request + 1, nullptr);
