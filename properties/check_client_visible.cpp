@@ -76,19 +76,6 @@ struct Answer {
   const std::string& id() const { return request->responses[item].message_id; }
 };
 
-// A read message's identity: its id, partition and key (views into the history).
-struct ReadKey {
-  std::string_view id;
-  KeyView key;
-  bool operator==(const ReadKey&) const = default;
-};
-
-struct ReadKeyHash {
-  size_t operator()(const ReadKey& k) const {
-    return KeyViewHash{}(k.key) * 0x9e3779b97f4a7c15ULL + std::hash<std::string_view>{}(k.id);
-  }
-};
-
 struct Pass {
   int64_t now_ms = 0;
   int64_t retention_seconds = 0;
@@ -140,15 +127,10 @@ class ClientView {
         fetch_faults_.insert({fetch->queue, fetch->partition});
       } else if (const auto* ack = std::get_if<history::AckEvent>(&event); ack && ack->acked && !ack->failed) {
         acked_at_.try_emplace(ack->message_id, ack->now_ms);
-      } else if (const auto* read = std::get_if<history::ReadEvent>(&event); read && !read->failed) {
-        for (const history::ReadMessage& m : read->messages) {
-          read_ids_.insert({m.message_id, {read->queue, read->partition, m.transaction_id}});
-        }
       }
     }
     for (const history::FinalRead& read : h_.final_reads) {
       for (const history::ReadMessage& m : read.messages) {
-        read_ids_.insert({m.message_id, {read.queue, read.partition, m.transaction_id}});
         final_.emplace(ReadKey{m.message_id, {read.queue, read.partition, {}}}, &m);
       }
     }
@@ -179,6 +161,28 @@ class ClientView {
     }
     take(before);
     return out;
+  }
+
+  // Whether a client read (ReadEvent) or the final read returned the id with
+  // that partition and key. Indexed on first use: only a duplicate naming an
+  // id no client was answered queued asks.
+  bool was_read(const ReadKey& k) {
+    if (!read_ids_indexed_) {
+      read_ids_indexed_ = true;
+      for (const history::Event& event : h_.events) {
+        const auto* read = std::get_if<history::ReadEvent>(&event);
+        if (read == nullptr || read->failed) continue;
+        for (const history::ReadMessage& m : read->messages) {
+          read_ids_.insert({m.message_id, {read->queue, read->partition, m.transaction_id}});
+        }
+      }
+      for (const history::FinalRead& read : h_.final_reads) {
+        for (const history::ReadMessage& m : read.messages) {
+          read_ids_.insert({m.message_id, {read.queue, read.partition, m.transaction_id}});
+        }
+      }
+    }
+    return read_ids_.contains(k);
   }
 
   // The first queued answer of `id`; nullptr when none.
@@ -268,7 +272,7 @@ class ClientView {
       }
       // An id no client was answered: only a read of the key, or a commit no
       // client saw answered, can vouch for it.
-      if (unseen || read_ids_.contains({id, {item.queue, item.partition, item.transaction_id}})) return;
+      if (unseen || was_read({id, {item.queue, item.partition, item.transaction_id}})) return;
       sink_.add(d.request->step, label,
                 at + " with id " + id + ", which no producer was answered queued and no read shows");
       return;
@@ -372,6 +376,7 @@ class ClientView {
   std::set<PartitionKey> fetch_faults_;
   std::map<std::string, int64_t> acked_at_;                          // id -> first ack that resolved it
   std::pmr::unordered_set<ReadKey, ReadKeyHash> read_ids_{&arena_};  // every id read, with its partition and key
+  bool read_ids_indexed_ = false;
   std::pmr::unordered_map<ReadKey, const history::ReadMessage*, ReadKeyHash> final_{
       &arena_};  // (id, queue, partition, -)
 };

@@ -37,4 +37,17 @@ struct RequestKeyHash {
   size_t operator()(const RequestKey& k) const { return KeyViewHash{}(k.key) * 0x9e3779b97f4a7c15ULL + k.request; }
 };
 
+// A read message's identity: its id, partition and key (views into the history).
+struct ReadKey {
+  std::string_view id;
+  KeyView key;
+  bool operator==(const ReadKey&) const = default;
+};
+
+// Ids are unique in a correct run: hashing the id alone spreads the keys, and
+// equality still compares partition and key.
+struct ReadKeyHash {
+  size_t operator()(const ReadKey& k) const { return std::hash<std::string_view>{}(k.id); }
+};
+
 }  // namespace qdt::properties
