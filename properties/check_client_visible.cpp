@@ -46,13 +46,22 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <memory>
+#include <memory_resource>
 #include <set>
 #include <string>
+#include <string_view>
 #include <tuple>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
 #include <variant>
+#include <vector>
 
 #include "properties/checks.h"
+#include "properties/event_pass.h"
 #include "properties/failure_sink.h"
+#include "properties/key_view.h"
 #include "properties/step_index.h"
 
 namespace qdt::properties {
@@ -75,7 +84,8 @@ struct Pass {
 
 class ClientView {
  public:
-  ClientView(const history::History& h, FailureSink& sink) : h_(h), sink_(sink), timed_(h.recorded_request_times) {}
+  ClientView(const history::History& h, const StepIndex& steps, FailureSink& sink)
+      : h_(h), steps_(steps), sink_(sink), timed_(h.recorded_request_times) {}
 
   void run() {
     collect();
@@ -97,7 +107,7 @@ class ClientView {
       }
       for (size_t i = 0; i < r.items.size(); ++i) {
         const std::string& status = r.responses[i].status;
-        if (status == "queued") queued_.emplace(r.responses[i].message_id, Answer{&r, i});
+        if (status == "queued") queued_.emplace_back(r.responses[i].message_id, Answer{&r, i});
         if (status == "duplicate") duplicates_.push_back(Answer{&r, i});
       }
     }
@@ -117,17 +127,21 @@ class ClientView {
         fetch_faults_.insert({fetch->queue, fetch->partition});
       } else if (const auto* ack = std::get_if<history::AckEvent>(&event); ack && ack->acked && !ack->failed) {
         acked_at_.try_emplace(ack->message_id, ack->now_ms);
-      } else if (const auto* read = std::get_if<history::ReadEvent>(&event); read && !read->failed) {
-        for (const history::ReadMessage& m : read->messages) {
-          read_ids_.insert({m.message_id, read->queue, read->partition, m.transaction_id});
-        }
       }
     }
     for (const history::FinalRead& read : h_.final_reads) {
       for (const history::ReadMessage& m : read.messages) {
-        read_ids_.insert({m.message_id, read.queue, read.partition, m.transaction_id});
-        final_.emplace(std::make_pair(std::make_pair(read.queue, read.partition), m.message_id), &m);
+        final_.emplace(ReadKey{m.message_id, {read.queue, read.partition, {}}}, &m);
       }
+    }
+    // By id, the first answer of each id kept (the requests' order).
+    std::stable_sort(queued_.begin(), queued_.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+    queued_.erase(
+        std::unique(queued_.begin(), queued_.end(), [](const auto& x, const auto& y) { return x.first == y.first; }),
+        queued_.end());
+    for (const auto& [id, answer] : queued_) {
+      const history::ItemRecord& item = answer.request->items[answer.item];
+      queued_by_key_[KeyView{item.queue, item.partition, item.transaction_id}].emplace_back(id, answer);
     }
   }
 
@@ -149,9 +163,38 @@ class ClientView {
     return out;
   }
 
-  const history::ReadMessage* in_final_read(const std::string& queue, const std::string& partition,
-                                            const std::string& id) const {
-    auto it = final_.find({{queue, partition}, id});
+  // Whether a client read (ReadEvent) or the final read returned the id with
+  // that partition and key. Indexed on first use: only a duplicate naming an
+  // id no client was answered queued asks.
+  bool was_read(const ReadKey& k) {
+    if (!read_ids_indexed_) {
+      read_ids_indexed_ = true;
+      for (const history::Event& event : h_.events) {
+        const auto* read = std::get_if<history::ReadEvent>(&event);
+        if (read == nullptr || read->failed) continue;
+        for (const history::ReadMessage& m : read->messages) {
+          read_ids_.insert({m.message_id, {read->queue, read->partition, m.transaction_id}});
+        }
+      }
+      for (const history::FinalRead& read : h_.final_reads) {
+        for (const history::ReadMessage& m : read.messages) {
+          read_ids_.insert({m.message_id, {read.queue, read.partition, m.transaction_id}});
+        }
+      }
+    }
+    return read_ids_.contains(k);
+  }
+
+  // The first queued answer of `id`; nullptr when none.
+  const Answer* queued(std::string_view id) const {
+    auto it = std::lower_bound(queued_.begin(), queued_.end(), id,
+                               [](const auto& entry, std::string_view want) { return entry.first < want; });
+    return it == queued_.end() || it->first != id ? nullptr : &it->second;
+  }
+
+  const history::ReadMessage* in_final_read(std::string_view queue, std::string_view partition,
+                                            std::string_view id) const {
+    auto it = final_.find(ReadKey{id, {queue, partition, {}}});
     return it == final_.end() ? nullptr : it->second;
   }
 
@@ -178,21 +221,23 @@ class ClientView {
 
   void check_readable(const Answer& a) {
     const history::ItemRecord& item = a.request->items[a.item];
-    const std::string label = partition_label(item.queue, item.partition);
-    const std::string at = "item " + std::to_string(a.item) + " (txn " + item.transaction_id + ") of request " +
-                           std::to_string(a.request->request) + " was answered queued with id " + a.id();
+    auto at = [&] {
+      return "item " + std::to_string(a.item) + " (txn " + item.transaction_id + ") of request " +
+             std::to_string(a.request->request) + " was answered queued with id " + a.id();
+    };
     const history::ReadMessage* m = in_final_read(item.queue, item.partition, a.id());
     if (m != nullptr) {
       if (m->transaction_id != item.transaction_id) {
-        sink_.add(a.request->step, label,
-                  at + ", but the final read holds that id at offset " + std::to_string(m->offset) + " with txn " +
+        sink_.add(a.request->step, partition_label(item.queue, item.partition),
+                  at() + ", but the final read holds that id at offset " + std::to_string(m->offset) + " with txn " +
                       m->transaction_id);
       }
       return;
     }
     if (may_be_gone(a)) return;
+    const std::string label = partition_label(item.queue, item.partition);
     sink_.add(a.request->step, label,
-              at + ", but the final read of " + label +
+              at() + ", but the final read of " + label +
                   " does not hold it, and no retention pass or delete_segment fault the model replays could have "
                   "removed its segment");
   }
@@ -214,22 +259,20 @@ class ClientView {
     const bool unseen = unseen_.contains(key);
     const std::string at = "item " + std::to_string(d.item) + " (txn " + item.transaction_id + ") answered duplicate";
     if (id != history::kZeroUuid) {
-      auto it = queued_.find(id);
-      if (it != queued_.end()) {
-        const history::ItemRecord& original = it->second.request->items[it->second.item];
-        if (std::tie(original.queue, original.partition, original.transaction_id) == key &&
-            may_be_original(it->second, d)) {
+      if (const Answer* q = queued(id)) {
+        const history::ItemRecord& original = q->request->items[q->item];
+        if (std::tie(original.queue, original.partition, original.transaction_id) == key && may_be_original(*q, d)) {
           return;
         }
         sink_.add(d.request->step, label,
-                  at + " with id " + id + ", answered queued to step " + it->second.request->step + " for txn " +
+                  at + " with id " + id + ", answered queued to step " + q->request->step + " for txn " +
                       original.transaction_id + " in " + partition_label(original.queue, original.partition) +
                       ": not an original of this key that committed before the probe inside the window");
         return;
       }
       // An id no client was answered: only a read of the key, or a commit no
       // client saw answered, can vouch for it.
-      if (unseen || read_ids_.contains({id, item.queue, item.partition, item.transaction_id})) return;
+      if (unseen || was_read({id, {item.queue, item.partition, item.transaction_id}})) return;
       sink_.add(d.request->step, label,
                 at + " with id " + id + ", which no producer was answered queued and no read shows");
       return;
@@ -247,9 +290,10 @@ class ClientView {
   }
 
   bool has_original(const Answer& d, const Key& key, bool unreadable_only) const {
-    for (const auto& [id, q] : queued_) {
+    auto answers = queued_by_key_.find(KeyView{std::get<0>(key), std::get<1>(key), std::get<2>(key)});
+    if (answers == queued_by_key_.end()) return false;
+    for (const auto& [id, q] : answers->second) {
       const history::ItemRecord& original = q.request->items[q.item];
-      if (std::tie(original.queue, original.partition, original.transaction_id) != key) continue;
       if (!may_be_original(q, d)) continue;
       if (!unreadable_only || in_final_read(original.queue, original.partition, id) == nullptr) return true;
     }
@@ -267,24 +311,24 @@ class ClientView {
       if (first) continue;
       const history::ReadMessage* earlier = it->second;
       it->second = m;
-      auto q1 = queued_.find(earlier->message_id);
-      auto q2 = queued_.find(m->message_id);
-      if (!timed_ || q1 == queued_.end() || q2 == queued_.end()) continue;  // commit time unseen: not judged
-      const int64_t from = q1->second.request->received_at_ms;
-      const int64_t to = q2->second.request->answered_at_ms;
+      const Answer* q1 = queued(earlier->message_id);
+      const Answer* q2 = queued(m->message_id);
+      if (!timed_ || q1 == nullptr || q2 == nullptr) continue;  // commit time unseen: not judged
+      const int64_t from = q1->request->received_at_ms;
+      const int64_t to = q2->request->answered_at_ms;
       const int64_t w_lo = window_bound(read.queue, from, to, true);
       if (w_lo == 0 || to - from > w_lo * 1000) continue;
-      sink_.add(q2->second.request->step, label,
+      sink_.add(q2->request->step, label,
                 "txn " + m->transaction_id + " is readable twice: offset " + std::to_string(earlier->offset) + " (id " +
-                    earlier->message_id + ", step " + q1->second.request->step + ") and offset " +
-                    std::to_string(m->offset) + " (id " + m->message_id + ", step " + q2->second.request->step +
-                    "), committed at most " + std::to_string(to - from) + " ms apart, inside the smallest window " +
-                    std::to_string(w_lo) + " s in force between them");
+                    earlier->message_id + ", step " + q1->request->step + ") and offset " + std::to_string(m->offset) +
+                    " (id " + m->message_id + ", step " + q2->request->step + "), committed at most " +
+                    std::to_string(to - from) + " ms apart, inside the smallest window " + std::to_string(w_lo) +
+                    " s in force between them");
     }
   }
 
   void check_followers() {
-    const StepIndex steps(h_);
+    const StepIndex& steps = steps_;
     auto carries = [](const history::RequestRecord* r, const std::string& q, const std::string& p,
                       const std::string& txn) {
       return r != nullptr && std::any_of(r->items.begin(), r->items.end(), [&](const history::ItemRecord& i) {
@@ -302,39 +346,60 @@ class ClientView {
           sink_.add(steps.step_of(f.request), label, at + " names no recorded delivery carrying that key");
           continue;
         }
-        const bool leader_known = f.frame < push->frames.size() &&
-                                  carries(steps.find(push->frames[f.frame].origin_request), push->queue,
-                                          push->partition, f.transaction_id);
+        const bool leader_known =
+            f.frame < push->frames.size() &&
+            carries(steps.find(push->frames[f.frame].origin_request), push->queue, push->partition, f.transaction_id);
         if (!leader_known) {
-          sink_.add(steps.step_of(f.request), label,
-                    at + " names frame " + std::to_string(f.frame) +
-                        ", which no recorded delivery of that key produced");
+          sink_.add(
+              steps.step_of(f.request), label,
+              at + " names frame " + std::to_string(f.frame) + ", which no recorded delivery of that key produced");
         }
       }
     }
   }
 
   const history::History& h_;
+  const StepIndex& steps_;
   FailureSink& sink_;
   const bool timed_;
-  std::map<std::string, Answer> queued_;  // id -> its queued answer
+  // Every id answered queued with its first answer, by id (rule 1 reports in this order).
+  std::vector<std::pair<std::string_view, Answer>> queued_;
+  std::pmr::monotonic_buffer_resource arena_;  // for the indexes below: freed at once
+  // queued_ by the answer's key: the candidates for a duplicate's original.
+  std::pmr::unordered_map<KeyView, std::pmr::vector<std::pair<std::string_view, Answer>>, KeyViewHash> queued_by_key_{
+      &arena_};
   std::vector<Answer> duplicates_;
   std::set<Key> unseen_;  // keys of deliveries whose commit no client saw answered
   std::map<std::string, std::vector<std::pair<int64_t, int64_t>>> windows_;  // queue -> (now, window) in order
   std::map<PartitionKey, std::vector<Pass>> passes_;
   std::map<PartitionKey, std::vector<int64_t>> deletes_;
   std::set<PartitionKey> fetch_faults_;
-  std::map<std::string, int64_t> acked_at_;  // id -> first ack that resolved it
-  std::set<std::tuple<std::string, std::string, std::string, std::string>> read_ids_;  // id, queue, partition, txn
-  std::map<std::pair<PartitionKey, std::string>, const history::ReadMessage*> final_;
+  std::map<std::string, int64_t> acked_at_;                          // id -> first ack that resolved it
+  std::pmr::unordered_set<ReadKey, ReadKeyHash> read_ids_{&arena_};  // every id read, with its partition and key
+  bool read_ids_indexed_ = false;
+  std::pmr::unordered_map<ReadKey, const history::ReadMessage*, ReadKeyHash> final_{
+      &arena_};  // (id, queue, partition, -)
+};
+
+class ClientVisible final : public PassChecker {
+ public:
+  explicit ClientVisible(const HistoryIndex& index) : PassChecker("client-visible", {}), index_(index) {}
+  void finish(const PassState& /*state*/) override {
+    if (index_.history().recorded_final_reads) ClientView(index_.history(), index_.steps(), sink_).run();
+  }
+
+ private:
+  const HistoryIndex& index_;
 };
 
 }  // namespace
 
+std::unique_ptr<PassChecker> make_client_visible(const HistoryIndex& index) {
+  return std::make_unique<ClientVisible>(index);
+}
+
 std::vector<Failure> check_client_visible(const history::History& history) {
-  FailureSink sink("client-visible");
-  if (history.recorded_final_reads) ClientView(history, sink).run();
-  return sink.take();
+  return check_alone(make_client_visible, history);
 }
 
 }  // namespace qdt::properties

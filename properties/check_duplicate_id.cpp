@@ -6,13 +6,17 @@
 // returns, and the id each duplicate response carries (it must be one that a
 // fetch of that offset returned after the push, or the leader's own id for a
 // follower of a queued leader).
+#include <algorithm>
 #include <map>
+#include <memory>
+#include <span>
 #include <string>
 #include <tuple>
 #include <variant>
 
 #include "model/model.h"
 #include "properties/checks.h"
+#include "properties/event_pass.h"
 #include "properties/failure_sink.h"
 #include "properties/step_index.h"
 #include "properties/storage_replay.h"
@@ -44,58 +48,74 @@ void check_offset(const history::PushEvent& push, size_t e, const StorageReplay&
   }
 }
 
-}  // namespace
+class DuplicateId final : public PassChecker {
+ public:
+  explicit DuplicateId(const HistoryIndex& index) : PassChecker("duplicate-id", {.replay = true}), index_(index) {}
 
-std::vector<Failure> check_duplicate_id(const history::History& history) {
-  FailureSink sink("duplicate-id");
-  const StepIndex steps(history);
-  StorageReplay replay;
-  std::map<FetchKey, std::string> pending_step;  // who asked for the fetch, for the failure's step
-  for (size_t e = 0; e < history.events.size(); ++e) {
-    const history::Event& event = history.events[e];
+  void before(size_t e, const history::Event& event, const PassState& state) override {
+    const StepIndex& steps = index_.steps();
     if (const auto* push = std::get_if<history::PushEvent>(&event); push && !push->failed) {
-      check_offset(*push, e, replay, steps, sink);
+      check_offset(*push, e, state.replay, steps, sink_);
       for (const auto& [index, offset] : push->duplicates) {
-        pending_step[{push->broker, push->queue, push->partition, offset}] = steps.step_of(*push, index);
+        pending_step_[{push->broker, push->queue, push->partition, offset}] = &steps.step_of(*push, index);
       }
     } else if (const auto* fetch = std::get_if<history::FetchEvent>(&event)) {
-      const PartitionReplay* partition = replay.find(fetch->queue, fetch->partition);
+      const PartitionReplay* partition = state.replay.find(fetch->queue, fetch->partition);
       const StoredMessage* original = partition ? partition->at(fetch->offset) : nullptr;
       // A failed fetch legitimately reads nothing (SPEC 2.6: "can no longer be read").
       const bool present = original != nullptr && original->segment_present && !fetch->failed;
-      const std::string want = present ? original->message_id : history::kZeroUuid;
+      const std::string& want = present ? original->message_id() : kZeroId;
       if (fetch->message_id != want || fetch->found != present) {
-        auto it = pending_step.find({fetch->broker, fetch->queue, fetch->partition, fetch->offset});
-        std::string state = original == nullptr ? "was never stored"
-                            : fetch->failed     ? "could not be read (the fetch failed)"
-                            : present           ? "is present"
-                                                : "was deleted";
-        sink.add(it == pending_step.end() ? "" : it->second, partition_label(fetch->queue, fetch->partition),
-                 "fetch event " + std::to_string(e) + " of offset " + std::to_string(fetch->offset) +
-                     " returned id " + fetch->message_id + (fetch->found ? " (found)" : " (not found)") +
-                     "; the original's segment " + state + ", so the id must be " + want);
+        auto it = pending_step_.find({fetch->broker, fetch->queue, fetch->partition, fetch->offset});
+        std::string state_of = original == nullptr ? "was never stored"
+                               : fetch->failed     ? "could not be read (the fetch failed)"
+                               : present           ? "is present"
+                                                   : "was deleted";
+        sink_.add(it == pending_step_.end() ? "" : *it->second, partition_label(fetch->queue, fetch->partition),
+                  "fetch event " + std::to_string(e) + " of offset " + std::to_string(fetch->offset) + " returned id " +
+                      fetch->message_id + (fetch->found ? " (found)" : " (not found)") + "; the original's segment " +
+                      state_of + ", so the id must be " + want);
       }
     }
-    replay.apply(event, e);
   }
 
-  const Verdicts verdicts(history);
-  for (const history::RequestRecord& r : history.requests) {
-    if (r.rejected || r.responses.size() != r.items.size()) continue;
-    const std::vector<size_t> leaders = request_leaders(r);
-    for (size_t i = 0; i < r.items.size(); ++i) {
-      const history::ResponseItem& got = r.responses[i];
-      if (got.status != "duplicate") continue;
-      const Expected want = verdicts.expected(r, i, leaders[i]);
-      if (!want.statuses.contains("duplicate") || want.message_ids.contains(got.message_id)) continue;
-      std::string ids;
-      for (const std::string& id : want.message_ids) ids += (ids.empty() ? "" : ", ") + id;
-      sink.add(r.step, partition_label(r.items[i].queue, r.items[i].partition),
-               "item " + std::to_string(i) + " (txn " + r.items[i].transaction_id + ") answered duplicate with id " +
-                   got.message_id + ", the original's id is one of {" + ids + "}: " + want.because);
+  void finish(const PassState& /*state*/) override {
+    const Verdicts& verdicts = index_.verdicts();
+    for (const history::RequestRecord& r : index_.history().requests) {
+      if (r.rejected || r.responses.size() != r.items.size()) continue;
+      if (std::none_of(r.responses.begin(), r.responses.end(),
+                       [](const history::ResponseItem& got) { return got.status == "duplicate"; })) {
+        continue;  // no duplicate answer to judge
+      }
+      const std::span<const size_t> leaders = index_.leaders(r);
+      for (size_t i = 0; i < r.items.size(); ++i) {
+        const history::ResponseItem& got = r.responses[i];
+        if (got.status != "duplicate") continue;
+        const Expected want = verdicts.expected(r, i, leaders[i]);
+        if (!want.statuses.contains("duplicate") || want.message_ids.contains(got.message_id)) continue;
+        std::string ids;
+        for (const std::string& id : want.message_ids) ids += (ids.empty() ? "" : ", ") + id;
+        sink_.add(r.step, partition_label(r.items[i].queue, r.items[i].partition),
+                  "item " + std::to_string(i) + " (txn " + r.items[i].transaction_id + ") answered duplicate with id " +
+                      got.message_id + ", the original's id is one of {" + ids + "}: " + want.because);
+      }
     }
   }
-  return sink.take();
+
+ private:
+  inline static const std::string kZeroId = history::kZeroUuid;
+  const HistoryIndex& index_;
+  std::map<FetchKey, const std::string*> pending_step_;  // who asked for the fetch, for the failure's step
+};
+
+}  // namespace
+
+std::unique_ptr<PassChecker> make_duplicate_id(const HistoryIndex& index) {
+  return std::make_unique<DuplicateId>(index);
+}
+
+std::vector<Failure> check_duplicate_id(const history::History& history) {
+  return check_alone(make_duplicate_id, history);
 }
 
 }  // namespace qdt::properties

@@ -11,14 +11,22 @@
 // - a layer-2 FollowerRecord names a frame of its segment (index in range)
 //   of its own key, and the follower request's item of that key answers what
 //   the leader frame's request answered for it (the same rule as layer 1).
-#include <map>
+#include <memory>
+#include <memory_resource>
+#include <span>
 #include <string>
-#include <tuple>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
 #include <variant>
+#include <vector>
 
 #include "model/model.h"
 #include "properties/checks.h"
+#include "properties/event_pass.h"
 #include "properties/failure_sink.h"
+#include "properties/key_view.h"
+#include "properties/segment_keys.h"
 #include "properties/step_index.h"
 #include "properties/verdicts.h"
 
@@ -69,57 +77,68 @@ void check_followers(const history::PushEvent& push, size_t e, const StepIndex& 
   }
 }
 
-}  // namespace
+class FirstWins final : public PassChecker {
+ public:
+  explicit FirstWins(const HistoryIndex& index) : PassChecker("first-wins", {}), index_(index) {
+    frame_of_.reserve(index.history().events.size());
+  }
 
-std::vector<Failure> check_first_wins(const history::History& history) {
-  FailureSink sink("first-wins");
-  const StepIndex steps(history);
-  // (request, queue, partition, txn) -> (message id, event) of its first frame.
-  std::map<std::tuple<uint64_t, std::string, std::string, std::string>, std::pair<std::string, size_t>> frame_of;
-  for (size_t e = 0; e < history.events.size(); ++e) {
-    const auto* push = std::get_if<history::PushEvent>(&history.events[e]);
-    if (push == nullptr) continue;
-    const std::string label = partition_label(push->queue, push->partition);
-    check_followers(*push, e, steps, sink);
-    std::map<std::string, size_t> in_segment;  // txn -> first frame index
+  void before(size_t e, const history::Event& event, const PassState& /*state*/) override {
+    const auto* push = std::get_if<history::PushEvent>(&event);
+    if (push == nullptr) return;
+    const StepIndex& steps = index_.steps();
+    check_followers(*push, e, steps, sink_);
+    const std::vector<size_t> first_of_key = first_frame_of_key(*push);
     for (size_t j = 0; j < push->frames.size(); ++j) {
       const history::FrameRecord& f = push->frames[j];
-      if (auto [it, first] = in_segment.try_emplace(f.transaction_id, j); !first) {
-        sink.add(steps.step_of(*push, j), label,
-                 "event " + std::to_string(e) + ": frames " + std::to_string(it->second) + " (id " +
-                     push->frames[it->second].message_id + ", request " +
-                     std::to_string(push->frames[it->second].origin_request) + ") and " + std::to_string(j) + " (id " +
-                     f.message_id + ", request " + std::to_string(f.origin_request) + ") share txn " +
-                     f.transaction_id + " in one segment");
+      if (const size_t first = first_of_key[j]; first != j) {
+        sink_.add(steps.step_of(*push, j), partition_label(push->queue, push->partition),
+                  "event " + std::to_string(e) + ": frames " + std::to_string(first) + " (id " +
+                      push->frames[first].message_id + ", request " +
+                      std::to_string(push->frames[first].origin_request) + ") and " + std::to_string(j) + " (id " +
+                      f.message_id + ", request " + std::to_string(f.origin_request) + ") share txn " +
+                      f.transaction_id + " in one segment");
       }
-      auto [it, first] = frame_of.try_emplace({f.origin_request, push->queue, push->partition, f.transaction_id},
-                                              f.message_id, e);
-      if (!first && it->second.first != f.message_id) {
-        sink.add(steps.step_of(f.origin_request), label,
-                 "request " + std::to_string(f.origin_request) + " pushed two frames of txn " + f.transaction_id +
-                     ": id " + it->second.first + " (event " + std::to_string(it->second.second) + ") and id " +
-                     f.message_id + " (event " + std::to_string(e) + ")");
+      auto [it, fresh] = frame_of_.try_emplace(
+          RequestKey{f.origin_request, KeyView{push->queue, push->partition, f.transaction_id}}, f.message_id, e);
+      if (!fresh && it->second.first != f.message_id) {
+        sink_.add(steps.step_of(f.origin_request), partition_label(push->queue, push->partition),
+                  "request " + std::to_string(f.origin_request) + " pushed two frames of txn " + f.transaction_id +
+                      ": id " + std::string(it->second.first) + " (event " + std::to_string(it->second.second) +
+                      ") and id " + f.message_id + " (event " + std::to_string(e) + ")");
       }
     }
   }
 
-  for (const history::RequestRecord& r : history.requests) {
-    if (r.rejected || r.responses.size() != r.items.size()) continue;  // model-agreement reports the shape
-    const std::vector<size_t> leaders = request_leaders(r);
-    for (size_t i = 0; i < r.items.size(); ++i) {
-      const size_t l = leaders[i];
-      if (l == i) continue;
-      const history::ResponseItem& leader = r.responses[l];
-      const history::ResponseItem& follower = r.responses[i];
-      if (follows(leader, follower)) continue;
-      sink.add(r.step, partition_label(r.items[i].queue, r.items[i].partition),
-               "item " + std::to_string(i) + " follows item " + std::to_string(l) + " (txn " +
-                   r.items[i].transaction_id + "): the leader answered " + leader.status + " " + leader.message_id +
-                   ", the follower answered " + follower.status + " " + follower.message_id + "; expected " +
-                   (leader.status == "error" ? std::string("error") : "duplicate " + leader.message_id));
+  void finish(const PassState& /*state*/) override {
+    for (const history::RequestRecord& r : index_.history().requests) {
+      if (r.rejected || r.responses.size() != r.items.size()) continue;  // model-agreement reports the shape
+      const std::span<const size_t> leaders = index_.leaders(r);
+      for (size_t i = 0; i < r.items.size(); ++i) {
+        const size_t l = leaders[i];
+        if (l == i) continue;
+        const history::ResponseItem& leader = r.responses[l];
+        const history::ResponseItem& follower = r.responses[i];
+        if (follows(leader, follower)) continue;
+        sink_.add(r.step, partition_label(r.items[i].queue, r.items[i].partition),
+                  "item " + std::to_string(i) + " follows item " + std::to_string(l) + " (txn " +
+                      r.items[i].transaction_id + "): the leader answered " + leader.status + " " + leader.message_id +
+                      ", the follower answered " + follower.status + " " + follower.message_id + "; expected " +
+                      (leader.status == "error" ? std::string("error") : "duplicate " + leader.message_id));
+      }
     }
   }
-  return sink.take();
-}
+
+ private:
+  const HistoryIndex& index_;
+  // (request, queue, partition, txn) -> (message id, event) of its first frame.
+  std::pmr::unordered_map<RequestKey, std::pair<std::string_view, size_t>, RequestKeyHash> frame_of_{&arena_};
+};
+
+}  // namespace
+
+std::unique_ptr<PassChecker> make_first_wins(const HistoryIndex& index) { return std::make_unique<FirstWins>(index); }
+
+std::vector<Failure> check_first_wins(const history::History& history) { return check_alone(make_first_wins, history); }
 
 }  // namespace qdt::properties

@@ -40,28 +40,29 @@ void check_outcomes(const history::History& history, FailureSink& sink) {
     }
   }
   for (const auto& [push_id, r] : pushes) {
-    const std::string at = "push " + std::to_string(push_id) + " (producer " + r->producer + ")";
+    auto at = [&, id = push_id] { return "push " + std::to_string(id) + " (producer " + r->producer + ")"; };
     auto it = outcomes.find(push_id);
     if (it == outcomes.end()) {
-      sink.add(r->step, label_of(*r), at + " was sent but its producer never reported an outcome");
+      sink.add(r->step, label_of(*r), at() + " was sent but its producer never reported an outcome");
       continue;
     }
     const history::PushOutcomeRecord& o = *it->second;
     if (!o.finished) {
       sink.add(r->step, label_of(*r),
-               at + " was still waiting when the run ended, after " + std::to_string(o.attempts) + " attempts");
+               at() + " was still waiting when the run ended, after " + std::to_string(o.attempts) + " attempts");
       continue;
     }
     if (o.rejected) continue;
     if (answered(*r) && !r->rejected && o.statuses.size() != r->items.size()) {
       sink.add(r->step, label_of(*r),
-               at + " has " + std::to_string(r->items.size()) + " items but " + std::to_string(o.statuses.size()) +
+               at() + " has " + std::to_string(r->items.size()) + " items but " + std::to_string(o.statuses.size()) +
                    " final statuses");
     }
     for (size_t i = 0; i < o.statuses.size(); ++i) {
       if (kFinalStatuses.contains(o.statuses[i])) continue;
-      sink.add(r->step, label_of(*r), at + " item " + std::to_string(i) + " ended as '" + o.statuses[i] +
-                                          "', not a final status (queued, duplicate, error, timeout)");
+      sink.add(r->step, label_of(*r),
+               at() + " item " + std::to_string(i) + " ended as '" + o.statuses[i] +
+                   "', not a final status (queued, duplicate, error, timeout)");
     }
   }
 }

@@ -5,10 +5,12 @@
 // SQLite's counters of segment and sidecar rows the connection's committed
 // transactions wrote) under the writer's lock before its first write and
 // after it ended: nothing may move.
+#include <memory>
 #include <string>
 #include <variant>
 
 #include "properties/checks.h"
+#include "properties/event_pass.h"
 #include "properties/failure_sink.h"
 #include "properties/step_index.h"
 
@@ -21,32 +23,44 @@ std::string show(const history::PartitionFingerprint& f) {
          ", sidecar rows written " + std::to_string(f.sidecar_rows) + "}";
 }
 
-}  // namespace
+class NothingWrittenOnDuplicate final : public PassChecker {
+ public:
+  explicit NothingWrittenOnDuplicate(const HistoryIndex& index)
+      : PassChecker("nothing-written-on-duplicate", {}), steps_(index.steps()) {}
 
-std::vector<Failure> check_nothing_written_on_duplicate(const history::History& history) {
-  FailureSink sink("nothing-written-on-duplicate");
-  const StepIndex steps(history);
-  for (size_t e = 0; e < history.events.size(); ++e) {
-    const auto* push = std::get_if<history::PushEvent>(&history.events[e]);
-    if (push == nullptr || (push->queued && !push->failed)) continue;
-    if (!push->rows_after_read) continue;  // power lost before the after-inspection: durability judges
+  void before(size_t e, const history::Event& event, const PassState& /*state*/) override {
+    const auto* push = std::get_if<history::PushEvent>(&event);
+    if (push == nullptr || (push->queued && !push->failed)) return;
+    if (!push->rows_after_read) return;  // power lost before the after-inspection: durability judges
     const std::string verdict = push->failed ? "failed" : "answered duplicate";
     // The step of the first duplicate frame, else of the segment's first frame.
     const std::string& step =
-        steps.step_of(*push, push->failed || push->duplicates.empty() ? 0 : push->duplicates.front().first);
+        steps_.step_of(*push, push->failed || push->duplicates.empty() ? 0 : push->duplicates.front().first);
     const std::string label = partition_label(push->queue, push->partition);
     if (push->last_offset_after != push->last_offset_before) {
-      sink.add(step, label,
-               "event " + std::to_string(e) + " " + verdict + " but moved last_offset from " +
-                   std::to_string(push->last_offset_before) + " to " + std::to_string(push->last_offset_after));
+      sink_.add(step, label,
+                "event " + std::to_string(e) + " " + verdict + " but moved last_offset from " +
+                    std::to_string(push->last_offset_before) + " to " + std::to_string(push->last_offset_after));
     }
     if (push->rows_after != push->rows_before) {
-      sink.add(step, label,
-               "event " + std::to_string(e) + " " + verdict + " but changed the rows: " +
-                   show(push->rows_before) + " -> " + show(push->rows_after));
+      sink_.add(step, label,
+                "event " + std::to_string(e) + " " + verdict + " but changed the rows: " + show(push->rows_before) +
+                    " -> " + show(push->rows_after));
     }
   }
-  return sink.take();
+
+ private:
+  const StepIndex& steps_;
+};
+
+}  // namespace
+
+std::unique_ptr<PassChecker> make_nothing_written_on_duplicate(const HistoryIndex& index) {
+  return std::make_unique<NothingWrittenOnDuplicate>(index);
+}
+
+std::vector<Failure> check_nothing_written_on_duplicate(const history::History& history) {
+  return check_alone(make_nothing_written_on_duplicate, history);
 }
 
 }  // namespace qdt::properties

@@ -6,11 +6,13 @@
 // push (queued or not) must see a last_offset equal to what the queued pushes
 // before it account for.
 #include <map>
+#include <memory>
 #include <string>
 #include <utility>
 #include <variant>
 
 #include "properties/checks.h"
+#include "properties/event_pass.h"
 #include "properties/failure_sink.h"
 #include "properties/step_index.h"
 
@@ -24,44 +26,42 @@ struct Lane {
   bool any = false;
 };
 
-}  // namespace
+class Offsets final : public PassChecker {
+ public:
+  explicit Offsets(const HistoryIndex& index) : PassChecker("offsets", {}), steps_(index.steps()) {}
 
-std::vector<Failure> check_offsets(const history::History& history) {
-  FailureSink sink("offsets");
-  const StepIndex steps(history);
-  std::map<std::pair<std::string, std::string>, Lane> lanes;
-  for (size_t e = 0; e < history.events.size(); ++e) {
-    const auto* push = std::get_if<history::PushEvent>(&history.events[e]);
-    if (push == nullptr || push->failed) continue;
-    Lane& lane = lanes[{push->queue, push->partition}];
+  void before(size_t e, const history::Event& event, const PassState& /*state*/) override {
+    const auto* push = std::get_if<history::PushEvent>(&event);
+    if (push == nullptr || push->failed) return;
+    Lane& lane = lanes_[{push->queue, push->partition}];
     const std::string label = partition_label(push->queue, push->partition);
-    const std::string& step = steps.step_of(*push, 0);
+    const std::string& step = steps_.step_of(*push, 0);
     const std::string at = "event " + std::to_string(e) + ": ";
     if (push->last_offset_before != lane.next_offset - 1) {
-      sink.add(step, label,
-               at + "storage's last_offset was " + std::to_string(push->last_offset_before) +
-                   " before the push, the queued pushes so far end at " + std::to_string(lane.next_offset - 1));
+      sink_.add(step, label,
+                at + "storage's last_offset was " + std::to_string(push->last_offset_before) +
+                    " before the push, the queued pushes so far end at " + std::to_string(lane.next_offset - 1));
     }
-    if (!push->queued) continue;
+    if (!push->queued) return;
     const auto k = static_cast<int64_t>(push->frames.size());
     const int64_t end = push->base_offset + k - 1;
     if (push->base_offset != lane.next_offset) {
-      sink.add(step, label,
-               at + "queued at base " + std::to_string(push->base_offset) + ", expected " +
-                   std::to_string(lane.next_offset) +
-                   (push->base_offset > lane.next_offset ? " (offsets skipped)" : " (overlaps stored offsets)"));
+      sink_.add(step, label,
+                at + "queued at base " + std::to_string(push->base_offset) + ", expected " +
+                    std::to_string(lane.next_offset) +
+                    (push->base_offset > lane.next_offset ? " (offsets skipped)" : " (overlaps stored offsets)"));
     }
     if (push->rows_after_read && push->last_offset_after != end) {
-      sink.add(step, label,
-               at + "queued " + std::to_string(k) + " frames at base " + std::to_string(push->base_offset) +
-                   ", so last_offset must be " + std::to_string(end) + ", storage says " +
-                   std::to_string(push->last_offset_after));
+      sink_.add(step, label,
+                at + "queued " + std::to_string(k) + " frames at base " + std::to_string(push->base_offset) +
+                    ", so last_offset must be " + std::to_string(end) + ", storage says " +
+                    std::to_string(push->last_offset_after));
     }
     if (lane.any && push->now_ms < lane.created_at_ms) {
-      sink.add(step, label,
-               at + "created_at " + std::to_string(push->now_ms) + " ms at offset " +
-                   std::to_string(push->base_offset) + " is older than " + std::to_string(lane.created_at_ms) +
-                   " ms of the segment queued by event " + std::to_string(lane.created_at_event));
+      sink_.add(step, label,
+                at + "created_at " + std::to_string(push->now_ms) + " ms at offset " +
+                    std::to_string(push->base_offset) + " is older than " + std::to_string(lane.created_at_ms) +
+                    " ms of the segment queued by event " + std::to_string(lane.created_at_event));
     }
     // Resynchronise on storage's numbering so one gap is reported once.
     lane.next_offset = std::max(lane.next_offset, end + 1);
@@ -71,7 +71,16 @@ std::vector<Failure> check_offsets(const history::History& history) {
     }
     lane.any = true;
   }
-  return sink.take();
-}
+
+ private:
+  const StepIndex& steps_;
+  std::map<std::pair<std::string, std::string>, Lane> lanes_;
+};
+
+}  // namespace
+
+std::unique_ptr<PassChecker> make_offsets(const HistoryIndex& index) { return std::make_unique<Offsets>(index); }
+
+std::vector<Failure> check_offsets(const history::History& history) { return check_alone(make_offsets, history); }
 
 }  // namespace qdt::properties

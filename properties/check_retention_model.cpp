@@ -17,6 +17,7 @@
 #include <variant>
 
 #include "properties/checks.h"
+#include "properties/event_pass.h"
 #include "properties/failure_sink.h"
 #include "properties/model_follower.h"
 #include "properties/retention_judge.h"
@@ -38,11 +39,11 @@ std::string why_kept(const model::Partition* partition, const model::QueueOption
   for (const model::Segment& s : partition->segments()) {
     if (s.base_offset != span.base_offset) continue;
     if (!s.present) return "it was already deleted";
-    if (s.end_offset != span.end_offset) return "the segment there spans [" + std::to_string(s.base_offset) + ", " +
-                                                std::to_string(s.end_offset) + "]";
+    if (s.end_offset != span.end_offset)
+      return "the segment there spans [" + std::to_string(s.base_offset) + ", " + std::to_string(s.end_offset) + "]";
     const int64_t age_ms = now_ms - s.created_at_ms;
-    std::string out = "created at " + std::to_string(s.created_at_ms) + " ms, " + std::to_string(age_ms) +
-                      " ms old; " + options_text(o);
+    std::string out = "created at " + std::to_string(s.created_at_ms) + " ms, " + std::to_string(age_ms) + " ms old; " +
+                      options_text(o);
     if (o.completed_retention_seconds > 0 && !partition->fully_acked(s)) out += "; not fully acknowledged";
     return out;
   }
@@ -64,8 +65,8 @@ void check_pass(const history::RetentionEvent& pass, size_t e, const ModelFollow
   for (const model::Segment& s : j.left_behind) {
     sink.add("", label,
              at + " left segment [" + std::to_string(s.base_offset) + ", " + std::to_string(s.end_offset) +
-                 "] created at " + std::to_string(s.created_at_ms) + " ms behind; it is due (" +
-                 options_text(options) + (partition->fully_acked(s) ? ", fully acknowledged" : "") + ")");
+                 "] created at " + std::to_string(s.created_at_ms) + " ms behind; it is due (" + options_text(options) +
+                 (partition->fully_acked(s) ? ", fully acknowledged" : "") + ")");
   }
 }
 
@@ -93,28 +94,36 @@ void check_step(const history::PurgeEvent& purge, size_t e, const ModelFollower&
   }
 }
 
-}  // namespace
+class RetentionModel final : public PassChecker {
+ public:
+  explicit RetentionModel(const HistoryIndex& /*index*/) : PassChecker("retention-model", {.model = true}) {}
 
-std::vector<Failure> check_retention_model(const history::History& history) {
-  FailureSink sink("retention-model");
-  ModelFollower follower;
-  for (size_t e = 0; e < history.events.size(); ++e) {
-    const history::Event& event = history.events[e];
-    if (const auto* pass = std::get_if<history::RetentionEvent>(&event)) check_pass(*pass, e, follower, sink);
-    if (const auto* purge = std::get_if<history::PurgeEvent>(&event)) check_step(*purge, e, follower, sink);
-    follower.apply(event);
-    if (const auto* purge = std::get_if<history::PurgeEvent>(&event); purge && !purge->failed) {
-      const model::Partition* p = follower.find(purge->queue, purge->partition);
-      const int64_t want = p ? p->txns_start() : 0;
-      if (purge->txns_start_after != want) {
-        sink.add("", partition_label(purge->queue, purge->partition),
-                 "purge event " + std::to_string(e) + " left txns_start at " +
-                     std::to_string(purge->txns_start_after) + ", the first offset still in the sidecar is " +
-                     std::to_string(want));
-      }
+  void before(size_t e, const history::Event& event, const PassState& state) override {
+    if (const auto* pass = std::get_if<history::RetentionEvent>(&event)) check_pass(*pass, e, state.model, sink_);
+    if (const auto* purge = std::get_if<history::PurgeEvent>(&event)) check_step(*purge, e, state.model, sink_);
+  }
+
+  void after(size_t e, const history::Event& event, const PassState& state) override {
+    const auto* purge = std::get_if<history::PurgeEvent>(&event);
+    if (!purge || purge->failed) return;
+    const model::Partition* p = state.model.find(purge->queue, purge->partition);
+    const int64_t want = p ? p->txns_start() : 0;
+    if (purge->txns_start_after != want) {
+      sink_.add("", partition_label(purge->queue, purge->partition),
+                "purge event " + std::to_string(e) + " left txns_start at " + std::to_string(purge->txns_start_after) +
+                    ", the first offset still in the sidecar is " + std::to_string(want));
     }
   }
-  return sink.take();
+};
+
+}  // namespace
+
+std::unique_ptr<PassChecker> make_retention_model(const HistoryIndex& index) {
+  return std::make_unique<RetentionModel>(index);
+}
+
+std::vector<Failure> check_retention_model(const history::History& history) {
+  return check_alone(make_retention_model, history);
 }
 
 }  // namespace qdt::properties

@@ -18,22 +18,27 @@
 // that storage queued under one key are compared, newest first, with the
 // earlier copies of that push still holding a sidecar row, exactly as
 // no-double-write compares every stored message.
+#include <algorithm>
 #include <map>
-#include <set>
+#include <memory>
+#include <memory_resource>
 #include <string>
+#include <string_view>
 #include <tuple>
+#include <unordered_map>
 #include <utility>
 #include <variant>
+#include <vector>
 
 #include "properties/checks.h"
+#include "properties/event_pass.h"
 #include "properties/failure_sink.h"
+#include "properties/key_view.h"
 #include "properties/step_index.h"
 #include "properties/storage_replay.h"
 
 namespace qdt::properties {
 namespace {
-
-using Key = std::tuple<std::string, std::string, std::string>;  // queue, partition, txn
 
 // The push a request belongs to: its push_id, or its own id when none was recorded.
 std::pair<bool, uint64_t> push_of(const history::RequestRecord& r) {
@@ -53,88 +58,126 @@ bool fresh_allowed(const StoredMessage& earlier, const StoredMessage& later, con
   return earlier.created_at_ms < commit.now_ms - commit.window_seconds * 1000;
 }
 
-}  // namespace
+// A key within one push (and, for responses, one item index of it).
+struct PushKey {
+  std::pair<bool, uint64_t> push;
+  size_t item = 0;  // 0 for the storage level
+  KeyView key;
+  bool operator==(const PushKey&) const = default;
+  // The order the failures are reported in: push, item, then the key's strings.
+  bool operator<(const PushKey& o) const {
+    return std::tie(push, item, key.queue, key.partition, key.txn) <
+           std::tie(o.push, o.item, o.key.queue, o.key.partition, o.key.txn);
+  }
+};
 
-std::vector<Failure> check_retry_convergence(const history::History& history) {
-  FailureSink sink("retry-convergence");
-  const StepIndex steps(history);
-  StorageReplay replay;
-  std::map<size_t, Commit> commits;  // queued event -> what its probe saw
-  // (push, key) -> offsets that push's frames stored under the key, still unpurged as far as known.
-  std::map<std::pair<std::pair<bool, uint64_t>, Key>, std::set<int64_t>> stored_by_push;
-  for (size_t e = 0; e < history.events.size(); ++e) {
-    const auto* push = std::get_if<history::PushEvent>(&history.events[e]);
-    if (push && !push->failed && push->queued) {
-      const int64_t window = replay.window_seconds(push->queue);
-      commits[e] = Commit{window, push->now_ms};
-      const PartitionReplay* partition = replay.find(push->queue, push->partition);
-      const int64_t oldest_ms = push->now_ms - window * 1000;
-      const std::string label = partition_label(push->queue, push->partition);
-      for (size_t j = 0; j < push->frames.size(); ++j) {
-        const history::FrameRecord& f = push->frames[j];
-        const history::RequestRecord* origin = steps.find(f.origin_request);
-        if (origin == nullptr) continue;
-        const int64_t offset = push->base_offset + static_cast<int64_t>(j);
-        std::set<int64_t>& earlier = stored_by_push[{push_of(*origin), Key{push->queue, push->partition, f.transaction_id}}];
-        const std::string what = "txn " + f.transaction_id + " stored at offset " + std::to_string(offset) +
-                                 " by event " + std::to_string(e) + " (request " + std::to_string(f.origin_request) +
-                                 ", push " + std::to_string(origin->push_id) + ", attempt " +
-                                 std::to_string(origin->attempt) + ", now " + std::to_string(push->now_ms) +
-                                 " ms, window " + std::to_string(window) + " s)";
-        for (auto it = earlier.rbegin(); window > 0 && it != earlier.rend();) {
-          if (*it >= push->base_offset) {  // the same segment: committed together, inside the window
-            sink.add(steps.step_of(*push, j), label,
-                     what + " together with offset " + std::to_string(*it) + " of the same push in one segment");
-            break;
-          }
-          const StoredMessage* m = partition ? partition->at(*it) : nullptr;
-          if (m == nullptr || !m->sidecar_present) {  // purged (or never stored): no longer counts
-            it = std::make_reverse_iterator(earlier.erase(std::next(it).base()));
-            continue;
-          }
-          if (m->created_at_ms < oldest_ms) break;
-          sink.add(steps.step_of(*push, j), label,
-                   what + " while offset " + std::to_string(m->offset) + " (id " + m->message_id + ", created at " +
-                       std::to_string(m->created_at_ms) + " ms by event " + std::to_string(m->event_index) +
-                       ", request " + std::to_string(m->origin_request) +
-                       ") of the same push was still in the window with its sidecar row present");
+struct PushKeyHash {
+  size_t operator()(const PushKey& k) const {
+    const size_t push = std::hash<uint64_t>{}(k.push.second) ^ (k.push.first ? 0x51ed27ULL : 0);
+    return (KeyViewHash{}(k.key) * 0x9e3779b97f4a7c15ULL + push) * 0x9e3779b97f4a7c15ULL + k.item;
+  }
+};
+
+// The ids one push item received, each with the first record that received it.
+using Received = std::pmr::vector<std::pair<std::string_view, const history::RequestRecord*>>;
+
+class RetryConvergence final : public PassChecker {
+ public:
+  explicit RetryConvergence(const HistoryIndex& index)
+      : PassChecker("retry-convergence", {.replay = true}), index_(index) {
+    commits_.reserve(index.history().events.size());
+    stored_by_push_.reserve(index.history().events.size());
+  }
+
+  void before(size_t e, const history::Event& event, const PassState& state) override {
+    const auto* push = std::get_if<history::PushEvent>(&event);
+    if (!push || push->failed || !push->queued) return;
+    const StepIndex& steps = index_.steps();
+    const int64_t window = state.replay.window_seconds(push->queue);
+    commits_.emplace(e, Commit{window, push->now_ms});
+    const PartitionReplay* partition = state.replay.find(push->queue, push->partition);
+    const int64_t oldest_ms = push->now_ms - window * 1000;
+    for (size_t j = 0; j < push->frames.size(); ++j) {
+      const history::FrameRecord& f = push->frames[j];
+      const history::RequestRecord* origin = steps.find(f.origin_request);
+      if (origin == nullptr) continue;
+      const int64_t offset = push->base_offset + static_cast<int64_t>(j);
+      // Offsets this push's frames stored under the key, ascending, still unpurged as far as known.
+      std::pmr::vector<int64_t>& earlier =
+          stored_by_push_[PushKey{push_of(*origin), 0, KeyView{push->queue, push->partition, f.transaction_id}}];
+      auto what = [&] {
+        return "txn " + f.transaction_id + " stored at offset " + std::to_string(offset) + " by event " +
+               std::to_string(e) + " (request " + std::to_string(f.origin_request) + ", push " +
+               std::to_string(origin->push_id) + ", attempt " + std::to_string(origin->attempt) + ", now " +
+               std::to_string(push->now_ms) + " ms, window " + std::to_string(window) + " s)";
+      };
+      for (size_t k = earlier.size(); window > 0 && k-- > 0;) {
+        if (earlier[k] >= push->base_offset) {  // the same segment: committed together, inside the window
+          sink_.add(
+              steps.step_of(*push, j), partition_label(push->queue, push->partition),
+              what() + " together with offset " + std::to_string(earlier[k]) + " of the same push in one segment");
           break;
         }
-        earlier.insert(offset);
+        const StoredMessage* m = partition ? partition->at(earlier[k]) : nullptr;
+        if (m == nullptr || !m->sidecar_present) {  // purged (or never stored): no longer counts
+          earlier.erase(earlier.begin() + static_cast<ptrdiff_t>(k));
+          continue;
+        }
+        if (m->created_at_ms < oldest_ms) break;
+        sink_.add(steps.step_of(*push, j), partition_label(push->queue, push->partition),
+                  what() + " while offset " + std::to_string(m->offset) + " (id " + m->message_id() + ", created at " +
+                      std::to_string(m->created_at_ms) + " ms by event " + std::to_string(m->event_index) +
+                      ", request " + std::to_string(m->origin_request()) +
+                      ") of the same push was still in the window with its sidecar row present");
+        break;
       }
+      auto at = std::lower_bound(earlier.begin(), earlier.end(), offset);
+      if (at == earlier.end() || *at != offset) earlier.insert(at, offset);
     }
-    replay.apply(history.events[e], e);
   }
 
-  // (push, item index, key) -> (id -> the first record that received it).
-  std::map<std::tuple<std::pair<bool, uint64_t>, size_t, Key>, std::map<std::string, const history::RequestRecord*>>
-      received;
-  for (const history::RequestRecord& r : history.requests) {
-    if (!r.delivered || !r.response_received || r.rejected) continue;
-    for (size_t i = 0; i < r.responses.size() && i < r.items.size(); ++i) {
-      const history::ResponseItem& got = r.responses[i];
-      if (got.status != "queued" && got.status != "duplicate") continue;
-      if (got.message_id == history::kZeroUuid) continue;
-      const history::ItemRecord& item = r.items[i];
-      received[{push_of(r), i, Key{item.queue, item.partition, item.transaction_id}}].try_emplace(got.message_id, &r);
+  void finish(const PassState& state) override {
+    std::pmr::unordered_map<PushKey, Received, PushKeyHash> received(&arena_);
+    received.reserve(index_.history().requests.size());
+    for (const history::RequestRecord& r : index_.history().requests) {
+      if (!r.delivered || !r.response_received || r.rejected) continue;
+      for (size_t i = 0; i < r.responses.size() && i < r.items.size(); ++i) {
+        const history::ResponseItem& got = r.responses[i];
+        if (got.status != "queued" && got.status != "duplicate") continue;
+        if (got.message_id == history::kZeroUuid) continue;
+        const history::ItemRecord& item = r.items[i];
+        Received& ids = received[PushKey{push_of(r), i, KeyView{item.queue, item.partition, item.transaction_id}}];
+        if (std::none_of(ids.begin(), ids.end(), [&](const auto& id) { return id.first == got.message_id; })) {
+          ids.emplace_back(got.message_id, &r);
+        }
+      }
     }
+    std::vector<std::pair<PushKey, Received*>> diverged;
+    for (auto& [where, ids] : received) {
+      if (ids.size() < 2) continue;
+      std::sort(ids.begin(), ids.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+      diverged.emplace_back(where, &ids);
+    }
+    std::sort(diverged.begin(), diverged.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+    for (const auto& [where, ids] : diverged) judge_ids(where.item, *ids, state.replay);
   }
-  for (const auto& [where, ids] : received) {
-    if (ids.size() < 2) continue;
-    const size_t i = std::get<1>(where);
+
+ private:
+  // Push item `i` received two or more different ids.
+  void judge_ids(size_t i, const Received& ids, const StorageReplay& replay) {
     // Order the ids by where they are stored; an id stored nowhere under the
     // item's key conflicts with every other.
-    const history::RequestRecord& any = *ids.begin()->second;
+    const history::RequestRecord& any = *ids.front().second;
     const history::ItemRecord& item = any.items[i];
     const PartitionReplay* partition = replay.find(item.queue, item.partition);
     std::map<int64_t, const StoredMessage*> stored;
-    std::vector<std::string> unstored;
+    std::vector<std::string_view> unstored;
     for (const auto& [id, r] : ids) {
       const StorageReplay::Location* at = replay.locate(id);
       const StoredMessage* m = at && partition && at->queue == item.queue && at->partition == item.partition
                                    ? partition->at(at->offset)
                                    : nullptr;
-      if (m != nullptr && m->transaction_id == item.transaction_id) {
+      if (m != nullptr && m->transaction_id() == item.transaction_id) {
         stored.emplace(m->offset, m);
       } else {
         unstored.push_back(id);
@@ -142,32 +185,45 @@ std::vector<Failure> check_retry_convergence(const history::History& history) {
     }
     std::string conflict;
     if (!unstored.empty()) {
-      conflict = "id " + unstored.front() + " is not a message stored under the item's key";
+      conflict = "id " + std::string(unstored.front()) + " is not a message stored under the item's key";
     } else {
       for (auto later = std::next(stored.begin()); conflict.empty() && later != stored.end(); ++later) {
-        const Commit& commit = commits.at(later->second->event_index);
+        const Commit& commit = commits_.at(later->second->event_index);
         for (auto earlier = stored.begin(); earlier != later; ++earlier) {
           if (fresh_allowed(*earlier->second, *later->second, commit)) continue;
-          conflict = "offset " + std::to_string(later->first) + " (id " + later->second->message_id +
+          conflict = "offset " + std::to_string(later->first) + " (id " + later->second->message_id() +
                      ") was stored at " + std::to_string(commit.now_ms) + " ms while offset " +
-                     std::to_string(earlier->first) + " (id " + earlier->second->message_id + ", created at " +
+                     std::to_string(earlier->first) + " (id " + earlier->second->message_id() + ", created at " +
                      std::to_string(earlier->second->created_at_ms) + " ms) was in the " +
                      std::to_string(commit.window_seconds) + " s window with its sidecar row present";
           break;
         }
       }
     }
-    if (conflict.empty()) continue;
+    if (conflict.empty()) return;
     std::string answers;
     for (const auto& [id, r] : ids) {
-      answers += (answers.empty() ? "" : ", ") + id + " (request " + std::to_string(r->request) + ", attempt " +
-                 std::to_string(r->attempt) + ")";
+      answers += (answers.empty() ? "" : ", ") + std::string(id) + " (request " + std::to_string(r->request) +
+                 ", attempt " + std::to_string(r->attempt) + ")";
     }
-    sink.add(any.step, partition_label(item.queue, item.partition),
-             "push " + std::to_string(any.push_id) + " item " + std::to_string(i) + " (txn " + item.transaction_id +
-                 ") received different ids {" + answers + "}: " + conflict);
+    sink_.add(any.step, partition_label(item.queue, item.partition),
+              "push " + std::to_string(any.push_id) + " item " + std::to_string(i) + " (txn " + item.transaction_id +
+                  ") received different ids {" + answers + "}: " + conflict);
   }
-  return sink.take();
+
+  const HistoryIndex& index_;
+  std::pmr::unordered_map<size_t, Commit> commits_{&arena_};  // queued event -> what its probe saw
+  std::pmr::unordered_map<PushKey, std::pmr::vector<int64_t>, PushKeyHash> stored_by_push_{&arena_};
+};
+
+}  // namespace
+
+std::unique_ptr<PassChecker> make_retry_convergence(const HistoryIndex& index) {
+  return std::make_unique<RetryConvergence>(index);
+}
+
+std::vector<Failure> check_retry_convergence(const history::History& history) {
+  return check_alone(make_retry_convergence, history);
 }
 
 }  // namespace qdt::properties

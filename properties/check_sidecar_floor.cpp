@@ -12,39 +12,51 @@
 #include <variant>
 
 #include "properties/checks.h"
+#include "properties/event_pass.h"
 #include "properties/failure_sink.h"
 #include "properties/model_follower.h"
 
 namespace qdt::properties {
 
-std::vector<Failure> check_sidecar_floor(const history::History& history) {
-  FailureSink sink("sidecar-floor");
-  ModelFollower follower;
-  for (size_t e = 0; e < history.events.size(); ++e) {
-    const history::Event& event = history.events[e];
+namespace {
+
+class SidecarFloor final : public PassChecker {
+ public:
+  explicit SidecarFloor(const HistoryIndex& /*index*/) : PassChecker("sidecar-floor", {.model = true}) {}
+
+  void before(size_t e, const history::Event& event, const PassState& state) override {
     if (const auto* purge = std::get_if<history::PurgeEvent>(&event); purge && !purge->failed) {
-      const model::QueueOptions o = follower.model().options(purge->queue);
+      const model::QueueOptions o = state.model.model().options(purge->queue);
       const int64_t floor = std::max({o.window_seconds, o.completed_retention_seconds, model::kSidecarFloorSeconds});
       const int64_t cutoff_ms = purge->now_ms - floor * 1000;
-      const model::Partition* partition = follower.find(purge->queue, purge->partition);
+      const model::Partition* partition = state.model.find(purge->queue, purge->partition);
       for (const history::SidecarRowRecord& row : purge->rows) {
         int64_t created_at_ms = row.created_at_ms;  // only when the model never stored the row
         if (partition != nullptr && row.base_offset >= 0 && row.base_offset <= partition->last_offset()) {
           created_at_ms = partition->messages()[static_cast<size_t>(row.base_offset)].created_at_ms;
         }
         if (created_at_ms < cutoff_ms) continue;
-        sink.add("", partition_label(purge->queue, purge->partition),
-                 "purge event " + std::to_string(e) + " at " + std::to_string(purge->now_ms) + " ms removed row [" +
-                     std::to_string(row.base_offset) + ", " + std::to_string(row.end_offset) + "] created at " +
-                     std::to_string(created_at_ms) + " ms (" + std::to_string(purge->now_ms - created_at_ms) +
-                     " ms old), younger than the floor max(window " + std::to_string(o.window_seconds) +
-                     " s, completedRetentionSeconds " + std::to_string(o.completed_retention_seconds) + " s, 900 s) = " +
-                     std::to_string(floor) + " s (step's own floor " + std::to_string(purge->floor_seconds) + " s)");
+        sink_.add("", partition_label(purge->queue, purge->partition),
+                  "purge event " + std::to_string(e) + " at " + std::to_string(purge->now_ms) + " ms removed row [" +
+                      std::to_string(row.base_offset) + ", " + std::to_string(row.end_offset) + "] created at " +
+                      std::to_string(created_at_ms) + " ms (" + std::to_string(purge->now_ms - created_at_ms) +
+                      " ms old), younger than the floor max(window " + std::to_string(o.window_seconds) +
+                      " s, completedRetentionSeconds " + std::to_string(o.completed_retention_seconds) +
+                      " s, 900 s) = " + std::to_string(floor) + " s (step's own floor " +
+                      std::to_string(purge->floor_seconds) + " s)");
       }
     }
-    follower.apply(event);
   }
-  return sink.take();
+};
+
+}  // namespace
+
+std::unique_ptr<PassChecker> make_sidecar_floor(const HistoryIndex& index) {
+  return std::make_unique<SidecarFloor>(index);
+}
+
+std::vector<Failure> check_sidecar_floor(const history::History& history) {
+  return check_alone(make_sidecar_floor, history);
 }
 
 }  // namespace qdt::properties

@@ -11,89 +11,112 @@
 //
 // created_at never decreases along offsets (the offsets property), so the
 // newest live occurrence decides whether any is in the window.
-#include <map>
+#include <algorithm>
+#include <memory>
+#include <memory_resource>
+#include <optional>
 #include <set>
+#include <span>
 #include <string>
-#include <tuple>
+#include <string_view>
+#include <unordered_map>
 #include <variant>
+#include <vector>
 
 #include "properties/checks.h"
+#include "properties/event_pass.h"
 #include "properties/failure_sink.h"
+#include "properties/key_view.h"
 #include "properties/step_index.h"
 #include "properties/storage_replay.h"
 
 namespace qdt::properties {
 namespace {
 
-using Key = std::tuple<std::string, std::string, std::string>;  // queue, partition, txn
+// The item of `r` that leads the key (the first with it); nullopt when none does.
+std::optional<size_t> leader_item(const history::RequestRecord& r, const std::string& queue,
+                                  const std::string& partition, const std::string& txn) {
+  for (size_t i = 0; i < r.items.size(); ++i) {
+    const history::ItemRecord& item = r.items[i];
+    if (item.transaction_id == txn && item.partition == partition && item.queue == queue) return i;
+  }
+  return std::nullopt;
+}
+
+class WindowExpiry final : public PassChecker {
+ public:
+  explicit WindowExpiry(const HistoryIndex& index)
+      : PassChecker("window-expiry", {.replay = true}), steps_(index.steps()) {
+    stored_ids_.reserve(index.history().events.size());
+  }
+
+  void before(size_t e, const history::Event& event, const PassState& state) override {
+    const auto* push = std::get_if<history::PushEvent>(&event);
+    if (!push || push->failed) return;
+    const int64_t window = state.replay.window_seconds(push->queue);
+    const PartitionReplay* partition = state.replay.find(push->queue, push->partition);
+    for (size_t j = 0; partition != nullptr && j < push->frames.size(); ++j) {
+      const history::FrameRecord& f = push->frames[j];
+      auto ids = stored_ids_.find(KeyView{push->queue, push->partition, f.transaction_id});
+      if (ids == stored_ids_.end()) continue;  // a first occurrence: not a repeat
+      const std::span<const int64_t> live = partition->live_offsets(f.transaction_id);
+      const StoredMessage* newest = live.empty() ? nullptr : partition->at(*live.rbegin());
+      if (window > 0 && newest != nullptr && newest->created_at_ms >= push->now_ms - window * 1000) continue;
+      judge_repeat(*push, e, j, window, newest, ids->second);
+    }
+    if (push->queued) {
+      for (const history::FrameRecord& f : push->frames) {
+        stored_ids_[KeyView{push->queue, push->partition, f.transaction_id}].push_back(f.message_id);
+      }
+    }
+  }
+
+ private:
+  // Frame `j` of `push` repeats a key none of whose stored messages is in the window.
+  void judge_repeat(const history::PushEvent& push, size_t e, size_t j, int64_t window, const StoredMessage* newest,
+                    const std::pmr::vector<std::string_view>& ids) {
+    const history::FrameRecord& f = push.frames[j];
+    const std::string label = partition_label(push.queue, push.partition);
+    const std::string why = newest == nullptr ? std::string(" has no earlier occurrence with its sidecar row present")
+                            : window == 0     ? std::string(" is probed with the window off")
+                                              : "'s newest live occurrence (offset " + std::to_string(newest->offset) +
+                                                ", created at " + std::to_string(newest->created_at_ms) +
+                                                " ms) is outside the " + std::to_string(window) + " s window";
+    const std::string what = "event " + std::to_string(e) + " (now " + std::to_string(push.now_ms) + " ms): frame " +
+                             std::to_string(j) + " (txn " + f.transaction_id + ", id " + f.message_id + ")";
+    for (const auto& [index, offset] : push.duplicates) {
+      if (index != j) continue;
+      sink_.add(steps_.step_of(push, j), label,
+                what + " is listed as a duplicate of offset " + std::to_string(offset) + ", but its key" + why);
+      return;
+    }
+    if (!push.queued) return;  // survived this duplicate round; a later push decides it
+    const history::RequestRecord* origin = steps_.find(f.origin_request);
+    if (origin == nullptr || !origin->delivered || origin->rejected) return;
+    const std::optional<size_t> leader = leader_item(*origin, push.queue, push.partition, f.transaction_id);
+    if (!leader || *leader >= origin->responses.size()) return;
+    const history::ResponseItem& got = origin->responses[*leader];
+    const bool stale = std::find(ids.begin(), ids.end(), got.message_id) != ids.end();
+    if (got.status == "queued" && !stale && got.message_id != history::kZeroUuid) return;
+    sink_.add(origin->step, label,
+              what + " was queued as a new message because its key" + why + ", but item " + std::to_string(*leader) +
+                  " of request " + std::to_string(origin->request) + " answered " + got.status + " " + got.message_id +
+                  (stale ? ", an id already stored under the key" : "") + "; expected queued with a fresh id");
+  }
+
+  const StepIndex& steps_;
+  // Every id ever queued under a key (views into the history).
+  std::pmr::unordered_map<KeyView, std::pmr::vector<std::string_view>, KeyViewHash> stored_ids_{&arena_};
+};
 
 }  // namespace
 
+std::unique_ptr<PassChecker> make_window_expiry(const HistoryIndex& index) {
+  return std::make_unique<WindowExpiry>(index);
+}
+
 std::vector<Failure> check_window_expiry(const history::History& history) {
-  FailureSink sink("window-expiry");
-  const StepIndex steps(history);
-  // (request, queue, partition, txn) -> the item that leads the key in that request.
-  std::map<std::tuple<uint64_t, std::string, std::string, std::string>, size_t> leader_item;
-  for (const history::RequestRecord& r : history.requests) {
-    if (!r.delivered || r.rejected) continue;
-    for (size_t i = 0; i < r.items.size(); ++i) {
-      leader_item.try_emplace({r.request, r.items[i].queue, r.items[i].partition, r.items[i].transaction_id}, i);
-    }
-  }
-  StorageReplay replay;
-  std::map<Key, std::set<std::string>> stored_ids;  // every id ever queued under a key
-  for (size_t e = 0; e < history.events.size(); ++e) {
-    const auto* push = std::get_if<history::PushEvent>(&history.events[e]);
-    if (push && !push->failed) {
-      const int64_t window = replay.window_seconds(push->queue);
-      const PartitionReplay* partition = replay.find(push->queue, push->partition);
-      const std::string label = partition_label(push->queue, push->partition);
-      std::map<size_t, int64_t> duplicate_of;
-      for (const auto& [index, offset] : push->duplicates) duplicate_of.emplace(index, offset);
-      for (size_t j = 0; partition != nullptr && j < push->frames.size(); ++j) {
-        const history::FrameRecord& f = push->frames[j];
-        auto ids = stored_ids.find({push->queue, push->partition, f.transaction_id});
-        if (ids == stored_ids.end()) continue;  // a first occurrence: not a repeat
-        const std::set<int64_t>& live = partition->live_offsets(f.transaction_id);
-        const StoredMessage* newest = live.empty() ? nullptr : partition->at(*live.rbegin());
-        if (window > 0 && newest != nullptr && newest->created_at_ms >= push->now_ms - window * 1000) continue;
-        const std::string why =
-            newest == nullptr ? std::string(" has no earlier occurrence with its sidecar row present")
-            : window == 0     ? std::string(" is probed with the window off")
-                              : "'s newest live occurrence (offset " + std::to_string(newest->offset) +
-                                    ", created at " + std::to_string(newest->created_at_ms) + " ms) is outside the " +
-                                    std::to_string(window) + " s window";
-        const std::string what = "event " + std::to_string(e) + " (now " + std::to_string(push->now_ms) +
-                                 " ms): frame " + std::to_string(j) + " (txn " + f.transaction_id + ", id " +
-                                 f.message_id + ")";
-        if (auto d = duplicate_of.find(j); d != duplicate_of.end()) {
-          sink.add(steps.step_of(*push, j), label,
-                   what + " is listed as a duplicate of offset " + std::to_string(d->second) + ", but its key" + why);
-          continue;
-        }
-        if (!push->queued) continue;  // survived this duplicate round; a later push decides it
-        const history::RequestRecord* origin = steps.find(f.origin_request);
-        if (origin == nullptr) continue;
-        auto leader = leader_item.find({origin->request, push->queue, push->partition, f.transaction_id});
-        if (leader == leader_item.end() || leader->second >= origin->responses.size()) continue;
-        const history::ResponseItem& got = origin->responses[leader->second];
-        const bool stale = ids->second.contains(got.message_id);
-        if (got.status == "queued" && !stale && got.message_id != history::kZeroUuid) continue;
-        sink.add(origin->step, label,
-                 what + " was queued as a new message because its key" + why + ", but item " +
-                     std::to_string(leader->second) + " of request " + std::to_string(origin->request) +
-                     " answered " + got.status + " " + got.message_id +
-                     (stale ? ", an id already stored under the key" : "") + "; expected queued with a fresh id");
-      }
-      if (push->queued) {
-        for (const history::FrameRecord& f : push->frames) {
-          stored_ids[{push->queue, push->partition, f.transaction_id}].insert(f.message_id);
-        }
-      }
-    }
-    replay.apply(history.events[e], e);
-  }
-  return sink.take();
+  return check_alone(make_window_expiry, history);
 }
 
 }  // namespace qdt::properties

@@ -5,8 +5,10 @@
 
 namespace qdt::properties {
 
-std::string partition_label(const std::string& queue, const std::string& partition) {
-  return queue + "/" + partition;
+std::string partition_label(std::string_view queue, std::string_view partition) {
+  std::string out;
+  out.reserve(queue.size() + 1 + partition.size());
+  return out.append(queue).append("/").append(partition);
 }
 
 FailureSink::FailureSink(std::string property, size_t cap) : property_(std::move(property)), cap_(cap) {

@@ -4,6 +4,7 @@
 // `cap` are kept in full and the rest are counted in one closing summary.
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "properties/checkers.h"
@@ -13,7 +14,7 @@ namespace qdt::properties {
 inline constexpr size_t kFailureCap = 50;
 
 // "queue/partition", the spelling every Failure uses.
-std::string partition_label(const std::string& queue, const std::string& partition);
+std::string partition_label(std::string_view queue, std::string_view partition);
 
 class FailureSink {
  public:

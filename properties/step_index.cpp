@@ -1,17 +1,36 @@
 #include "properties/step_index.h"
 
+#include <algorithm>
+
 namespace qdt::properties {
 namespace {
 const std::string kNoStep;
 }  // namespace
 
 StepIndex::StepIndex(const history::History& history) {
-  for (const history::RequestRecord& r : history.requests) requests_.emplace(r.request, &r);
+  // Dense while the largest id is within a few times the record count.
+  const uint64_t dense_max = 4 * static_cast<uint64_t>(history.requests.size()) + 1024;
+  uint64_t dense_size = 0;  // one allocation, not one per doubling
+  for (const history::RequestRecord& r : history.requests) {
+    if (r.request < dense_max) dense_size = std::max(dense_size, r.request + 1);
+  }
+  dense_.reserve(dense_size);
+  for (const history::RequestRecord& r : history.requests) {
+    if (r.request < dense_max) {
+      if (r.request >= dense_.size()) dense_.resize(r.request + 1, nullptr);
+      if (dense_[r.request] == nullptr) dense_[r.request] = &r;
+    } else {
+      sorted_.emplace_back(r.request, &r);
+    }
+  }
+  std::stable_sort(sorted_.begin(), sorted_.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
 }
 
 const history::RequestRecord* StepIndex::find(uint64_t request) const {
-  auto it = requests_.find(request);
-  return it == requests_.end() ? nullptr : it->second;
+  if (request < dense_.size()) return dense_[request];
+  auto it = std::lower_bound(sorted_.begin(), sorted_.end(), request,
+                             [](const auto& entry, uint64_t id) { return entry.first < id; });
+  return it == sorted_.end() || it->first != request ? nullptr : it->second;
 }
 
 const std::string& StepIndex::step_of(uint64_t request) const {

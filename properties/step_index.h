@@ -2,8 +2,9 @@
 // Maps request ids to the RequestRecord (and so the step) they belong to, so
 // that a failure found on a storage event can name the step that caused it.
 #include <cstdint>
-#include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "properties/history.h"
 
@@ -21,7 +22,10 @@ class StepIndex {
   const std::string& step_of(const history::PushEvent& push, size_t index) const;
 
  private:
-  std::map<uint64_t, const history::RequestRecord*> requests_;
+  // The first record of each id, by id: ids are handed out densely from a
+  // counter, so a vector is the index (larger ids go to sorted_).
+  std::vector<const history::RequestRecord*> dense_;
+  std::vector<std::pair<uint64_t, const history::RequestRecord*>> sorted_;  // sparse ids, ascending, stable
 };
 
 }  // namespace qdt::properties

@@ -1,34 +1,36 @@
 #include "properties/storage_replay.h"
 
+#include <algorithm>
 #include <cassert>
 #include <variant>
 
 namespace qdt::properties {
-namespace {
-const std::set<int64_t> kNoOffsets;
-}  // namespace
-
 const StoredMessage* PartitionReplay::at(int64_t offset) const {
   auto it = messages_.find(offset);
   return it == messages_.end() ? nullptr : &it->second;
 }
 
-const std::set<int64_t>& PartitionReplay::live_offsets(const std::string& transaction_id) const {
+std::span<const int64_t> PartitionReplay::live_offsets(std::string_view transaction_id) const {
   auto it = live_.find(transaction_id);
-  return it == live_.end() ? kNoOffsets : it->second;
+  return it == live_.end() ? std::span<const int64_t>() : std::span<const int64_t>(it->second);
 }
 
-int64_t StorageReplay::window_seconds(const std::string& queue) const {
+int64_t StorageReplay::window_seconds(std::string_view queue) const {
   auto it = windows_.find(queue);
   return it == windows_.end() ? 3600 : it->second;
 }
 
-const PartitionReplay* StorageReplay::find(const std::string& queue, const std::string& partition) const {
+const PartitionReplay* StorageReplay::find(std::string_view queue, std::string_view partition) const {
+  // Every checker of a pass asks for the same event's partition in turn.
+  if (last_ != nullptr && last_key_.first == queue && last_key_.second == partition) return last_;
   auto it = partitions_.find({queue, partition});
-  return it == partitions_.end() ? nullptr : &it->second;
+  if (it == partitions_.end()) return nullptr;
+  last_key_ = it->first;
+  last_ = &it->second;
+  return last_;
 }
 
-const StorageReplay::Location* StorageReplay::locate(const std::string& message_id) const {
+const StorageReplay::Location* StorageReplay::locate(std::string_view message_id) const {
   auto it = locations_.find(message_id);
   return it == locations_.end() ? nullptr : &it->second;
 }
@@ -39,8 +41,8 @@ void PartitionReplay::delete_span(int64_t base_offset, int64_t end_offset) {
   }
 }
 
-PartitionReplay& StorageReplay::partition(const std::string& queue, const std::string& partition) {
-  return partitions_[{queue, partition}];
+PartitionReplay& StorageReplay::partition(std::string_view queue, std::string_view partition) {
+  return partitions_.try_emplace({queue, partition}, &arena_).first->second;
 }
 
 void StorageReplay::apply(const history::Event& event, size_t event_index) {
@@ -50,16 +52,18 @@ void StorageReplay::apply(const history::Event& event, size_t event_index) {
     for (size_t i = 0; i < push->frames.size(); ++i) {
       const history::FrameRecord& f = push->frames[i];
       StoredMessage m;
+      m.frame = &f;
       m.offset = push->base_offset + static_cast<int64_t>(i);
-      m.message_id = f.message_id;
-      m.transaction_id = f.transaction_id;
-      m.origin_request = f.origin_request;
       m.created_at_ms = push->now_ms;
       m.event_index = event_index;
       const int64_t offset = m.offset;
-      if (!p.messages_.emplace(offset, std::move(m)).second) continue;  // overlap: first write kept
-      p.live_[f.transaction_id].insert(offset);
-      locations_.try_emplace(f.message_id, Location{push->queue, push->partition, offset});
+      const auto [stored, fresh] = p.messages_.emplace(offset, m);
+      if (!fresh) continue;  // overlap: first write kept
+      std::pmr::vector<int64_t>& live = p.live_[f.transaction_id];
+      // Ascending, no repeats (offsets usually arrive in order).
+      auto at = std::lower_bound(live.begin(), live.end(), offset);
+      if (at == live.end() || *at != offset) live.insert(at, offset);
+      locations_.try_emplace(f.message_id, Location{push->queue, push->partition, offset, &stored->second});
     }
   } else if (const auto* configure = std::get_if<history::ConfigureEvent>(&event)) {
     windows_[configure->queue] = configure->window_seconds;
@@ -80,9 +84,11 @@ void StorageReplay::apply(const history::Event& event, size_t event_index) {
         if (!m.sidecar_present) continue;
         m.sidecar_present = false;
         m.sidecar_purged_by = event_index;
-        auto live = p.live_.find(m.transaction_id);
+        auto live = p.live_.find(m.transaction_id());
         assert(live != p.live_.end());
-        live->second.erase(m.offset);
+        auto at = std::lower_bound(live->second.begin(), live->second.end(), m.offset);
+        assert(at != live->second.end() && *at == m.offset);
+        live->second.erase(at);
         if (live->second.empty()) p.live_.erase(live);
       }
     }

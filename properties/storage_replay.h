@@ -10,42 +10,53 @@
 // against the model) and delete_segment faults; failed retention passes and
 // purge steps change nothing. Offsets already held are not
 // overwritten (the offsets checker reports the overlap).
+//
+// The replay keeps views into the applied events (ids, keys, queue and
+// partition names) instead of copies: every event applied must outlive it,
+// as a history outlives its checkers. Its nodes come from one arena, freed
+// with the replay: it only grows while a history is walked.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
-#include <set>
+#include <memory_resource>
+#include <span>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include "properties/history.h"
 
 namespace qdt::properties {
 
 struct StoredMessage {
+  const history::FrameRecord* frame = nullptr;  // the frame stored, in the applied PushEvent
   int64_t offset = 0;
-  std::string message_id;
-  std::string transaction_id;
-  uint64_t origin_request = 0;
   int64_t created_at_ms = 0;
   size_t event_index = 0;  // the PushEvent that committed it
   bool segment_present = true;
   bool sidecar_present = true;
   size_t sidecar_purged_by = 0;  // event index, when !sidecar_present
+  const std::string& message_id() const { return frame->message_id; }
+  const std::string& transaction_id() const { return frame->transaction_id; }
+  uint64_t origin_request() const { return frame->origin_request; }
 };
 
 class PartitionReplay {
  public:
+  explicit PartitionReplay(std::pmr::memory_resource* arena) : messages_(arena), live_(arena) {}
   const StoredMessage* at(int64_t offset) const;
   // Offsets holding `transaction_id` whose sidecar row is still present, ascending.
-  const std::set<int64_t>& live_offsets(const std::string& transaction_id) const;
-  const std::map<int64_t, StoredMessage>& messages() const { return messages_; }
+  std::span<const int64_t> live_offsets(std::string_view transaction_id) const;
   int64_t txns_start() const { return txns_start_; }
 
  private:
   friend class StorageReplay;
   void delete_span(int64_t base_offset, int64_t end_offset);
-  std::map<int64_t, StoredMessage> messages_;
-  std::map<std::string, std::set<int64_t>> live_;
+  std::pmr::map<int64_t, StoredMessage> messages_;
+  std::pmr::unordered_map<std::string_view, std::pmr::vector<int64_t>> live_;
   int64_t txns_start_ = 0;  // as the last purge step reported it
 };
 
@@ -53,21 +64,33 @@ class StorageReplay {
  public:
   void apply(const history::Event& event, size_t event_index);
   // The window in force for `queue` (3600 until a ConfigureEvent says otherwise).
-  int64_t window_seconds(const std::string& queue) const;
-  const PartitionReplay* find(const std::string& queue, const std::string& partition) const;
+  int64_t window_seconds(std::string_view queue) const;
+  const PartitionReplay* find(std::string_view queue, std::string_view partition) const;
   // A message stored anywhere by its id (ids are unique per run).
   struct Location {
-    std::string queue;
-    std::string partition;
+    std::string_view queue;
+    std::string_view partition;
     int64_t offset = 0;
+    const StoredMessage* message = nullptr;  // at `offset` of that partition
   };
-  const Location* locate(const std::string& message_id) const;
+  const Location* locate(std::string_view message_id) const;
 
  private:
-  PartitionReplay& partition(const std::string& queue, const std::string& partition);
-  std::map<std::string, int64_t> windows_;
-  std::map<std::pair<std::string, std::string>, PartitionReplay> partitions_;
-  std::map<std::string, Location> locations_;
+  using PartitionKey = std::pair<std::string_view, std::string_view>;  // queue, partition
+  struct PartitionKeyHash {
+    size_t operator()(const PartitionKey& k) const {
+      const std::hash<std::string_view> h;
+      return h(k.first) * 0x9e3779b97f4a7c15ULL + h(k.second);
+    }
+  };
+  PartitionReplay& partition(std::string_view queue, std::string_view partition);
+  std::pmr::monotonic_buffer_resource arena_;  // first: the maps below allocate from it
+  std::pmr::unordered_map<std::string_view, int64_t> windows_{&arena_};
+  std::pmr::unordered_map<PartitionKey, PartitionReplay, PartitionKeyHash> partitions_{&arena_};  // stable nodes
+  std::pmr::unordered_map<std::string_view, Location> locations_{&arena_};
+  // The partition find() returned last (partitions are never removed).
+  mutable PartitionKey last_key_;
+  mutable const PartitionReplay* last_ = nullptr;
 };
 
 }  // namespace qdt::properties

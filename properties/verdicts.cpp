@@ -42,8 +42,9 @@ Verdicts::Verdicts(const history::History& history) {
         if (follower.frame >= push->frames.size()) continue;
         const history::FrameRecord& leader = push->frames[follower.frame];
         if (leader.transaction_id != follower.transaction_id) continue;
-        followers_[{follower.request, push->queue, push->partition, follower.transaction_id}].push_back(
-            Leader{{leader.origin_request, push->queue, push->partition, leader.transaction_id}, leader.message_id, e});
+        const FrameKey leader_frame{leader.origin_request, {push->queue, push->partition, leader.transaction_id}};
+        followers_[{follower.request, {push->queue, push->partition, follower.transaction_id}}].push_back(
+            Leader{leader_frame, leader.message_id, e});
       }
       std::vector<int64_t> duplicate_of(push->frames.size(), -1);
       for (const auto& [index, offset] : push->duplicates) {
@@ -51,7 +52,7 @@ Verdicts::Verdicts(const history::History& history) {
       }
       for (size_t j = 0; j < push->frames.size(); ++j) {
         const history::FrameRecord& f = push->frames[j];
-        auto& outcomes = frames_[{f.origin_request, push->queue, push->partition, f.transaction_id}];
+        auto& outcomes = frames_[{f.origin_request, {push->queue, push->partition, f.transaction_id}}];
         auto it = std::find_if(outcomes.begin(), outcomes.end(),
                                [&](const Outcome& o) { return o.message_id == f.message_id; });
         if (it == outcomes.end()) it = outcomes.insert(outcomes.end(), Outcome{f.message_id});
@@ -75,7 +76,7 @@ Verdicts::Verdicts(const history::History& history) {
         o.stored_event = stored_event;
       }
     } else if (const auto* fetch = std::get_if<history::FetchEvent>(&history.events[e])) {
-      Fetches& f = fetches_[{fetch->broker, fetch->queue, fetch->partition, fetch->offset}];
+      Fetches& f = fetches_[FetchKey{fetch->broker, fetch->queue, fetch->partition, fetch->offset}];
       f.event_indices.push_back(e);
       // A failed fetch could not read the segment: the duplicate's id is zero (SPEC 2.6).
       f.suffix.push_back({fetch->failed ? std::string(history::kZeroUuid) : fetch->message_id});
@@ -95,7 +96,7 @@ Verdicts::Verdicts(const history::History& history) {
 std::vector<std::string> Verdicts::fetched_after(const Outcome& o, const std::string& queue,
                                                  const std::string& partition) const {
   assert(o.kind == Kind::duplicate);
-  auto it = fetches_.find({o.broker, queue, partition, o.offset});
+  auto it = fetches_.find(FetchKey{o.broker, queue, partition, o.offset});
   if (it == fetches_.end()) return {};
   const Fetches& f = it->second;
   const auto pos = std::upper_bound(f.event_indices.begin(), f.event_indices.end(), o.event_index);
@@ -103,19 +104,19 @@ std::vector<std::string> Verdicts::fetched_after(const Outcome& o, const std::st
   return f.suffix[static_cast<size_t>(pos - f.event_indices.begin())];
 }
 
-void Verdicts::add_frame_answer(const std::vector<Outcome>& outcomes, const std::string& message_id,
+void Verdicts::add_frame_answer(const std::vector<Outcome>& outcomes, std::string_view message_id,
                                 const history::ItemRecord& item, bool as_follower, Expected& x) const {
   for (const Outcome& o : outcomes) {
     if (!message_id.empty() && o.message_id != message_id) continue;
     if (!x.because.empty()) x.because += "; ";
-    x.because += "frame " + o.message_id;
+    x.because.append("frame ").append(o.message_id);
     switch (o.kind) {
       case Kind::undecided:
         x.because += " never received a verdict";
         break;
       case Kind::queued:
         x.statuses.insert(as_follower ? "duplicate" : "queued");
-        x.message_ids.insert(o.message_id);
+        x.message_ids.emplace(o.message_id);
         x.because += " queued at offset " + std::to_string(o.offset) + " (event " + std::to_string(o.event_index) + ")";
         break;
       case Kind::duplicate: {
@@ -136,7 +137,7 @@ void Verdicts::add_frame_answer(const std::vector<Outcome>& outcomes, const std:
 
 Expected Verdicts::follower_answer(const history::RequestRecord& request, const history::ItemRecord& item) const {
   Expected x;
-  auto it = followers_.find({request.request, item.queue, item.partition, item.transaction_id});
+  auto it = followers_.find({request.request, {item.queue, item.partition, item.transaction_id}});
   if (it == followers_.end()) {
     x.because = "no frame of request " + std::to_string(request.request) +
                 " carries the key and no push event records it as a layer-2 follower: nothing is acceptable";
@@ -146,21 +147,21 @@ Expected Verdicts::follower_answer(const history::RequestRecord& request, const 
     const std::string prefix = "layer-2 follower (event " + std::to_string(leader.event_index) + ") of ";
     auto frames = frames_.find(leader.frame);
     if (frames == frames_.end()) {
-      x.because += (x.because.empty() ? "" : "; ") + prefix + "frame " + leader.message_id + " with no verdict";
+      x.because += (x.because.empty() ? "" : "; ") + prefix + "frame " + std::string(leader.message_id) + " with no verdict";
       continue;
     }
     Expected leader_x;
     add_frame_answer(frames->second, leader.message_id, item, true, leader_x);
     x.statuses.insert(leader_x.statuses.begin(), leader_x.statuses.end());
     x.message_ids.insert(leader_x.message_ids.begin(), leader_x.message_ids.end());
-    x.because += (x.because.empty() ? "" : "; ") + prefix + "request " + std::to_string(std::get<0>(leader.frame)) +
+    x.because += (x.because.empty() ? "" : "; ") + prefix + "request " + std::to_string(leader.frame.request) +
                  ": " + leader_x.because;
   }
   return x;
 }
 
 Expected Verdicts::own_answer(const history::RequestRecord& request, const history::ItemRecord& item) const {
-  auto it = frames_.find({request.request, item.queue, item.partition, item.transaction_id});
+  auto it = frames_.find({request.request, {item.queue, item.partition, item.transaction_id}});
   if (it == frames_.end()) return follower_answer(request, item);
   Expected x;
   add_frame_answer(it->second, "", item, false, x);
@@ -175,6 +176,41 @@ Expected Verdicts::expected(const history::RequestRecord& request, size_t index,
   if (x.statuses.erase("queued") > 0) x.statuses.insert("duplicate");
   x.because = "follows item " + std::to_string(leader) + ": " + x.because;
   return x;
+}
+
+bool Verdicts::accepts(const history::RequestRecord& request, size_t index, size_t leader,
+                       const history::ResponseItem& response) const {
+  assert(index < request.items.size() && leader <= index);
+  const history::ItemRecord& item = request.items[leader];
+  auto it = frames_.find({request.request, {item.queue, item.partition, item.transaction_id}});
+  if (it == frames_.end()) return expected(request, index, leader).accepts(response);  // a layer-2 follower
+  // The statuses and ids own_answer collects, as expected() turns them for a
+  // follower of the leader (queued -> duplicate); each only compared.
+  bool status_ok = false;
+  bool id_ok = response.status == "error";
+  for (const Outcome& o : it->second) {
+    const char* status = nullptr;
+    switch (o.kind) {
+      case Kind::undecided:
+        continue;
+      case Kind::queued:
+        status = leader == index ? "queued" : "duplicate";
+        id_ok = id_ok || o.message_id == response.message_id;
+        break;
+      case Kind::duplicate: {
+        status = "duplicate";
+        if (id_ok) break;
+        const std::vector<std::string> ids = fetched_after(o, item.queue, item.partition);
+        id_ok = std::find(ids.begin(), ids.end(), response.message_id) != ids.end();
+        break;
+      }
+      case Kind::error:
+        status = "error";
+        break;
+    }
+    status_ok = status_ok || response.status == status;
+  }
+  return status_ok && id_ok;
 }
 
 }  // namespace qdt::properties

@@ -26,13 +26,15 @@
 // the fetches themselves are checked against storage elsewhere.
 #include <cstddef>
 #include <cstdint>
-#include <map>
+#include <functional>
 #include <set>
 #include <string>
-#include <tuple>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "properties/history.h"
+#include "properties/key_view.h"
 
 namespace qdt::properties {
 
@@ -52,11 +54,15 @@ class Verdicts {
   // The answer of item `index` of `request`; `leader` is its group's leader
   // (model::request_leaders), equal to `index` when it leads.
   Expected expected(const history::RequestRecord& request, size_t index, size_t leader) const;
+  // expected(request, index, leader).accepts(response), without building the
+  // expectation's sets and text.
+  bool accepts(const history::RequestRecord& request, size_t index, size_t leader,
+               const history::ResponseItem& response) const;
 
  private:
   enum class Kind { undecided, queued, duplicate, error };
   struct Outcome {
-    std::string message_id;
+    std::string_view message_id;  // views into the history, which outlives the verdicts
     Kind kind = Kind::undecided;
     size_t event_index = 0;
     int64_t offset = -1;  // queued: where it landed; duplicate: the original
@@ -67,8 +73,21 @@ class Verdicts {
     int64_t stored_offset = -1;
     size_t stored_event = 0;
   };
-  using FrameKey = std::tuple<uint64_t, std::string, std::string, std::string>;
-  using FetchKey = std::tuple<uint32_t, std::string, std::string, int64_t>;
+  using FrameKey = RequestKey;  // (origin request, queue, partition, txn)
+  struct FetchKey {
+    uint32_t broker = 0;
+    std::string_view queue;
+    std::string_view partition;
+    int64_t offset = 0;
+    bool operator==(const FetchKey&) const = default;
+  };
+  struct FetchKeyHash {
+    size_t operator()(const FetchKey& k) const {
+      const std::hash<std::string_view> h;
+      const size_t where = h(k.queue) * 0x9e3779b97f4a7c15ULL + h(k.partition);
+      return (where * 0x9e3779b97f4a7c15ULL + static_cast<uint64_t>(k.offset)) * 0x9e3779b97f4a7c15ULL + k.broker;
+    }
+  };
   struct Fetches {
     std::vector<size_t> event_indices;              // ascending
     std::vector<std::vector<std::string>> suffix;   // distinct ids fetched at or after each position
@@ -76,19 +95,20 @@ class Verdicts {
   Expected own_answer(const history::RequestRecord& request, const history::ItemRecord& item) const;
   Expected follower_answer(const history::RequestRecord& request, const history::ItemRecord& item) const;
   // What the frame (origin_request, queue, partition, txn) with `message_id` finally answered, added to `x`.
-  void add_frame_answer(const std::vector<Outcome>& outcomes, const std::string& message_id,
+  void add_frame_answer(const std::vector<Outcome>& outcomes, std::string_view message_id,
                         const history::ItemRecord& item, bool as_follower, Expected& x) const;
   std::vector<std::string> fetched_after(const Outcome& o, const std::string& queue,
                                          const std::string& partition) const;
 
-  std::map<FrameKey, std::vector<Outcome>> frames_;
-  std::map<FetchKey, Fetches> fetches_;
+  std::unordered_map<FrameKey, std::vector<Outcome>, RequestKeyHash> frames_;
+  std::unordered_map<FetchKey, Fetches, FetchKeyHash> fetches_;
   struct Leader {
     FrameKey frame;
-    std::string message_id;
+    std::string_view message_id;
     size_t event_index = 0;
   };
-  std::map<FrameKey, std::vector<Leader>> followers_;  // (follower request, queue, partition, txn) -> its leader frames
+  // (follower request, queue, partition, txn) -> its leader frames
+  std::unordered_map<FrameKey, std::vector<Leader>, RequestKeyHash> followers_;
 };
 
 }  // namespace qdt::properties

@@ -1,6 +1,9 @@
 #include "properties/verdicts.h"
 
 #include <algorithm>
+#include <string>
+#include <variant>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -150,6 +153,45 @@ TEST(Verdicts, FrameThatFindsItsOwnCommitStaysQueued) {
   std::get<history::PushEvent>(h.events[again_index + 1]).duplicates = {{0, again.base_offset + 1}};
   const Expected y = Verdicts(h).expected(h.requests[0], 0, 0);
   EXPECT_FALSE(y.accepts(answer("queued", id))) << y.because;
+}
+
+// accepts() is the fast path model-agreement takes for every item: it must
+// agree with expected().accepts() on every answer, right or wrong.
+void expect_accepts_agrees(const history::History& h) {
+  const Verdicts v(h);
+  std::vector<std::string> ids = {history::kZeroUuid, "m-other"};
+  for (const history::Event& e : h.events) {
+    if (const auto* push = std::get_if<history::PushEvent>(&e)) {
+      for (const history::FrameRecord& f : push->frames) ids.push_back(f.message_id);
+    }
+  }
+  for (const history::RequestRecord& r : h.requests) {
+    const std::vector<size_t> leaders = request_leaders(r);
+    for (size_t i = 0; i < r.items.size(); ++i) {
+      const Expected x = v.expected(r, i, leaders[i]);
+      for (const char* status : {"queued", "duplicate", "error", "timeout"}) {
+        for (const std::string& id : ids) {
+          const history::ResponseItem got{status, id, r.items[i].transaction_id, r.items[i].queue};
+          EXPECT_EQ(v.accepts(r, i, leaders[i], got), x.accepts(got))
+              << "request " << r.request << " item " << i << " answering " << status << " " << id;
+        }
+      }
+    }
+  }
+}
+
+TEST(Verdicts, AcceptsAgreesWithExpected) {
+  HistoryBuilder repeats;
+  repeats.push("p1", "q", "p", {"a", "a", "b"}).push("p2", "q", "p", {"a"}).delete_segment("q", "p", 0);
+  repeats.push("p3", "q", "p", {"a", "b"}).advance_seconds(3601).push("p4", "q", "p", {"b", "a", "b"});
+  expect_accepts_agrees(repeats.history());
+  HistoryBuilder fused;
+  fused.push("p0", "q", "p", {"a"}).fuse({{"p1", {{"q", "p", "a"}}}, {"p2", {{"q", "p", "a"}}}});
+  fused.fail_pushes(1).fuse({{"p3", {{"q", "p", "z"}}}, {"p4", {{"q", "p", "z"}}}});
+  expect_accepts_agrees(fused.history());
+  HistoryBuilder failed;
+  failed.fail_pushes(1).push("p1", "q", "p", {"a", "a"}).push("p2", "q", "p", {"a", "c"});
+  expect_accepts_agrees(failed.history());
 }
 
 }  // namespace
