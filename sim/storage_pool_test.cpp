@@ -100,6 +100,31 @@ TEST(StoragePool, PooledConnectionReachesTheNewOwnersGateAndOptions) {
   pool.release(slot);
 }
 
+// A world that stops while one of its calls is suspended mid-transaction
+// leaves that connection inside it: it is closed, never handed to the next
+// world (which could not write while it held the lock).
+TEST(StoragePool, ConnectionLeftInATransactionIsClosedNotPooled) {
+  StoragePool pool;
+  impl::ManualClock clock(1000);
+  Slot& slot = pool.acquire();
+  {
+    StorageHandle a = slot.open({}, clock, nullptr);
+    a->set_options("q", {});
+    a->database().exec("BEGIN IMMEDIATE");
+    ASSERT_TRUE(a->in_transaction());
+  }
+  EXPECT_EQ(slot.idle(), 0u);
+  pool.release(slot);
+  // The next world gets an emptied database and a connection that can write.
+  Slot& again = pool.acquire();
+  StorageHandle b = again.open({}, clock, nullptr);
+  EXPECT_FALSE(b->in_transaction());
+  b->set_options("q", {});
+  EXPECT_TRUE(b->push(one_frame_segment("t1")).queued);
+  b.reset();
+  pool.release(again);
+}
+
 // The same seed gives the same trace whether its world gets a fresh database
 // or one emptied after another scenario ran in it.
 TEST(StoragePool, ReusedDatabaseGivesTheSameTraceAsAFreshOne) {
