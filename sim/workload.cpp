@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 #include <map>
+#include <utility>
 
 #include "sim/rng.h"
 #include "sim/workload_knobs.h"
@@ -50,22 +51,22 @@ class Generator {
     if (k_.loss_request_pm) network["loss_request"] = k_.loss_request_pm / 1000.0;
     if (k_.loss_response_pm) network["loss_response"] = k_.loss_response_pm / 1000.0;
     if (k_.duplicate_pm) network["duplicate"] = k_.duplicate_pm / 1000.0;
-    world["network"] = network;
+    world["network"] = std::move(network);
     json storage = {{"purge_batch", rng_.between(1, k_.purge_batch_max)}};
     if (k_.zero_latency) storage["latency_ms"] = {0, 0};
     if (k_.crash_storage_pm > 0) {
       storage["path"] = "qdt.db";
       storage["synchronous"] = "full";
     }
-    world["storage"] = storage;
-    doc["world"] = world;
+    world["storage"] = std::move(storage);
+    doc["world"] = std::move(world);
     json options = {{"dedupWindowSeconds", window_}};
     if (k_.retention_seconds) options["retentionSeconds"] = k_.retention_seconds;
     doc["queues"] = {{"q0", options}, {"q1", {{"dedupWindowSeconds", window_}}}};
     json steps = json::array();
     const int n = static_cast<int>(rng_.between(k_.steps_min, k_.steps_max));
     for (int i = 0; i < n; ++i) steps.push_back(step(false));
-    doc["steps"] = steps;
+    doc["steps"] = std::move(steps);
     return doc;
   }
 
@@ -99,7 +100,7 @@ class Generator {
     json items = json::array();
     const int count = static_cast<int>(1 + rng_.below(3));
     for (int i = 0; i < count; ++i) items.push_back(make_item());
-    json s = {{"id", id()}, {"op", "push"}, {"items", items}, {"broker", broker}};
+    json s = {{"id", id()}, {"op", "push"}, {"items", std::move(items)}, {"broker", broker}};
     if (k_.retry_attempts_max > 1 && (k_.loss_request_pm || k_.loss_response_pm || k_.crash_pm || k_.storage_fail_pm)) {
       // Drawn even when fixed, so fixing one knob leaves the others' draws alone.
       const int64_t timeout_ms = rng_.between(15, 60);
@@ -228,7 +229,7 @@ class Generator {
     steps.push_back({{"op", "retention"}});
     ack["id"] = id();
     steps.push_back(ack);
-    return {{"op", "sequence"}, {"steps", steps}};
+    return {{"op", "sequence"}, {"steps", std::move(steps)}};
   }
 
   json crash_storage() {
