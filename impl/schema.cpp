@@ -247,9 +247,8 @@ Statements::Statements(sqlite3* h) {
                                  "DELETE FROM partitions", "DELETE FROM queues"};
   for (size_t i = 0; i < kTables; ++i) clear_table[i] = Statement::deferred(h, clears[i]);
   partition_rows = Statement::deferred(h,
-      // Whole-table counts: SQLite counts them by pages (OP_Count), not rows.
-      "SELECT p.last_offset, p.txns_start, (SELECT count(*) FROM segments), (SELECT count(*) FROM log_txns) "
-      "FROM partitions p "
+      "SELECT p.last_offset, p.txns_start, (SELECT count(*) FROM segments s WHERE s.partition_id = p.partition_id), "
+      "(SELECT count(*) FROM log_txns t WHERE t.partition_id = p.partition_id) FROM partitions p "
       "JOIN queues q ON q.queue_id = p.queue_id WHERE q.name = ?1 AND p.name = ?2");
 }
 

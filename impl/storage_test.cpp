@@ -85,20 +85,6 @@ TEST(Storage, DuplicateWritesNothingAndNamesSmallestOffset) {
   EXPECT_EQ(st.partition_state("q", "Default").last_offset, 3);
 }
 
-// The recorder's fingerprint counts rows in the whole database: a write to
-// another partition moves it too (what nothing-written-on-duplicate needs).
-TEST(Storage, FingerprintCountsEveryPartitionsRows) {
-  Storage st{test_clock()};
-  st.set_options("q", {});
-  ASSERT_TRUE(push_at(st, segment({"a"}), 1000).queued);
-  const PartitionRows before = st.partition_rows("q", "Default");
-  ASSERT_TRUE(push_at(st, segment({"b", "c"}, "other"), 1000).queued);
-  const PartitionRows after = st.partition_rows("q", "Default");
-  EXPECT_EQ(after.last_offset, before.last_offset);
-  EXPECT_EQ(after.segments, before.segments + 1);
-  EXPECT_EQ(after.sidecar_rows, before.sidecar_rows + 1);
-}
-
 TEST(Storage, WindowBoundaryIsInclusive) {
   Storage st{test_clock()};
   st.set_options("q", {.dedup_window_seconds = 60});

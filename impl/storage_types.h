@@ -82,14 +82,12 @@ struct PartitionState {
   int64_t txns_start = 0;
 };
 
-// A cheap summary of what a write could move (nothing-written checks): the
-// partition's counters and the whole database's row counts (counted by
-// pages, not rows; see properties/history.h PartitionFingerprint).
+// A cheap summary of one partition's rows (nothing-written checks).
 struct PartitionRows {
   int64_t last_offset = -1;
   int64_t txns_start = 0;
-  int64_t segments = 0;      // in the whole database
-  int64_t sidecar_rows = 0;  // in the whole database
+  int64_t segments = 0;
+  int64_t sidecar_rows = 0;
 };
 
 struct SegmentSpan {

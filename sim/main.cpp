@@ -1,7 +1,7 @@
 // qdt: the command line (SPEC 4): parses arguments and dispatches to replay
 // (replay_command.h) or to a campaign (campaign_jobs.h, campaign_merge.h). Exit codes as
-// exit_codes.h. The only wall-clock reading in qdt is here, to report wall
-// time outside the trace; campaigns get it through a WallClock.
+// exit_codes.h. Wall-clock readings in qdt are here and in replay_command.cpp,
+// to report wall time outside the trace; campaigns get it through a WallClock.
 #include <CLI/CLI.hpp>
 
 #include <chrono>

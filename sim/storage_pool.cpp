@@ -1,6 +1,5 @@
 #include "sim/storage_pool.h"
 
-#include <algorithm>
 #include <cassert>
 #include <unistd.h>
 
@@ -42,37 +41,31 @@ StorageHandle Slot::open(const impl::StorageOptions& options, impl::StorageClock
   // An idle connection with the same policies; else the place of an idle one
   // with others (closed: entries never outnumber the connections one world
   // holds at once) or of a closed one; else a new place.
-  Entry* chosen = nullptr;
-  Entry* spare = nullptr;
-  for (auto& e : entries_) {
-    if (e->leased) continue;
-    if (e->storage && same_policies(e->options, options)) {
-      chosen = e.get();
+  size_t chosen = entries_.size(), spare = entries_.size();
+  for (size_t i = 0; i < entries_.size(); ++i) {
+    const Entry& e = *entries_[i];
+    if (e.leased) continue;
+    if (e.storage && same_policies(e.options, options)) {
+      chosen = i;
       break;
     }
-    if (spare == nullptr || !e->storage) spare = e.get();
+    if (spare == entries_.size() || !e.storage) spare = i;
   }
-  if (chosen == nullptr) {
-    if (spare == nullptr) {
-      entries_.push_back(std::make_unique<Entry>());
-      spare = entries_.back().get();
-    }
+  if (chosen == entries_.size()) {
+    if (spare == entries_.size()) entries_.push_back(std::make_unique<Entry>());
     chosen = spare;
-    chosen->storage.reset();
-    chosen->options = options;
-    chosen->clock.target = &clock;
-    chosen->gate.target = gate;
-    chosen->storage = std::make_unique<impl::Storage>(uri_, chosen->clock, &chosen->gate, options);
+    Entry& fresh = *entries_[chosen];
+    fresh.storage.reset();
+    fresh.options = options;
+    fresh.storage = std::make_unique<impl::Storage>(uri_, fresh.clock, &fresh.gate, options);
   }
-  chosen->storage->set_purge_batch(options.purge_batch);
-  chosen->options.purge_batch = options.purge_batch;
-  chosen->clock.target = &clock;
-  chosen->gate.target = gate;
-  chosen->leased = true;
-  const size_t index = static_cast<size_t>(std::find_if(entries_.begin(), entries_.end(),
-                                                        [&](const auto& e) { return e.get() == chosen; }) -
-                                           entries_.begin());
-  return StorageHandle(chosen->storage.get(), StorageReturn{this, index});
+  Entry& e = *entries_[chosen];
+  e.storage->set_purge_batch(options.purge_batch);
+  e.options.purge_batch = options.purge_batch;
+  e.clock.target = &clock;
+  e.gate.target = gate;
+  e.leased = true;
+  return StorageHandle(e.storage.get(), StorageReturn{this, chosen});
 }
 
 void Slot::give_back(size_t entry) {

@@ -3,7 +3,7 @@
 // next in a process (issue 11). Opening a connection makes SQLite parse the
 // schema, and the first use of each statement prepares it: for a campaign
 // seed (~60 push transactions) that cost as much as the pushes. A world takes
-// a whole database (a slot), emptied of rows (impl/schema.h clear_rows: a
+// a whole database (a slot), emptied of rows (impl::Storage::clear_rows: a
 // fresh database's answers), and its connections go back to the slot when the
 // world closes them; worlds alive at the same time never share a slot.
 //
@@ -15,10 +15,12 @@
 // reaches the world's clock and gate through forwarders rebound at every
 // lease. A connection left inside a transaction is closed, not pooled; a slot
 // whose clearing fails is dropped. Tests: storage_pool_test.cpp, and the
-// same-seed-same-hash tests (sim/determinism_test.cpp) run seeds after others.
+// same-seed-same-trace tests (runner_test.cpp, ctest determinism.*) run
+// seeds after others.
 //
 // Only memory worlds use it; file worlds (power loss) open their own files.
 // One process, one thread: campaign workers are processes.
+#include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -29,8 +31,6 @@
 #include "impl/storage.h"
 
 namespace qdt::sim {
-
-class StoragePool;
 
 // Gives a connection back to its slot (or closes it when it is not pooled).
 struct StorageReturn {
@@ -60,7 +60,10 @@ class Slot {
  private:
   struct ForwardingClock : impl::StorageClock {
     impl::StorageClock* target = nullptr;
-    int64_t now_ms() override { return target->now_ms(); }
+    int64_t now_ms() override {
+      assert(target != nullptr && "a pooled connection read the clock outside a lease");
+      return target->now_ms();
+    }
   };
   struct ForwardingGate : impl::StatementGate {
     impl::StatementGate* target = nullptr;
