@@ -10,7 +10,7 @@ void VirtualClock::sleep_for(int64_t ms) {
   boost::fibers::context* self = boost::fibers::context::active();
   assert(!self->is_context(boost::fibers::type::main_context) && "the event loop never sleeps");
   heap_.push_back({now_ms_ + ms, seq_++, self, nullptr});
-  std::push_heap(heap_.begin(), heap_.end(), later);
+  std::push_heap(heap_.begin(), heap_.end(), Later{});
   self->suspend();
 }
 
@@ -23,7 +23,7 @@ bool VirtualClock::wait_for(int64_t ms, Wakeup& w) {
   w.woken = false;
   w.timer = seq_++;
   heap_.push_back({now_ms_ + ms, w.timer, w.ctx, &w});
-  std::push_heap(heap_.begin(), heap_.end(), later);
+  std::push_heap(heap_.begin(), heap_.end(), Later{});
   w.ctx->suspend();
   assert(!w.waiting);
   return w.woken;
@@ -33,15 +33,17 @@ void VirtualClock::wake(Wakeup& w) {
   if (!w.waiting) return;
   w.waiting = false;
   w.woken = true;
-  cancelled_.insert(w.timer);
+  if (cancelled_.size() <= w.timer) cancelled_.resize(w.timer + 1, false);
+  cancelled_[w.timer] = true;
+  ++cancelled_in_heap_;
   boost::fibers::context::active()->schedule(w.ctx);
 }
 
 bool VirtualClock::fire_next() {
   // Drop cancelled timers at the top: they neither wake anyone nor move time.
-  while (!heap_.empty() && cancelled_.count(heap_.front().seq) != 0) {
-    cancelled_.erase(heap_.front().seq);
-    std::pop_heap(heap_.begin(), heap_.end(), later);
+  while (!heap_.empty() && cancelled(heap_.front().seq)) {
+    --cancelled_in_heap_;
+    std::pop_heap(heap_.begin(), heap_.end(), Later{});
     heap_.pop_back();
   }
   if (heap_.empty()) return false;
@@ -55,10 +57,13 @@ bool VirtualClock::fire_next() {
   boost::fibers::context* self = boost::fibers::context::active();
   size_t fired = 0;
   while (!heap_.empty() && heap_.front().at_ms == at_ms) {
-    std::pop_heap(heap_.begin(), heap_.end(), later);
+    std::pop_heap(heap_.begin(), heap_.end(), Later{});
     const Timer timer = heap_.back();
     heap_.pop_back();
-    if (cancelled_.erase(timer.seq) != 0) continue;
+    if (cancelled(timer.seq)) {
+      --cancelled_in_heap_;
+      continue;
+    }
     if (timer.wakeup != nullptr) {
       assert(timer.wakeup->waiting);
       timer.wakeup->waiting = false;

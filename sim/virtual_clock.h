@@ -10,7 +10,6 @@
 // the only choice, and no unordered container is iterated.
 #include <boost/fiber/context.hpp>
 #include <cstdint>
-#include <unordered_set>
 #include <vector>
 
 namespace qdt::sim {
@@ -44,7 +43,7 @@ class VirtualClock {
   // pending.
   bool fire_next();
 
-  size_t pending() const { return heap_.size() - cancelled_.size(); }
+  size_t pending() const { return heap_.size() - cancelled_in_heap_; }
 
  private:
   struct Timer {
@@ -53,11 +52,19 @@ class VirtualClock {
     boost::fibers::context* ctx;
     Wakeup* wakeup;  // null for a plain sleep; valid while not cancelled
   };
-  static bool later(const Timer& a, const Timer& b) {
-    return a.at_ms != b.at_ms ? a.at_ms > b.at_ms : a.seq > b.seq;
-  }
+  // A type, not a function pointer, so the heap's comparisons inline.
+  struct Later {
+    bool operator()(const Timer& a, const Timer& b) const {
+      return a.at_ms != b.at_ms ? a.at_ms > b.at_ms : a.seq > b.seq;
+    }
+  };
+  bool cancelled(uint64_t seq) const { return seq < cancelled_.size() && cancelled_[seq]; }
   std::vector<Timer> heap_;
-  std::unordered_set<uint64_t> cancelled_;  // seqs of timers whose wait ended early
+  // By seq (dense from 0): the timer's wait ended early. A flag per timer
+  // ever set, cheaper than a hash set of the live ones; a world sets tens of
+  // thousands at most.
+  std::vector<bool> cancelled_;
+  size_t cancelled_in_heap_ = 0;
   uint64_t seq_ = 0;
   int64_t now_ms_ = 0;
 };
