@@ -32,7 +32,7 @@ StorageLink::StorageLink(StorageSide& side, uint32_t owner, const uint64_t* epoc
     : side_(side), open_(open), notices_restart_(notices_restart), observed_power_epoch_(side.power_epoch) {
   assert(connections >= 1);
   for (size_t i = 0; i < connections; ++i) {
-    auto conn = std::unique_ptr<Conn>(new Conn{ConnectionGate(side, owner, epoch), nullptr, false, nullptr});
+    auto conn = std::unique_ptr<Conn>(new Conn{ConnectionGate(side, owner, epoch), nullptr, false, nullptr, nullptr});
     conn->storage = open(&conn->gate);
     conns_.push_back(std::move(conn));
   }
@@ -94,9 +94,13 @@ void StorageLink::leave(uint64_t entered) {
   throw impl::StorageError::connection_lost("storage connection lost during the call: storage lost power");
 }
 
-WrittenRows StorageLink::Lease::written() {
-  if (!conn_.written) conn_.written = std::make_unique<WriteCounter>(*conn_.storage);
-  return conn_.written->read();
+history::PartitionFingerprint StorageLink::Lease::fingerprint(const std::string& queue, const std::string& partition) {
+  WriteCounter* counter = pooled_counter(conn_.storage);
+  if (counter == nullptr) {
+    if (!conn_.written) conn_.written = std::make_unique<WriteCounter>(*conn_.storage);
+    counter = conn_.written.get();
+  }
+  return counter->fingerprint(queue, partition);
 }
 
 StorageLink::Lease::~Lease() {
@@ -138,7 +142,7 @@ impl::PushResult StorageLink::push(const impl::SegmentPush& segment) {
   // lock (before) and right after the transaction ended (after): nothing else
   // can commit in between, so they show what this transaction wrote.
   history::PartitionFingerprint before;
-  gate.begin_call([&] { before = fingerprint(storage.partition_state(segment.queue, segment.partition), lease.written()); });
+  gate.begin_call([&] { before = lease.fingerprint(segment.queue, segment.partition); });
   request_leg(gate, "before-commit");
   impl::PushResult result;
   const std::optional<impl::StorageError> failure = attempt([&] { result = storage.push(segment); });
@@ -154,7 +158,7 @@ impl::PushResult StorageLink::push(const impl::SegmentPush& segment) {
   history::PartitionFingerprint after = before;
   bool after_read = true;
   if (gate.locked_in_call()) {
-    if (!lost_since(entered)) after = fingerprint(storage.partition_state(segment.queue, segment.partition), lease.written());
+    if (!lost_since(entered)) after = lease.fingerprint(segment.queue, segment.partition);
     after_read = failure.has_value() || !lost_since(entered);
     if (!after_read) after = before;
   }

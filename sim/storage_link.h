@@ -75,10 +75,11 @@ class StorageLink : public impl::StoragePort, public impl::RetentionPort {
     ConnectionGate gate;
     StorageHandle storage;
     bool busy = false;
-    StorageHandle replacement;  // opened at a restart, swapped in when the call ends
-    // Reads `storage`'s write counter; reset whenever `storage` is (its
+    StorageHandle replacement = nullptr;  // opened at a restart, swapped in when the call ends
+    // Reads an unpooled `storage`'s write counter (a pooled one's lives in
+    // its slot: sim/storage_pool.h); reset whenever `storage` is (its
     // statement must be finalized before the connection closes).
-    std::unique_ptr<WriteCounter> written;
+    std::unique_ptr<WriteCounter> written = nullptr;
   };
   // A connection held for one call; released (and the next waiter woken) at scope exit.
   class Lease {
@@ -89,7 +90,8 @@ class StorageLink : public impl::StoragePort, public impl::RetentionPort {
     ~Lease();
     ConnectionGate& gate() { return conn_.gate; }
     impl::Storage& storage() { return *conn_.storage; }
-    WrittenRows written();
+    // The recorder's fingerprint of `queue`/`partition` on this connection.
+    history::PartitionFingerprint fingerprint(const std::string& queue, const std::string& partition);
 
    private:
     StorageLink& link_;

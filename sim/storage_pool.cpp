@@ -24,6 +24,18 @@ void StorageReturn::operator()(impl::Storage* storage) const {
 
 StorageHandle unpooled(std::unique_ptr<impl::Storage> storage) { return StorageHandle(storage.release(), {}); }
 
+WriteCounter* pooled_counter(const StorageHandle& handle) {
+  const StorageReturn& back = handle.get_deleter();
+  return back.slot == nullptr ? nullptr : &back.slot->counter(back.entry);
+}
+
+WriteCounter& Slot::counter(size_t entry) {
+  assert(entry < entries_.size() && entries_[entry]->leased && entries_[entry]->storage);
+  Entry& e = *entries_[entry];
+  if (!e.counter) e.counter = std::make_unique<WriteCounter>(*e.storage);
+  return *e.counter;
+}
+
 int Slot::ForwardingGate::before_statement(impl::TxnKind txn, int64_t index, impl::StatementKind kind) {
   return target ? target->before_statement(txn, index, kind) : StatementGate::before_statement(txn, index, kind);
 }
@@ -55,7 +67,7 @@ StorageHandle Slot::open(const impl::StorageOptions& options, impl::StorageClock
     if (spare == entries_.size()) entries_.push_back(std::make_unique<Entry>());
     chosen = spare;
     Entry& fresh = *entries_[chosen];
-    fresh.storage.reset();
+    fresh.close();
     fresh.options = options;
     fresh.storage = std::make_unique<impl::Storage>(uri_, fresh.clock, &fresh.gate, options);
   }
@@ -76,7 +88,7 @@ void Slot::give_back(size_t entry) {
   e.gate.target = nullptr;
   // Inside a transaction (a world stopped mid-call): rolling back by closing
   // is what a lost client does; it is not handed to the next world.
-  if (e.storage->in_transaction()) e.storage.reset();
+  if (e.storage->in_transaction()) e.close();
 }
 
 bool Slot::clear() {

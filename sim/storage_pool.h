@@ -29,6 +29,7 @@
 
 #include "impl/connection.h"
 #include "impl/storage.h"
+#include "sim/write_counter.h"
 
 namespace qdt::sim {
 
@@ -43,6 +44,11 @@ using StorageHandle = std::unique_ptr<impl::Storage, StorageReturn>;
 // A connection opened without the pool, closed when its handle dies.
 StorageHandle unpooled(std::unique_ptr<impl::Storage> storage);
 
+// The write counter reader (sim/write_counter.h) kept with a pooled
+// connection, its statements prepared once for every world that leases it;
+// null for an unpooled connection (its owner keeps its own).
+WriteCounter* pooled_counter(const StorageHandle& handle);
+
 class Slot {
  public:
   explicit Slot(std::string uri) : uri_(std::move(uri)) {}
@@ -56,6 +62,7 @@ class Slot {
   // empty). false when it failed: the slot must not be used again.
   bool clear();
   size_t idle() const;
+  WriteCounter& counter(size_t entry);
 
  private:
   struct ForwardingClock : impl::StorageClock {
@@ -77,7 +84,15 @@ class Slot {
     ForwardingGate gate;
     impl::StorageOptions options;
     std::unique_ptr<impl::Storage> storage;
+    // Reads `storage`'s counter; after it, so destroyed first (its
+    // statements are finalized before the connection closes), and reset
+    // whenever `storage` is (close()).
+    std::unique_ptr<WriteCounter> counter;
     bool leased = false;
+    void close() {
+      counter.reset();
+      storage.reset();
+    }
   };
   std::string uri_;
   std::vector<std::unique_ptr<Entry>> entries_;  // stable addresses: the forwarders are the connections' own

@@ -6,10 +6,6 @@
 
 namespace qdt::sim {
 
-history::PartitionFingerprint fingerprint(const impl::PartitionState& partition, const WrittenRows& written) {
-  return {partition.last_offset, partition.txns_start, written.segments, written.sidecar_rows};
-}
-
 namespace {
 
 // `fault` and `busy_waits` as the gate of the call saw them.

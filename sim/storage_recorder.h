@@ -13,8 +13,6 @@
 
 namespace qdt::sim {
 
-history::PartitionFingerprint fingerprint(const impl::PartitionState& partition, const WrittenRows& written);
-
 // `result` is null when the transaction failed (`gate.fault()` says where);
 // `after_read` false when power was lost before `after` could be read.
 void record_push(StorageSide& side, const ConnectionGate& gate, const impl::SegmentPush& segment,

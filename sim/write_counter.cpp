@@ -57,3 +57,25 @@ WrittenRows WriteCounter::read() {
 }
 
 }  // namespace qdt::sim
+
+namespace qdt::sim {
+
+history::PartitionFingerprint WriteCounter::fingerprint(const std::string& queue, const std::string& partition) {
+  if (!fingerprint_) {
+    fingerprint_ = std::make_unique<impl::Statement>(
+        storage_.database().handle(),
+        // A join the planner runs as two index searches (a derived table
+        // would be materialized on every read).
+        "SELECT coalesce(p.last_offset, -1), coalesce(p.txns_start, 0), w.segments, w.sidecar_rows "
+        "FROM temp.qdt_written w LEFT JOIN main.partitions p "
+        "ON p.queue_id = (SELECT queue_id FROM main.queues WHERE name = ?1) AND p.name = ?2");
+  }
+  impl::Statement& s = fingerprint_->reset().bind(1, queue).bind(2, partition);
+  const bool has = s.step();
+  assert(has && "install_write_counter was not called on this connection");
+  history::PartitionFingerprint f{s.column_int(0), s.column_int(1), s.column_int(2), s.column_int(3)};
+  s.reset();
+  return f;
+}
+
+}  // namespace qdt::sim

@@ -70,5 +70,30 @@ TEST(WriteCounter, AnotherConnectionsWritesAreNotCounted) {
   EXPECT_TRUE(counter.read() == before);
 }
 
+// The one-statement fingerprint says what partition_state and the counter
+// say apart, for a partition that exists and for one that does not.
+TEST(WriteCounter, FingerprintIsThePartitionStateBesideTheCounter) {
+  impl::ManualClock clock(1000);
+  const std::string uri = impl::Storage::shared_memory_uri("write-counter-test-fingerprint");
+  impl::Storage storage(uri, clock);
+  install_write_counter(storage);
+  WriteCounter counter(storage);
+  storage.set_options("q", {});
+  auto expected = [&](const std::string& partition) {
+    const impl::PartitionState state = storage.partition_state("q", partition);
+    const WrittenRows rows = counter.read();
+    return history::PartitionFingerprint{state.last_offset, state.txns_start, rows.segments, rows.sidecar_rows};
+  };
+  EXPECT_EQ(counter.fingerprint("q", "p"), expected("p"));
+  EXPECT_EQ(counter.fingerprint("q", "p").last_offset, -1);
+  ASSERT_TRUE(storage.push(one_frame_segment("a")).queued);
+  ASSERT_TRUE(storage.push(one_frame_segment("b")).queued);
+  EXPECT_EQ(counter.fingerprint("q", "p"), expected("p"));
+  EXPECT_EQ(counter.fingerprint("q", "p").last_offset, 1);
+  EXPECT_EQ(counter.fingerprint("q", "p").sidecar_rows, 2);
+  EXPECT_EQ(counter.fingerprint("q", "missing"), expected("missing"));
+  EXPECT_EQ(counter.fingerprint("other", "p"), expected("other"));
+}
+
 }  // namespace
 }  // namespace qdt::sim
