@@ -73,6 +73,9 @@ struct PushEvent {
   std::string partition;
   std::vector<FrameRecord> frames;
   int64_t p_verified = -1;
+  // The window the broker computed p_verified with (storage ignores a
+  // watermark computed with a smaller window than the one in force).
+  int64_t window_seconds_assumed = -1;
   std::vector<FollowerRecord> followers;  // layer-2 followers of this segment's frames
   bool failed = false;  // the whole transaction failed: nothing committed
   FaultRecord fault;    // when failed by an injected fault

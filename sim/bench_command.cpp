@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "reports/gnuplot.h"
+#include "sim/bench_floor.h"
 #include "sim/bench_machine.h"
 #include "sim/bench_workloads.h"
 #include "sim/exit_codes.h"
@@ -128,6 +129,55 @@ void items_group(Bench& b) {
       if (c.batch == 1) b.add(figure("checked_cost.items", unchecked_rate / rate, "x", cmd, 0, 0, "batch 1"));
     }
   }
+}
+
+// What the mechanism's own SQL costs alone (sim/bench_floor.h): the runs of
+// targets 1 and 2 replayed transaction by transaction into a bare storage.
+// Each rate is a ceiling: no qdt run of that workload can go faster, however
+// cheap the world, the network and the checkers become.
+void floor_group(Bench& b) {
+  const std::string cmd = b.self_command("floor");
+  for (const int batch : {1, 10}) {
+    PushWorkload w;
+    w.batch = batch;
+    w.requests = (b.options.quick ? 100 : 1000) / (batch == 1 ? 1 : 4);
+    w.checked_mode = false;
+    w.keep_history = true;
+    const std::string name = "batch" + std::to_string(batch);
+    b.progress("floor: items " + name + " run, then its storage transactions replayed alone");
+    const PushFigures run = run_push_workload(w);
+    FloorReplay floor;
+    StorageFloor(run.history).replay(run.history, floor);
+    if (floor.disagreements > 0 || floor.items != run.items) {
+      std::cerr << "[bench] the storage floor's replay of items " << name << " disagreed with the run\n";
+      b.void_run = true;
+    }
+    b.add(figure("floor_items_per_s." + name, static_cast<double>(floor.items) / floor.wall_s, "items/s", cmd, 0, 0,
+                 "the items " + name + " run's " + std::to_string(floor.transactions) +
+                     " storage transactions replayed alone: a ceiling for items_per_s." + name + " (target " +
+                     (batch == 1 ? ">= 50000" : ">= 200000") + ")"));
+    b.add(figure("floor_with_checkers_items_per_s." + name,
+                 static_cast<double>(floor.items) / (floor.wall_s + run.check_wall_s), "items/s", cmd, 0, 0,
+                 "the storage floor and every checker over the run's history"));
+  }
+  const uint64_t seeds = b.options.quick ? 30 : 1000;
+  b.progress("floor: " + std::to_string(seeds) + " default seeds run, then their storage transactions replayed alone");
+  const FloorReplay floor = campaign_storage_floor("default", 1, seeds);
+  // A replay that answers otherwise than the run did is not the run's SQL.
+  if (floor.disagreements > 0) {
+    std::cerr << "[bench] the storage floor's replay disagreed with the run " << floor.disagreements << " times\n";
+    b.void_run = true;
+  }
+  b.add(figure("floor_seeds_per_s.default", static_cast<double>(seeds) / floor.wall_s, "seeds/s", cmd, 0, 0,
+               std::to_string(floor.transactions / seeds) + " storage transactions a seed (" +
+                   std::to_string(floor.pushes / seeds) +
+                   " pushes) replayed alone: a ceiling for seeds_per_s.default (target >= 3000)"));
+  b.add(figure("floor_us_per_seed.default", 1e6 * floor.wall_s / static_cast<double>(seeds), "us", cmd));
+  b.add(figure("floor_checkers_us_per_seed.default", 1e6 * floor.checkers_wall_s / static_cast<double>(seeds), "us",
+               cmd, 0, 0, "every property checker over the same seeds' histories"));
+  b.add(figure("floor_with_checkers_seeds_per_s.default",
+               static_cast<double>(seeds) / (floor.wall_s + floor.checkers_wall_s), "seeds/s", cmd, 0, 0,
+               "the storage floor and the checkers together: what target 2 (checkers on) leaves nothing else"));
 }
 
 void campaigns_group(Bench& b) {
@@ -301,7 +351,7 @@ reports::Chart growth_chart(const std::vector<GrowthPoint>& points) {
 }  // namespace
 
 const std::vector<std::string>& bench_groups() {
-  static const std::vector<std::string> groups = {"items", "campaigns", "jobs", "window", "growth", "memory"};
+  static const std::vector<std::string> groups = {"items", "floor", "campaigns", "jobs", "window", "growth", "memory"};
   return groups;
 }
 
@@ -322,6 +372,7 @@ int run_bench(const BenchOptions& options) {
   auto runs = [&](const std::string& g) { return options.only.empty() || options.only == g; };
   std::vector<GrowthPoint> growth;
   if (runs("items")) items_group(b);
+  if (runs("floor")) floor_group(b);
   if (runs("campaigns")) campaigns_group(b);
   if (runs("jobs")) jobs_group(b);
   if (runs("window")) window_group(b);

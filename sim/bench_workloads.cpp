@@ -130,6 +130,7 @@ PushFigures run_push_workload(const PushWorkload& w) {
   out.failures = properties::check_history(world.history()).size();
   out.check_wall_s = seconds_since(check_start);
   out.items = static_cast<uint64_t>(w.producers) * static_cast<uint64_t>(w.requests) * static_cast<uint64_t>(w.batch);
+  if (w.keep_history) out.history = std::move(world.history());
   return out;
 }
 

@@ -13,6 +13,8 @@
 // Lives in the qdt executable, beside bench_command.cpp.
 #include <cstdint>
 
+#include "properties/history.h"
+
 namespace qdt::sim {
 
 struct PushWorkload {
@@ -24,6 +26,7 @@ struct PushWorkload {
   bool cache = true;
   bool checked_mode = true;
   uint64_t seed = 1;
+  bool keep_history = false;  // PushFigures::history (the storage floor replays it)
 };
 
 struct PushFigures {
@@ -32,6 +35,7 @@ struct PushFigures {
   double run_wall_s = 0;   // the world's run, history finished
   double check_wall_s = 0; // every checker over the history
   double virtual_s = 0;    // virtual time the run took
+  history::History history;  // only with PushWorkload::keep_history
 };
 
 PushFigures run_push_workload(const PushWorkload& workload);

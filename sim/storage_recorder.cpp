@@ -18,6 +18,7 @@ void record_push_of(StorageSide& side, uint32_t owner, const history::FaultRecor
   ev.queue = segment.queue;
   ev.partition = segment.partition;
   ev.p_verified = segment.p_verified;
+  ev.window_seconds_assumed = segment.window_seconds_assumed;
   ev.frames.reserve(segment.frames.size());
   for (const impl::Frame& f : segment.frames) {
     ev.frames.push_back({impl::to_string(f.message_id), f.transaction_id, f.origin_request});
