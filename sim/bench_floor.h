@@ -41,6 +41,7 @@ class StorageFloor {
   explicit StorageFloor(const history::History& warm_up);
   // Replays `history`'s successful storage transactions in commit order; adds to `out`.
   void replay(const history::History& history, FloorReplay& out);
+  impl::Storage& storage() { return storage_; }
 
  private:
   impl::ManualClock clock_;

@@ -10,13 +10,14 @@ namespace qdt::sim {
 
 using json = nlohmann::json;
 
-json run_document(const json& doc, impl::Variant variant, bool checked_mode, bool check_schema) {
+json run_document(const json& doc, impl::Variant variant, bool checked_mode, bool check_schema, bool step_responses) {
   LoadResult loaded = check_schema ? load_scenario_text(doc.dump(), doc.value("name", std::string("generated")))
                                    : load_scenario_document(doc, doc.value("name", std::string("generated")), false);
   if (!loaded.scenario) return json();
   RunOptions options;
   options.variant = variant;
   options.checked_mode = checked_mode;
+  options.step_responses = step_responses;
   return run_scenario(*loaded.scenario, options).result;
 }
 
@@ -33,7 +34,9 @@ SeedOutcome check_seed(uint64_t seed, const std::string& profile, impl::Variant 
   out.scenario = generate_scenario(seed, profile);
   if (interleave) out.scenario["world"]["storage"]["interleave"] = *interleave;
   if (!schedule.is_null()) out.scenario["world"]["schedule"] = schedule;
-  out.result = run_document(out.scenario, variant, checked_mode, /*check_schema=*/false);
+  // A campaign reads a seed's verdict, hash, metrics and reach, never its
+  // steps' responses (a failure's file re-runs its shrunk scenario for them).
+  out.result = run_document(out.scenario, variant, checked_mode, /*check_schema=*/false, /*step_responses=*/false);
   if (out.result.is_null()) {
     // A generated scenario that does not load is a bug in the generator.
     out.signature = "generator";

@@ -36,8 +36,9 @@ std::string failure_signature(const nlohmann::json& result);
 // Loads and runs a scenario document under `variant`; its result object, or
 // null when the document does not load.
 // `check_schema` false: a generated document, trusted to satisfy the JSON Schema.
+// `step_responses` false: the result's "steps" stays empty (RunOptions).
 nlohmann::json run_document(const nlohmann::json& doc, impl::Variant variant, bool checked_mode = true,
-                            bool check_schema = true);
+                            bool check_schema = true, bool step_responses = true);
 
 // Every step, children included.
 int count_steps(const nlohmann::json& scenario);

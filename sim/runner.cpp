@@ -18,8 +18,8 @@ namespace {
 using json = nlohmann::json;
 
 struct StepOutcomes {
-  std::map<std::string, json> responses;       // step id -> response JSON
-  std::map<std::string, impl::PushResponse> pushes;
+  std::map<std::string, json> responses;       // step id -> response JSON, every step but pushes
+  std::map<std::string, impl::PushResponse> pushes;  // push steps' responses, as JSON only when asked
   // Summed over every push executed (a push inside repeat runs many times).
   int64_t retries = 0;
   int64_t timeouts = 0;
@@ -71,7 +71,6 @@ class Runner {
         out_.retries += outcome.attempts - 1;
         impl::PushResponse response = outcome.response ? std::move(*outcome.response) : timed_out(step.items);
         for (const auto& item : response.items) out_.timeouts += item.status == impl::ItemStatus::timeout ? 1 : 0;
-        out_.responses[step.id] = response.to_json();
         out_.pushes[step.id] = std::move(response);
         break;
       }
@@ -224,19 +223,26 @@ void check_expectations(const Scenario& s, const StepOutcomes& out, const histor
   std::map<std::string, size_t> position;
   for (size_t i = 0; i < h.requests.size(); ++i) position[h.requests[i].step] = i;
 
+  // A push step's response as JSON, built only for a step an expectation names.
+  std::map<std::string, json> push_json;
+  auto answered = [&](const std::string& id) -> const json* {
+    if (const auto r = out.responses.find(id); r != out.responses.end()) return &r->second;
+    if (const auto p = out.pushes.find(id); p != out.pushes.end()) return &(push_json[id] = p->second.to_json());
+    return nullptr;
+  };
   for (const auto& [id, x] : s.expect) {
-    const auto response = out.responses.find(id);
-    if (response == out.responses.end()) {
+    const json* response = answered(id);
+    if (response == nullptr) {
       failures.push_back(failure(id, "the step never answered"));
       continue;
     }
     if (x.ack_status) {
-      const std::string got = response->second["status"];
+      const std::string got = (*response)["status"];
       if (got != *x.ack_status) failures.push_back(failure(id, "expected " + *x.ack_status + ", got " + got));
       continue;
     }
     if (x.count || x.transaction_ids) {
-      const json& r = response->second;
+      const json& r = *response;
       if (r.contains("error")) {
         failures.push_back(failure(id, "the read failed in storage: " + r["error"].get<std::string>()));
         continue;
@@ -488,8 +494,13 @@ RunOutcome run_scenario(const Scenario& scenario, const RunOptions& options) {
   RunOutcome outcome;
   outcome.passed = failures.empty();
   json steps = json::object();
-  for (const auto& [id, response] : runner.outcomes().responses) {
-    if (id[0] != '#') steps[id] = {{"response", response}};
+  if (options.step_responses) {
+    for (const auto& [id, response] : runner.outcomes().responses) {
+      if (id[0] != '#') steps[id] = {{"response", response}};
+    }
+    for (const auto& [id, response] : runner.outcomes().pushes) {
+      if (id[0] != '#') steps[id] = {{"response", response.to_json()}};
+    }
   }
   outcome.result = {{"scenario", scenario.name},
                     {"file", scenario.file},
