@@ -96,7 +96,7 @@ json run_share(const CampaignOptions& a, impl::Variant variant, uint64_t worker,
       ++done;
       if (o.passed) {
         add_seed(share, profile, seed, o, nullptr);
-        add_seed(journal.delta(), profile, seed, o, nullptr);
+        if (journal.journaling()) add_seed(journal.delta(), profile, seed, o, nullptr);
         journal.checkpoint(false);
       } else {
         ++failed;
@@ -107,7 +107,7 @@ json run_share(const CampaignOptions& a, impl::Variant variant, uint64_t worker,
           add_file(f, write_failure_file(o, profile, variant, a.out_dir));
         }
         add_seed(share, profile, seed, o, &f);
-        add_seed(journal.delta(), profile, seed, o, &f);
+        if (journal.journaling()) add_seed(journal.delta(), profile, seed, o, &f);
         // A reported failure (its file) is journaled before it is printed; others wait for the next part.
         journal.checkpoint(f.contains("file"));
         if (f.contains("file")) {

@@ -62,6 +62,9 @@ class JournalWriter {
   // An empty `out_dir` journals nothing (the writer only keeps the totals).
   JournalWriter(std::string out_dir, uint64_t run, uint64_t worker, const WallClock& wall);
 
+  // False for an empty `out_dir`: nothing to add to the delta (a campaign
+  // without a journal kept a second copy of its every seed there).
+  bool journaling() const { return !dir_.empty(); }
   // The delta since the last part, in run_share's shape; the caller adds to it.
   nlohmann::json& delta() { return delta_; }
   // Writes the delta as a part file when `now` or a second has passed since the last one.
