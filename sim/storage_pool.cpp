@@ -92,14 +92,17 @@ void Slot::give_back(size_t entry) {
 }
 
 bool Slot::clear() {
-  Entry* any = nullptr;
+  // An in-memory database lives while a connection to it is open: with none
+  // (not even the cleaner's) there is nothing to empty.
+  bool open = cleaner_ != nullptr;
   for (auto& e : entries_) {
     if (e->leased) return false;
-    if (e->storage && any == nullptr) any = e.get();
+    open = open || e->storage != nullptr;
   }
-  if (any == nullptr) return true;
+  if (!open) return true;
   try {
-    any->storage->clear_rows();
+    if (!cleaner_) cleaner_ = std::make_unique<impl::Storage>(uri_, cleaner_clock_);
+    cleaner_->clear_rows();
   } catch (const impl::StorageError&) {
     return false;
   }

@@ -100,6 +100,41 @@ TEST(StoragePool, PooledConnectionReachesTheNewOwnersGateAndOptions) {
   pool.release(slot);
 }
 
+// The slot empties its database through a connection of its own, which has
+// none of the write counter's triggers: rows written through instrumented
+// connections are gone, and so are those of a connection that was closed
+// (the cleaner keeps the in-memory database alive without it).
+TEST(StoragePool, TheCleanerEmptiesRowsOfInstrumentedAndClosedConnections) {
+  StoragePool pool;
+  impl::ManualClock clock(1000);
+  Slot& slot = pool.acquire();
+  {
+    StorageHandle kept = slot.open({}, clock, nullptr);
+    install_write_counter(*kept);
+    kept->set_options("q", {});
+    ASSERT_TRUE(kept->push(one_frame_segment("t1")).queued);
+  }
+  pool.release(slot);
+  Slot& second = pool.acquire();
+  {
+    StorageHandle closed = second.open({}, clock, nullptr);
+    EXPECT_EQ(closed->sidecar_rows(), 0);
+    closed->set_options("q", {});
+    ASSERT_TRUE(closed->push(one_frame_segment("t2")).queued);
+    closed->database().exec("BEGIN IMMEDIATE");  // left inside: closed, not pooled
+  }
+  EXPECT_EQ(second.idle(), 0u);
+  pool.release(second);
+  Slot& third = pool.acquire();
+  EXPECT_EQ(third.uri(), slot.uri());
+  StorageHandle fresh = third.open({}, clock, nullptr);
+  EXPECT_EQ(fresh->sidecar_rows(), 0);
+  EXPECT_EQ(fresh->segment_count(), 0);
+  EXPECT_FALSE(fresh->partition_state("q", "p").exists);
+  fresh.reset();
+  pool.release(third);
+}
+
 // A world that stops while one of its calls is suspended mid-transaction
 // leaves that connection inside it: it is closed, never handed to the next
 // world (which could not write while it held the lock).
