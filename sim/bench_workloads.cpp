@@ -110,10 +110,15 @@ PushFigures run_push_workload(const PushWorkload& w) {
           nlohmann::json items = nlohmann::json::array();
           for (int i = 0; i < w.batch; ++i) {
             // Fresh keys: every item is queued, every probe finds nothing.
-            items.push_back({{"queue", "q"},
-                             {"partition", partition},
-                             {"transactionId", "k" + std::to_string(p) + "-" + std::to_string(r) + "-" + std::to_string(i)},
-                             {"data", {{"n", r}}}});
+            // Members set one by one (an initializer list copies each value
+            // again): what a producer builds is not what is measured.
+            nlohmann::json item = nlohmann::json::object();
+            item["queue"] = "q";
+            item["partition"] = partition;
+            item["transactionId"] = "k" + std::to_string(p) + "-" + std::to_string(r) + "-" + std::to_string(i);
+            item["data"] = nlohmann::json::object();
+            item["data"]["n"] = r;
+            items.push_back(std::move(item));
           }
           world.push("bench", 0, producer, items);
         }
