@@ -301,8 +301,13 @@ class ClientView {
   }
 
   void check_read_twice(const history::FinalRead& read) {
-    std::map<std::string, const history::ReadMessage*> last;  // txn -> previous copy (offset order)
+    // txn -> previous copy (offset order); views into the read, hashed: a
+    // std::map of copied strings cost a node and a key copy per message.
+    std::pmr::monotonic_buffer_resource arena;
+    std::pmr::unordered_map<std::string_view, const history::ReadMessage*> last(&arena);
+    last.reserve(read.messages.size());
     std::vector<const history::ReadMessage*> ordered;
+    ordered.reserve(read.messages.size());
     for (const history::ReadMessage& m : read.messages) ordered.push_back(&m);
     std::sort(ordered.begin(), ordered.end(), [](auto* a, auto* b) { return a->offset < b->offset; });
     const std::string label = partition_label(read.queue, read.partition);
@@ -337,7 +342,7 @@ class ClientView {
     };
     for (size_t e = 0; e < h_.events.size(); ++e) {
       const auto* push = std::get_if<history::PushEvent>(&h_.events[e]);
-      if (push == nullptr) continue;
+      if (push == nullptr || push->followers.empty()) continue;
       const std::string label = partition_label(push->queue, push->partition);
       for (const history::FollowerRecord& f : push->followers) {
         const std::string at = "event " + std::to_string(e) + ": follower record of request " +
