@@ -88,7 +88,8 @@ class FirstWins final : public PassChecker {
     if (push == nullptr) return;
     const StepIndex& steps = index_.steps();
     check_followers(*push, e, steps, sink_);
-    const std::vector<size_t> first_of_key = first_frame_of_key(*push);
+    first_frame_of_key(*push, first_of_key_);
+    const std::vector<size_t>& first_of_key = first_of_key_;
     for (size_t j = 0; j < push->frames.size(); ++j) {
       const history::FrameRecord& f = push->frames[j];
       if (const size_t first = first_of_key[j]; first != j) {
@@ -131,6 +132,7 @@ class FirstWins final : public PassChecker {
 
  private:
   const HistoryIndex& index_;
+  std::vector<size_t> first_of_key_;  // the current push's, reused
   // (request, queue, partition, txn) -> (message id, event) of its first frame.
   std::pmr::unordered_map<RequestKey, std::pair<std::string_view, size_t>, RequestKeyHash> frame_of_{&arena_};
 };

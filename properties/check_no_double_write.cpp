@@ -40,7 +40,8 @@ class NoDoubleWrite final : public PassChecker {
              std::to_string(push->base_offset + static_cast<int64_t>(j)) + " by event " + std::to_string(e) + " (now " +
              std::to_string(push->now_ms) + " ms, window " + std::to_string(window) + " s)";
     };
-    const std::vector<size_t> first_of_key = first_frame_of_key(*push);
+    first_frame_of_key(*push, first_of_key_);
+    const std::vector<size_t>& first_of_key = first_of_key_;
     for (size_t j = 0; j < push->frames.size(); ++j) {
       const history::FrameRecord& f = push->frames[j];
       if (const size_t first = first_of_key[j]; first != j) {
@@ -66,6 +67,7 @@ class NoDoubleWrite final : public PassChecker {
 
  private:
   const StepIndex& steps_;
+  std::vector<size_t> first_of_key_;  // the current push's, reused
 };
 
 }  // namespace

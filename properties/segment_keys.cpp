@@ -6,9 +6,9 @@
 
 namespace qdt::properties {
 
-std::vector<size_t> first_frame_of_key(const history::PushEvent& push) {
+void first_frame_of_key(const history::PushEvent& push, std::vector<size_t>& first) {
   const size_t n = push.frames.size();
-  std::vector<size_t> first(n);
+  first.resize(n);
   // Most segments hold a frame or a few: a scan beats hashing there.
   constexpr size_t kScanMax = 16;
   if (n <= kScanMax) {
@@ -23,7 +23,6 @@ std::vector<size_t> first_frame_of_key(const history::PushEvent& push) {
     for (size_t j = 0; j < n; ++j) first[j] = seen.try_emplace(push.frames[j].transaction_id, j).first->second;
   }
   for ([[maybe_unused]] size_t j = 0; j < n; ++j) assert(first[j] <= j);
-  return first;
 }
 
 }  // namespace qdt::properties

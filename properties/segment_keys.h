@@ -8,7 +8,9 @@
 
 namespace qdt::properties {
 
-// first[j] == j when frame j is the first of its key in `push`.
-std::vector<size_t> first_frame_of_key(const history::PushEvent& push);
+// first[j] == j when frame j is the first of its key in `push`. Fills the
+// caller's buffer: a checker reuses one for every push instead of
+// allocating a vector per event.
+void first_frame_of_key(const history::PushEvent& push, std::vector<size_t>& first);
 
 }  // namespace qdt::properties
