@@ -34,6 +34,11 @@ std::vector<size_t> request_leaders(const history::RequestRecord& request) {
 }
 
 Verdicts::Verdicts(const history::History& history) {
+  size_t frames = 0;  // an upper bound of the distinct frames: no rehash while indexing them
+  for (const history::Event& event : history.events) {
+    if (const auto* push = std::get_if<history::PushEvent>(&event)) frames += push->frames.size();
+  }
+  frames_.reserve(frames);
   for (size_t e = 0; e < history.events.size(); ++e) {
     if (const auto* push = std::get_if<history::PushEvent>(&history.events[e])) {
       for (const history::FollowerRecord& follower : push->followers) {
@@ -104,7 +109,7 @@ std::vector<std::string> Verdicts::fetched_after(const Outcome& o, const std::st
   return f.suffix[static_cast<size_t>(pos - f.event_indices.begin())];
 }
 
-void Verdicts::add_frame_answer(const std::vector<Outcome>& outcomes, std::string_view message_id,
+void Verdicts::add_frame_answer(const std::pmr::vector<Outcome>& outcomes, std::string_view message_id,
                                 const history::ItemRecord& item, bool as_follower, Expected& x) const {
   for (const Outcome& o : outcomes) {
     if (!message_id.empty() && o.message_id != message_id) continue;

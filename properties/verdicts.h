@@ -27,6 +27,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory_resource>
 #include <set>
 #include <string>
 #include <string_view>
@@ -95,12 +96,16 @@ class Verdicts {
   Expected own_answer(const history::RequestRecord& request, const history::ItemRecord& item) const;
   Expected follower_answer(const history::RequestRecord& request, const history::ItemRecord& item) const;
   // What the frame (origin_request, queue, partition, txn) with `message_id` finally answered, added to `x`.
-  void add_frame_answer(const std::vector<Outcome>& outcomes, std::string_view message_id,
+  void add_frame_answer(const std::pmr::vector<Outcome>& outcomes, std::string_view message_id,
                         const history::ItemRecord& item, bool as_follower, Expected& x) const;
   std::vector<std::string> fetched_after(const Outcome& o, const std::string& queue,
                                          const std::string& partition) const;
 
-  std::unordered_map<FrameKey, std::vector<Outcome>, RequestKeyHash> frames_;
+  // The indexes only grow while the verdicts are built and are freed
+  // together: their nodes and outcome lists come from one arena, not one
+  // allocation each per frame.
+  std::pmr::monotonic_buffer_resource arena_;
+  std::pmr::unordered_map<FrameKey, std::pmr::vector<Outcome>, RequestKeyHash> frames_{&arena_};
   std::unordered_map<FetchKey, Fetches, FetchKeyHash> fetches_;
   struct Leader {
     FrameKey frame;
