@@ -26,7 +26,7 @@ namespace {
 class NoDoubleWrite final : public PassChecker {
  public:
   explicit NoDoubleWrite(const HistoryIndex& index)
-      : PassChecker("no-double-write", {.replay = true}), steps_(index.steps()) {}
+      : PassChecker("no-double-write", {.replay = true}), steps_(index.steps()), keys_(index.keys()) {}
 
   void before(size_t e, const history::Event& event, const PassState& state) override {
     const auto* push = std::get_if<history::PushEvent>(&event);
@@ -40,7 +40,7 @@ class NoDoubleWrite final : public PassChecker {
              std::to_string(push->base_offset + static_cast<int64_t>(j)) + " by event " + std::to_string(e) + " (now " +
              std::to_string(push->now_ms) + " ms, window " + std::to_string(window) + " s)";
     };
-    first_frame_of_key(*push, first_of_key_);
+    first_frame_of_key(keys_.frames(e), first_of_key_);
     const std::vector<size_t>& first_of_key = first_of_key_;
     for (size_t j = 0; j < push->frames.size(); ++j) {
       const history::FrameRecord& f = push->frames[j];
@@ -67,6 +67,7 @@ class NoDoubleWrite final : public PassChecker {
 
  private:
   const StepIndex& steps_;
+  const KeyIds& keys_;
   std::vector<size_t> first_of_key_;  // the current push's, reused
 };
 
