@@ -16,18 +16,33 @@ std::span<const int64_t> PartitionReplay::live_offsets(std::string_view transact
 }
 
 int64_t StorageReplay::window_seconds(std::string_view queue) const {
+  // Every checker of a pass asks for the same event's queue in turn.
+  if (last_window_queue_.data() == queue.data() && last_window_queue_.size() == queue.size() &&
+      !last_window_queue_.empty()) {
+    return last_window_;
+  }
   auto it = windows_.find(queue);
-  return it == windows_.end() ? 3600 : it->second;
+  last_window_queue_ = queue;
+  last_window_ = it == windows_.end() ? 3600 : it->second;
+  return last_window_;
 }
 
 const PartitionReplay* StorageReplay::find(std::string_view queue, std::string_view partition) const {
   // Every checker of a pass asks for the same event's partition in turn.
-  if (last_ != nullptr && last_key_.first == queue && last_key_.second == partition) return last_;
+  if (last_ != nullptr && same_partition(last_key_, queue, partition)) return last_;
   auto it = partitions_.find({queue, partition});
   if (it == partitions_.end()) return nullptr;
   last_key_ = it->first;
   last_ = &it->second;
   return last_;
+}
+
+bool StorageReplay::same_partition(const PartitionKey& a, std::string_view queue, std::string_view partition) {
+  // Every checker passes the same event's strings: the same characters are equal without comparing them.
+  auto same = [](std::string_view x, std::string_view y) {
+    return (x.data() == y.data() && x.size() == y.size()) || x == y;
+  };
+  return same(a.first, queue) && same(a.second, partition);
 }
 
 const StorageReplay::Location* StorageReplay::locate(std::string_view message_id) const {
@@ -42,7 +57,12 @@ void PartitionReplay::delete_span(int64_t base_offset, int64_t end_offset) {
 }
 
 PartitionReplay& StorageReplay::partition(std::string_view queue, std::string_view partition) {
-  return partitions_.try_emplace({queue, partition}, &arena_).first->second;
+  // The replay owns every partition: only find()'s const view of it is const.
+  if (last_ != nullptr && same_partition(last_key_, queue, partition)) return const_cast<PartitionReplay&>(*last_);
+  auto it = partitions_.try_emplace({queue, partition}, &arena_).first;
+  last_key_ = it->first;
+  last_ = &it->second;
+  return it->second;
 }
 
 void StorageReplay::apply(const history::Event& event, size_t event_index) {
@@ -67,6 +87,7 @@ void StorageReplay::apply(const history::Event& event, size_t event_index) {
     }
   } else if (const auto* configure = std::get_if<history::ConfigureEvent>(&event)) {
     windows_[configure->queue] = configure->window_seconds;
+    last_window_queue_ = {};  // the window may have changed
   } else if (const auto* del = std::get_if<history::DeleteSegmentEvent>(&event)) {
     partition(del->queue, del->partition).delete_span(del->base_offset, del->end_offset);
   } else if (const auto* retention = std::get_if<history::RetentionEvent>(&event)) {

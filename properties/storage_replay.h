@@ -84,13 +84,18 @@ class StorageReplay {
     }
   };
   PartitionReplay& partition(std::string_view queue, std::string_view partition);
+  static bool same_partition(const PartitionKey& a, std::string_view queue, std::string_view partition);
   std::pmr::monotonic_buffer_resource arena_;  // first: the maps below allocate from it
   std::pmr::unordered_map<std::string_view, int64_t> windows_{&arena_};
   std::pmr::unordered_map<PartitionKey, PartitionReplay, PartitionKeyHash> partitions_{&arena_};  // stable nodes
   std::pmr::unordered_map<std::string_view, Location> locations_{&arena_};
-  // The partition find() returned last (partitions are never removed).
+  // The partition find() or partition() returned last (partitions are never removed).
   mutable PartitionKey last_key_;
   mutable const PartitionReplay* last_ = nullptr;
+  // The queue window_seconds() answered last, by its characters' address
+  // (a view into the history), and its answer until the next configure.
+  mutable std::string_view last_window_queue_;
+  mutable int64_t last_window_ = 0;
 };
 
 }  // namespace qdt::properties
