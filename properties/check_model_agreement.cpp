@@ -76,7 +76,7 @@ class ModelAgreement final : public PassChecker {
     // Built only for a failure: most pushes have none.
     auto label = [&] { return partition_label(push.queue, push.partition); };
     const std::string& step = steps_.step_of(push, 0);
-    const int64_t window = follower_->model().options(push.queue).window_seconds;
+    const int64_t window = follower_->options(push.queue).window_seconds;
     if (push.window_seconds != window) {
       sink_.add(step, label(),
                 "event " + std::to_string(e) + ": storage probed with window " + std::to_string(push.window_seconds) +

@@ -10,6 +10,11 @@ const model::Partition* ModelFollower::find(const std::string& queue, const std:
   return it == partitions_.end() ? nullptr : it->second;
 }
 
+model::QueueOptions ModelFollower::options(const std::string& queue) const {
+  auto it = options_.find(queue);
+  return it == options_.end() ? model::QueueOptions{} : it->second;  // model::Model's default for a queue never configured
+}
+
 model::Partition& ModelFollower::partition(const std::string& queue, const std::string& partition) {
   auto [it, fresh] = partitions_.try_emplace(PartitionView{queue, partition}, nullptr);
   // std::map nodes stay put: the pointer holds while the model lives.
@@ -37,6 +42,7 @@ void ModelFollower::apply(const history::Event& event) {
     }
     model_.configure(configure->queue, model::QueueOptions{configure->window_seconds, configure->retention_seconds,
                                                            configure->completed_retention_seconds});
+    options_[configure->queue] = model_.options(configure->queue);
   } else if (const auto* del = std::get_if<history::DeleteSegmentEvent>(&event)) {
     if (del->base_offset <= del->end_offset) {
       partition(del->queue, del->partition).delete_segment(del->base_offset, del->end_offset);

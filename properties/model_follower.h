@@ -30,6 +30,8 @@ class ModelFollower {
   const model::Model& model() const { return model_; }
   // nullptr when the partition never saw an event.
   const model::Partition* find(const std::string& queue, const std::string& partition) const;
+  // model().options(queue), found by a hashed view of the name.
+  model::QueueOptions options(const std::string& queue) const;
   // `push`'s frames as the model takes them, copied into buffers reused from
   // push to push: a message id does not fit a short string, and a fresh
   // vector cost an allocation per frame for every probe and write. Valid
@@ -45,6 +47,8 @@ class ModelFollower {
   // apply() changes the model, so this holds exactly its partitions.
   std::pmr::monotonic_buffer_resource arena_;
   std::pmr::unordered_map<PartitionView, model::Partition*, PartitionViewHash> partitions_{&arena_};
+  // The options of every queue apply() configured, as the model holds them.
+  std::pmr::unordered_map<std::string_view, model::QueueOptions> options_{&arena_};
   mutable std::vector<model::Frame> frames_;  // frames()'s buffers
 };
 
