@@ -6,8 +6,30 @@
 
 namespace qdt::properties {
 const StoredMessage* PartitionReplay::at(int64_t offset) const {
-  auto it = messages_.find(offset);
-  return it == messages_.end() ? nullptr : &it->second;
+  // Offsets from 0 without gaps: the offset is the index.
+  if (offset >= 0 && static_cast<uint64_t>(offset) < by_offset_.size() &&
+      by_offset_[static_cast<size_t>(offset)].first == offset) {
+    return by_offset_[static_cast<size_t>(offset)].second;
+  }
+  auto it = std::lower_bound(by_offset_.begin(), by_offset_.end(), offset,
+                             [](const auto& entry, int64_t o) { return entry.first < o; });
+  return it == by_offset_.end() || it->first != offset ? nullptr : it->second;
+}
+
+std::pmr::vector<std::pair<int64_t, StoredMessage*>>::iterator PartitionReplay::lower_bound(int64_t offset) {
+  return std::lower_bound(by_offset_.begin(), by_offset_.end(), offset,
+                          [](const auto& entry, int64_t o) { return entry.first < o; });
+}
+
+StoredMessage* PartitionReplay::insert(const StoredMessage& m) {
+  auto at = by_offset_.end();
+  if (!by_offset_.empty() && m.offset <= by_offset_.back().first) {  // out of order: a broken storage's doing
+    at = lower_bound(m.offset);
+    if (at->first == m.offset) return nullptr;
+  }
+  StoredMessage* stored = &stored_.emplace_back(m);
+  by_offset_.insert(at, {m.offset, stored});
+  return stored;
 }
 
 std::span<const int64_t> PartitionReplay::live_offsets(std::string_view transaction_id) const {
@@ -17,13 +39,11 @@ std::span<const int64_t> PartitionReplay::live_offsets(std::string_view transact
 
 int64_t StorageReplay::window_seconds(std::string_view queue) const {
   // Every checker of a pass asks for the same event's queue in turn.
-  if (last_window_queue_.data() == queue.data() && last_window_queue_.size() == queue.size() &&
-      !last_window_queue_.empty()) {
-    return last_window_;
-  }
+  if (last_window_queue_.data() != nullptr && last_window_queue_ == queue) return last_window_;
   auto it = windows_.find(queue);
-  last_window_queue_ = queue;
-  last_window_ = it == windows_.end() ? 3600 : it->second;
+  if (it == windows_.end()) return 3600;
+  last_window_queue_ = it->first;  // the configure event's name, which outlives the replay
+  last_window_ = it->second;
   return last_window_;
 }
 
@@ -38,7 +58,9 @@ const PartitionReplay* StorageReplay::find(std::string_view queue, std::string_v
 }
 
 bool StorageReplay::same_partition(const PartitionKey& a, std::string_view queue, std::string_view partition) {
-  // Every checker passes the same event's strings: the same characters are equal without comparing them.
+  // `a` views an applied event's names, alive as long as the replay: a view
+  // at the same address is the same name. Every checker passes the same
+  // event's strings, so the characters are mostly not compared.
   auto same = [](std::string_view x, std::string_view y) {
     return (x.data() == y.data() && x.size() == y.size()) || x == y;
   };
@@ -51,8 +73,8 @@ const StorageReplay::Location* StorageReplay::locate(std::string_view message_id
 }
 
 void PartitionReplay::delete_span(int64_t base_offset, int64_t end_offset) {
-  for (auto it = messages_.lower_bound(base_offset); it != messages_.end() && it->first <= end_offset; ++it) {
-    it->second.segment_present = false;
+  for (auto it = lower_bound(base_offset); it != by_offset_.end() && it->first <= end_offset; ++it) {
+    it->second->segment_present = false;
   }
 }
 
@@ -77,13 +99,13 @@ void StorageReplay::apply(const history::Event& event, size_t event_index) {
       m.created_at_ms = push->now_ms;
       m.event_index = event_index;
       const int64_t offset = m.offset;
-      const auto [stored, fresh] = p.messages_.emplace(offset, m);
-      if (!fresh) continue;  // overlap: first write kept
+      StoredMessage* stored = p.insert(m);
+      if (stored == nullptr) continue;  // overlap: first write kept
       std::pmr::vector<int64_t>& live = p.live_[f.transaction_id];
       // Ascending, no repeats (offsets usually arrive in order).
       auto at = std::lower_bound(live.begin(), live.end(), offset);
       if (at == live.end() || *at != offset) live.insert(at, offset);
-      locations_.try_emplace(f.message_id, Location{push->queue, push->partition, offset, &stored->second});
+      locations_.try_emplace(f.message_id, Location{push->queue, push->partition, offset, stored});
     }
   } else if (const auto* configure = std::get_if<history::ConfigureEvent>(&event)) {
     windows_[configure->queue] = configure->window_seconds;
@@ -99,9 +121,8 @@ void StorageReplay::apply(const history::Event& event, size_t event_index) {
     PartitionReplay& p = partition(purge->queue, purge->partition);
     for (const history::SidecarRowRecord& row : purge->rows) {
       assert(row.base_offset <= row.end_offset);
-      for (auto it = p.messages_.lower_bound(row.base_offset); it != p.messages_.end() && it->first <= row.end_offset;
-           ++it) {
-        StoredMessage& m = it->second;
+      for (auto it = p.lower_bound(row.base_offset); it != p.by_offset_.end() && it->first <= row.end_offset; ++it) {
+        StoredMessage& m = *it->second;
         if (!m.sidecar_present) continue;
         m.sidecar_present = false;
         m.sidecar_purged_by = event_index;

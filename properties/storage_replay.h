@@ -18,7 +18,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <map>
+#include <deque>
 #include <memory_resource>
 #include <span>
 #include <string>
@@ -46,7 +46,7 @@ struct StoredMessage {
 
 class PartitionReplay {
  public:
-  explicit PartitionReplay(std::pmr::memory_resource* arena) : messages_(arena), live_(arena) {}
+  explicit PartitionReplay(std::pmr::memory_resource* arena) : stored_(arena), by_offset_(arena), live_(arena) {}
   const StoredMessage* at(int64_t offset) const;
   // Offsets holding `transaction_id` whose sidecar row is still present, ascending.
   std::span<const int64_t> live_offsets(std::string_view transaction_id) const;
@@ -55,7 +55,18 @@ class PartitionReplay {
  private:
   friend class StorageReplay;
   void delete_span(int64_t base_offset, int64_t end_offset);
-  std::pmr::map<int64_t, StoredMessage> messages_;
+  // Stores `m` at m.offset unless that offset is held (the first write is
+  // kept); nullptr then.
+  StoredMessage* insert(const StoredMessage& m);
+  // The first entry of by_offset_ at or after `offset`.
+  std::pmr::vector<std::pair<int64_t, StoredMessage*>>::iterator lower_bound(int64_t offset);
+  // Messages by offset, ascending. Storage hands offsets out in order, so
+  // by_offset_ is appended to (a std::map cost a node and a rebalance per
+  // message) and at() finds an offset of a gapless partition by index; a
+  // message keeps its address in stored_ (a deque grown at its end only),
+  // which Location points at.
+  std::pmr::deque<StoredMessage> stored_;
+  std::pmr::vector<std::pair<int64_t, StoredMessage*>> by_offset_;
   std::pmr::unordered_map<std::string_view, std::pmr::vector<int64_t>> live_;
   int64_t txns_start_ = 0;  // as the last purge step reported it
 };
@@ -92,8 +103,8 @@ class StorageReplay {
   // The partition find() or partition() returned last (partitions are never removed).
   mutable PartitionKey last_key_;
   mutable const PartitionReplay* last_ = nullptr;
-  // The queue window_seconds() answered last, by its characters' address
-  // (a view into the history), and its answer until the next configure.
+  // The queue window_seconds() found last (a key of windows_) and its
+  // answer, until the next configure.
   mutable std::string_view last_window_queue_;
   mutable int64_t last_window_ = 0;
 };
