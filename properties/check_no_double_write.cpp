@@ -31,9 +31,9 @@ class NoDoubleWrite final : public PassChecker {
   void before(size_t e, const history::Event& event, const PassState& state) override {
     const auto* push = std::get_if<history::PushEvent>(&event);
     if (!push || push->failed || !push->queued) return;
-    const int64_t window = state.replay.window_seconds(push->queue);
+    const int64_t window = state.push_window_seconds;
     if (window <= 0) return;
-    const PartitionReplay* partition = state.replay.find(push->queue, push->partition);
+    const PartitionReplay* partition = state.push_partition;
     const int64_t oldest_ms = push->now_ms - window * 1000;
     auto prefix = [&](size_t j) {
       return "txn " + push->frames[j].transaction_id + " stored at offset " +

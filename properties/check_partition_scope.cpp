@@ -38,7 +38,7 @@ class PartitionScope final : public PassChecker {
   void before(size_t e, const history::Event& event, const PassState& state) override {
     const auto* push = std::get_if<history::PushEvent>(&event);
     if (!push || push->failed) return;
-    const PartitionReplay* partition = state.replay.find(push->queue, push->partition);
+    const PartitionReplay* partition = state.push_partition;
     for (const auto& [index, offset] : push->duplicates) {
       if (index >= push->frames.size()) continue;
       const std::string& txn = push->frames[index].transaction_id;

@@ -91,9 +91,9 @@ class RetryConvergence final : public PassChecker {
     const auto* push = std::get_if<history::PushEvent>(&event);
     if (!push || push->failed || !push->queued) return;
     const StepIndex& steps = index_.steps();
-    const int64_t window = state.replay.window_seconds(push->queue);
+    const int64_t window = state.push_window_seconds;
     commits_[e] = Commit{window, push->now_ms, true};
-    const PartitionReplay* partition = state.replay.find(push->queue, push->partition);
+    const PartitionReplay* partition = state.push_partition;
     const std::span<const uint32_t> keys = keys_.frames(e);
     const int64_t oldest_ms = push->now_ms - window * 1000;
     for (size_t j = 0; j < push->frames.size(); ++j) {

@@ -52,8 +52,8 @@ class WindowExpiry final : public PassChecker {
   void before(size_t e, const history::Event& event, const PassState& state) override {
     const auto* push = std::get_if<history::PushEvent>(&event);
     if (!push || push->failed) return;
-    const int64_t window = state.replay.window_seconds(push->queue);
-    const PartitionReplay* partition = state.replay.find(push->queue, push->partition);
+    const int64_t window = state.push_window_seconds;
+    const PartitionReplay* partition = state.push_partition;
     const std::span<const uint32_t> keys = keys_.frames(e);
     for (size_t j = 0; partition != nullptr && j < push->frames.size(); ++j) {
       const history::FrameRecord& f = push->frames[j];
