@@ -40,10 +40,10 @@ class NoDoubleWrite final : public PassChecker {
              std::to_string(push->base_offset + static_cast<int64_t>(j)) + " by event " + std::to_string(e) + " (now " +
              std::to_string(push->now_ms) + " ms, window " + std::to_string(window) + " s)";
     };
-    first_frame_of_key(keys_.frames(e), first_of_key_);
+    const std::span<const uint32_t> keys = keys_.frames(e);
+    first_frame_of_key(keys, first_of_key_);
     const std::vector<size_t>& first_of_key = first_of_key_;
     for (size_t j = 0; j < push->frames.size(); ++j) {
-      const history::FrameRecord& f = push->frames[j];
       if (const size_t first = first_of_key[j]; first != j) {
         sink_.add(steps_.step_of(*push, j), partition_label(push->queue, push->partition),
                   prefix(j) + " together with offset " +
@@ -51,7 +51,7 @@ class NoDoubleWrite final : public PassChecker {
         continue;
       }
       if (partition == nullptr) continue;
-      const std::span<const int64_t> live = partition->live_offsets(f.transaction_id);
+      const std::span<const int64_t> live = state.replay.live_offsets(keys[j]);
       for (auto it = live.rbegin(); it != live.rend(); ++it) {
         const StoredMessage* earlier = partition->at(*it);
         if (earlier->created_at_ms < oldest_ms) break;

@@ -56,10 +56,9 @@ class WindowExpiry final : public PassChecker {
     const PartitionReplay* partition = state.push_partition;
     const std::span<const uint32_t> keys = keys_.frames(e);
     for (size_t j = 0; partition != nullptr && j < push->frames.size(); ++j) {
-      const history::FrameRecord& f = push->frames[j];
       const std::pmr::vector<std::string_view>& ids = stored_ids_[keys[j]];
       if (ids.empty()) continue;  // a first occurrence: not a repeat
-      const std::span<const int64_t> live = partition->live_offsets(f.transaction_id);
+      const std::span<const int64_t> live = state.replay.live_offsets(keys[j]);
       const StoredMessage* newest = live.empty() ? nullptr : partition->at(*live.rbegin());
       if (window > 0 && newest != nullptr && newest->created_at_ms >= push->now_ms - window * 1000) continue;
       judge_repeat(*push, e, j, window, newest, ids);

@@ -12,7 +12,7 @@ void run_pass(const HistoryIndex& index, const std::vector<PassChecker*>& checke
     needs.replay = needs.replay || c->needs().replay;
     needs.model = needs.model || c->needs().model;
   }
-  StorageReplay replay;
+  StorageReplay replay(index);
   ModelFollower model;
   PassState state{replay, model};
   const history::History& h = index.history();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <optional>
 #include <variant>
 
 namespace qdt::properties {
@@ -32,9 +33,11 @@ StoredMessage* PartitionReplay::insert(const StoredMessage& m) {
   return stored;
 }
 
-std::span<const int64_t> PartitionReplay::live_offsets(std::string_view transaction_id) const {
-  auto it = live_.find(transaction_id);
-  return it == live_.end() ? std::span<const int64_t>() : std::span<const int64_t>(it->second);
+std::span<const int64_t> StorageReplay::live_offsets(std::string_view queue, std::string_view partition,
+                                                     std::string_view transaction_id) const {
+  if (live_.empty()) return {};  // nothing stored yet
+  const std::optional<uint32_t> key = index_.keys().find(KeyView{queue, partition, transaction_id});
+  return key ? live_offsets(*key) : std::span<const int64_t>();
 }
 
 int64_t StorageReplay::window_seconds(std::string_view queue) const {
@@ -91,6 +94,9 @@ void StorageReplay::apply(const history::Event& event, size_t event_index) {
   if (const auto* push = std::get_if<history::PushEvent>(&event)) {
     if (push->failed || !push->queued) return;
     PartitionReplay& p = partition(push->queue, push->partition);
+    const KeyIds& ids = index_.keys();
+    if (live_.empty()) live_.resize(ids.size());
+    const std::span<const uint32_t> keys = ids.frames(event_index);
     for (size_t i = 0; i < push->frames.size(); ++i) {
       const history::FrameRecord& f = push->frames[i];
       StoredMessage m;
@@ -98,10 +104,11 @@ void StorageReplay::apply(const history::Event& event, size_t event_index) {
       m.offset = push->base_offset + static_cast<int64_t>(i);
       m.created_at_ms = push->now_ms;
       m.event_index = event_index;
+      m.key = keys[i];
       const int64_t offset = m.offset;
       StoredMessage* stored = p.insert(m);
       if (stored == nullptr) continue;  // overlap: first write kept
-      std::pmr::vector<int64_t>& live = p.live_[f.transaction_id];
+      std::pmr::vector<int64_t>& live = live_[m.key];
       // Ascending, no repeats (offsets usually arrive in order).
       auto at = std::lower_bound(live.begin(), live.end(), offset);
       if (at == live.end() || *at != offset) live.insert(at, offset);
@@ -126,12 +133,10 @@ void StorageReplay::apply(const history::Event& event, size_t event_index) {
         if (!m.sidecar_present) continue;
         m.sidecar_present = false;
         m.sidecar_purged_by = event_index;
-        auto live = p.live_.find(m.transaction_id());
-        assert(live != p.live_.end());
-        auto at = std::lower_bound(live->second.begin(), live->second.end(), m.offset);
-        assert(at != live->second.end() && *at == m.offset);
-        live->second.erase(at);
-        if (live->second.empty()) p.live_.erase(live);
+        std::pmr::vector<int64_t>& live = live_[m.key];
+        auto at = std::lower_bound(live.begin(), live.end(), m.offset);
+        assert(at != live.end() && *at == m.offset);
+        live.erase(at);
       }
     }
     p.txns_start_ = purge->txns_start_after;

@@ -28,6 +28,8 @@
 #include <vector>
 
 #include "properties/history.h"
+#include "properties/history_index.h"
+#include "properties/key_ids.h"
 
 namespace qdt::properties {
 
@@ -39,6 +41,7 @@ struct StoredMessage {
   bool segment_present = true;
   bool sidecar_present = true;
   size_t sidecar_purged_by = 0;  // event index, when !sidecar_present
+  uint32_t key = 0;              // the frame's key (KeyIds)
   const std::string& message_id() const { return frame->message_id; }
   const std::string& transaction_id() const { return frame->transaction_id; }
   uint64_t origin_request() const { return frame->origin_request; }
@@ -46,10 +49,8 @@ struct StoredMessage {
 
 class PartitionReplay {
  public:
-  explicit PartitionReplay(std::pmr::memory_resource* arena) : stored_(arena), by_offset_(arena), live_(arena) {}
+  explicit PartitionReplay(std::pmr::memory_resource* arena) : stored_(arena), by_offset_(arena) {}
   const StoredMessage* at(int64_t offset) const;
-  // Offsets holding `transaction_id` whose sidecar row is still present, ascending.
-  std::span<const int64_t> live_offsets(std::string_view transaction_id) const;
   int64_t txns_start() const { return txns_start_; }
 
  private:
@@ -67,12 +68,15 @@ class PartitionReplay {
   // which Location points at.
   std::pmr::deque<StoredMessage> stored_;
   std::pmr::vector<std::pair<int64_t, StoredMessage*>> by_offset_;
-  std::pmr::unordered_map<std::string_view, std::pmr::vector<int64_t>> live_;
   int64_t txns_start_ = 0;  // as the last purge step reported it
 };
 
 class StorageReplay {
  public:
+  // `index`: of the history whose events are applied; it outlives the replay.
+  explicit StorageReplay(const HistoryIndex& index) : index_(index) {}
+  StorageReplay(const StorageReplay&) = delete;
+  StorageReplay& operator=(const StorageReplay&) = delete;
   void apply(const history::Event& event, size_t event_index);
   // The window in force for `queue` (3600 until a ConfigureEvent says otherwise).
   int64_t window_seconds(std::string_view queue) const;
@@ -85,6 +89,14 @@ class StorageReplay {
     const StoredMessage* message = nullptr;  // at `offset` of that partition
   };
   const Location* locate(std::string_view message_id) const;
+  // Offsets holding the key (a KeyIds id) whose sidecar row is still
+  // present, ascending.
+  std::span<const int64_t> live_offsets(uint32_t key) const {
+    return key < live_.size() ? std::span<const int64_t>(live_[key]) : std::span<const int64_t>();  // nothing stored yet
+  }
+  // The same by the key's strings: empty for a key no frame of the history has.
+  std::span<const int64_t> live_offsets(std::string_view queue, std::string_view partition,
+                                        std::string_view transaction_id) const;
 
  private:
   using PartitionKey = std::pair<std::string_view, std::string_view>;  // queue, partition
@@ -100,6 +112,10 @@ class StorageReplay {
   std::pmr::unordered_map<std::string_view, int64_t> windows_{&arena_};
   std::pmr::unordered_map<PartitionKey, PartitionReplay, PartitionKeyHash> partitions_{&arena_};  // stable nodes
   std::pmr::unordered_map<std::string_view, Location> locations_{&arena_};
+  const HistoryIndex& index_;
+  // By key id (index_.keys(), numbered when the first push is applied), the
+  // live offsets: indexing by id hashes no transactionId.
+  std::pmr::vector<std::pmr::vector<int64_t>> live_{&arena_};
   // The partition find() or partition() returned last (partitions are never removed).
   mutable PartitionKey last_key_;
   mutable const PartitionReplay* last_ = nullptr;
