@@ -25,7 +25,8 @@ class AckResolution final : public PassChecker {
     const PartitionReplay* partition = state.replay.find(ack->queue, ack->partition);
     const std::string label = partition_label(ack->queue, ack->partition);
     const std::string at = "ack event " + std::to_string(e) + " of txn " + ack->transaction_id + ": ";
-    if (partition == nullptr || partition->live_offsets(ack->transaction_id).empty()) {
+    const std::span<const int64_t> live = state.replay.live_offsets(ack->queue, ack->partition, ack->transaction_id);
+    if (partition == nullptr || live.empty()) {
       if (ack->acked) {
         sink_.add(ack->step, label,
                   at + "acked offset " + std::to_string(ack->offset) +
@@ -33,7 +34,7 @@ class AckResolution final : public PassChecker {
       }
       return;
     }
-    const int64_t smallest = *partition->live_offsets(ack->transaction_id).begin();
+    const int64_t smallest = live.front();
     const StoredMessage* m = partition->at(smallest);
     const std::string id = m->segment_present ? m->message_id() : history::kZeroUuid;
     if (!ack->acked) {

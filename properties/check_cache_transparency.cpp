@@ -31,19 +31,20 @@ class CacheTransparency final : public PassChecker {
   void before(size_t e, const history::Event& event, const PassState& /*state*/) override {
     const auto* push = std::get_if<history::PushEvent>(&event);
     if (push == nullptr || push->failed || !push->checked) return;
-    const std::string label = partition_label(push->queue, push->partition);
-    const std::string at = "event " + std::to_string(e) + " (p_verified " + std::to_string(push->p_verified) + "): ";
+    // The texts are built only for a failure: most pushes have none.
+    auto label = [&] { return partition_label(push->queue, push->partition); };
+    auto at = [&] { return "event " + std::to_string(e) + " (p_verified " + std::to_string(push->p_verified) + "): "; };
     const bool agree = push->queued ? push->checked_duplicates.empty() : push->duplicates == push->checked_duplicates;
     if (!agree) {
-      sink_.add(steps_.step_of(*push, 0), label,
-                at + "with the watermark storage answered " +
+      sink_.add(steps_.step_of(*push, 0), label(),
+                at() + "with the watermark storage answered " +
                     (push->queued ? "queued at base " + std::to_string(push->base_offset)
                                   : "duplicate " + pairs_text(push->duplicates)) +
                     ", without it duplicate " + pairs_text(push->checked_duplicates));
     }
     if (push->checked_frames_at_or_below_watermark > 0) {
-      sink_.add(steps_.step_of(*push, 0), label,
-                at + std::to_string(push->checked_frames_at_or_below_watermark) +
+      sink_.add(steps_.step_of(*push, 0), label(),
+                at() + std::to_string(push->checked_frames_at_or_below_watermark) +
                     " frame(s) have an in-window original at or below the watermark");
     }
   }

@@ -61,6 +61,7 @@
 #include "properties/checks.h"
 #include "properties/event_pass.h"
 #include "properties/failure_sink.h"
+#include "properties/key_ids.h"
 #include "properties/key_view.h"
 #include "properties/step_index.h"
 
@@ -84,8 +85,8 @@ struct Pass {
 
 class ClientView {
  public:
-  ClientView(const history::History& h, const StepIndex& steps, FailureSink& sink)
-      : h_(h), steps_(steps), sink_(sink), timed_(h.recorded_request_times) {}
+  ClientView(const history::History& h, const StepIndex& steps, const KeyIds& keys, FailureSink& sink)
+      : h_(h), steps_(steps), keys_(keys), sink_(sink), timed_(h.recorded_request_times) {}
 
   void run() {
     collect();
@@ -139,9 +140,9 @@ class ClientView {
     queued_.erase(
         std::unique(queued_.begin(), queued_.end(), [](const auto& x, const auto& y) { return x.first == y.first; }),
         queued_.end());
+    queued_by_key_.resize(keys_.size());
     for (const auto& [id, answer] : queued_) {
-      const history::ItemRecord& item = answer.request->items[answer.item];
-      queued_by_key_[KeyView{item.queue, item.partition, item.transaction_id}].emplace_back(id, answer);
+      queued_by_key_[keys_.items(*answer.request)[answer.item]].emplace_back(id, answer);
     }
   }
 
@@ -279,20 +280,19 @@ class ClientView {
     }
     // The zero id: an original must exist whose segment may be unreadable.
     if (unseen || fetch_faults_.contains({item.queue, item.partition})) {
-      if (unseen || has_original(d, key, false)) return;
-    } else if (has_original(d, key, true)) {
+      if (unseen || has_original(d, false)) return;
+    } else if (has_original(d, true)) {
       return;
     }
     sink_.add(d.request->step, label,
               at + " with the zero id, but no original of the key can explain it: " +
-                  (has_original(d, key, false) ? "every possible original is still readable in the final read"
+                  (has_original(d, false) ? "every possible original is still readable in the final read"
                                                : "the key was never answered queued nor read (a lost write)"));
   }
 
-  bool has_original(const Answer& d, const Key& key, bool unreadable_only) const {
-    auto answers = queued_by_key_.find(KeyView{std::get<0>(key), std::get<1>(key), std::get<2>(key)});
-    if (answers == queued_by_key_.end()) return false;
-    for (const auto& [id, q] : answers->second) {
+  // Whether a queued answer of the duplicate's key may be its original.
+  bool has_original(const Answer& d, bool unreadable_only) const {
+    for (const auto& [id, q] : queued_by_key_[keys_.items(*d.request)[d.item]]) {
       const history::ItemRecord& original = q.request->items[q.item];
       if (!may_be_original(q, d)) continue;
       if (!unreadable_only || in_final_read(original.queue, original.partition, id) == nullptr) return true;
@@ -301,8 +301,13 @@ class ClientView {
   }
 
   void check_read_twice(const history::FinalRead& read) {
-    std::map<std::string, const history::ReadMessage*> last;  // txn -> previous copy (offset order)
+    // txn -> previous copy (offset order); views into the read, hashed: a
+    // std::map of copied strings cost a node and a key copy per message.
+    std::pmr::monotonic_buffer_resource arena;
+    std::pmr::unordered_map<std::string_view, const history::ReadMessage*> last(&arena);
+    last.reserve(read.messages.size());
     std::vector<const history::ReadMessage*> ordered;
+    ordered.reserve(read.messages.size());
     for (const history::ReadMessage& m : read.messages) ordered.push_back(&m);
     std::sort(ordered.begin(), ordered.end(), [](auto* a, auto* b) { return a->offset < b->offset; });
     const std::string label = partition_label(read.queue, read.partition);
@@ -337,7 +342,7 @@ class ClientView {
     };
     for (size_t e = 0; e < h_.events.size(); ++e) {
       const auto* push = std::get_if<history::PushEvent>(&h_.events[e]);
-      if (push == nullptr) continue;
+      if (push == nullptr || push->followers.empty()) continue;
       const std::string label = partition_label(push->queue, push->partition);
       for (const history::FollowerRecord& f : push->followers) {
         const std::string at = "event " + std::to_string(e) + ": follower record of request " +
@@ -360,14 +365,14 @@ class ClientView {
 
   const history::History& h_;
   const StepIndex& steps_;
+  const KeyIds& keys_;
   FailureSink& sink_;
   const bool timed_;
   // Every id answered queued with its first answer, by id (rule 1 reports in this order).
   std::vector<std::pair<std::string_view, Answer>> queued_;
   std::pmr::monotonic_buffer_resource arena_;  // for the indexes below: freed at once
-  // queued_ by the answer's key: the candidates for a duplicate's original.
-  std::pmr::unordered_map<KeyView, std::pmr::vector<std::pair<std::string_view, Answer>>, KeyViewHash> queued_by_key_{
-      &arena_};
+  // queued_ by the answer's key id: the candidates for a duplicate's original.
+  std::pmr::vector<std::pmr::vector<std::pair<std::string_view, Answer>>> queued_by_key_{&arena_};
   std::vector<Answer> duplicates_;
   std::set<Key> unseen_;  // keys of deliveries whose commit no client saw answered
   std::map<std::string, std::vector<std::pair<int64_t, int64_t>>> windows_;  // queue -> (now, window) in order
@@ -385,7 +390,9 @@ class ClientVisible final : public PassChecker {
  public:
   explicit ClientVisible(const HistoryIndex& index) : PassChecker("client-visible", {}), index_(index) {}
   void finish(const PassState& /*state*/) override {
-    if (index_.history().recorded_final_reads) ClientView(index_.history(), index_.steps(), sink_).run();
+    if (index_.history().recorded_final_reads) {
+      ClientView(index_.history(), index_.steps(), index_.keys(), sink_).run();
+    }
   }
 
  private:

@@ -3,15 +3,17 @@
 // txns_start leaves nothing to probe (last_offset <= max(p_verified,
 // txns_start - 1)).
 #include <algorithm>
-#include <map>
 #include <memory>
+#include <memory_resource>
 #include <string>
-#include <utility>
+#include <string_view>
+#include <unordered_map>
 #include <variant>
 
 #include "properties/checks.h"
 #include "properties/event_pass.h"
 #include "properties/failure_sink.h"
+#include "properties/key_view.h"
 #include "properties/step_index.h"
 
 namespace qdt::properties {
@@ -26,29 +28,30 @@ class DedupOff final : public PassChecker {
     if (const auto* configure = std::get_if<history::ConfigureEvent>(&event)) {
       windows_[configure->queue] = configure->window_seconds;
     } else if (const auto* purge = std::get_if<history::PurgeEvent>(&event)) {
-      txns_start_[{purge->queue, purge->partition}] = purge->txns_start_after;
+      txns_start_[PartitionView{purge->queue, purge->partition}] = purge->txns_start_after;
     } else if (const auto* push = std::get_if<history::PushEvent>(&event); push && !push->failed) {
       auto w = windows_.find(push->queue);
       const int64_t window = w == windows_.end() ? 3600 : w->second;
-      const std::string label = partition_label(push->queue, push->partition);
+      // Built only for a failure: most pushes have none.
+      auto label = [&] { return partition_label(push->queue, push->partition); };
       const std::string& step = steps_.step_of(*push, 0);
       auto at = [&] { return "event " + std::to_string(e) + " (window " + std::to_string(window) + " s): "; };
       if (window == 0) {
         if (push->probe_ran || push->rows_scanned != 0) {
-          sink_.add(step, label,
+          sink_.add(step, label(),
                     at() + "the probe ran (" + std::to_string(push->rows_scanned) + " sidecar rows scanned)");
         }
         if (!push->queued || !push->duplicates.empty()) {
-          sink_.add(step, label,
+          sink_.add(step, label(),
                     at() + "answered duplicate for " + std::to_string(push->duplicates.size()) +
                         " frames; with the window off every item is queued");
         }
         return;
       }
-      auto t = txns_start_.find({push->queue, push->partition});
+      auto t = txns_start_.find(PartitionView{push->queue, push->partition});
       const int64_t from = std::max(push->p_verified, (t == txns_start_.end() ? 0 : t->second) - 1);
       if (push->last_offset_before > from && !push->probe_ran) {
-        sink_.add(step, label,
+        sink_.add(step, label(),
                   at() + "the probe was skipped though last_offset " + std::to_string(push->last_offset_before) +
                       " is past max(p_verified, txns_start - 1) = " + std::to_string(from));
       }
@@ -57,8 +60,9 @@ class DedupOff final : public PassChecker {
 
  private:
   const StepIndex& steps_;
-  std::map<std::string, int64_t> windows_;
-  std::map<std::pair<std::string, std::string>, int64_t> txns_start_;  // as the last purge step left it
+  // Views into the history, hashed: looked up once per push.
+  std::pmr::unordered_map<std::string_view, int64_t> windows_{&arena_};
+  std::pmr::unordered_map<PartitionView, int64_t, PartitionViewHash> txns_start_{&arena_};  // as the last purge step left it
 };
 
 }  // namespace

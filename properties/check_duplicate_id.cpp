@@ -27,16 +27,19 @@ namespace {
 
 using FetchKey = std::tuple<uint32_t, std::string, std::string, int64_t>;
 
-void check_offset(const history::PushEvent& push, size_t e, const StorageReplay& replay, const StepIndex& steps,
+// `state`: before `push` (PassState's push_partition and push_window_seconds).
+void check_offset(const history::PushEvent& push, size_t e, const PassState& state, const HistoryIndex& history_index,
                   FailureSink& sink) {
-  const PartitionReplay* partition = replay.find(push.queue, push.partition);
-  const int64_t window = replay.window_seconds(push.queue);
+  const StepIndex& steps = history_index.steps();
+  const std::span<const uint32_t> keys = history_index.keys().frames(e);
+  const PartitionReplay* partition = state.push_partition;
+  const int64_t window = state.push_window_seconds;
   if (partition == nullptr || window == 0) return;  // no original at all: no-false-duplicate's finding
   const int64_t oldest_ms = push.now_ms - window * 1000;
   for (const auto& [index, offset] : push.duplicates) {
     if (index >= push.frames.size()) continue;
     const std::string& txn = push.frames[index].transaction_id;
-    for (int64_t candidate : partition->live_offsets(txn)) {
+    for (int64_t candidate : state.replay.live_offsets(keys[index])) {
       if (candidate >= offset) break;  // nothing smaller is in the window
       if (partition->at(candidate)->created_at_ms < oldest_ms) continue;
       sink.add(steps.step_of(push, index), partition_label(push.queue, push.partition),
@@ -55,7 +58,7 @@ class DuplicateId final : public PassChecker {
   void before(size_t e, const history::Event& event, const PassState& state) override {
     const StepIndex& steps = index_.steps();
     if (const auto* push = std::get_if<history::PushEvent>(&event); push && !push->failed) {
-      check_offset(*push, e, state.replay, steps, sink_);
+      check_offset(*push, e, state, index_, sink_);
       for (const auto& [index, offset] : push->duplicates) {
         pending_step_[{push->broker, push->queue, push->partition, offset}] = &steps.step_of(*push, index);
       }

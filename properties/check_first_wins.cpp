@@ -25,7 +25,7 @@
 #include "properties/checks.h"
 #include "properties/event_pass.h"
 #include "properties/failure_sink.h"
-#include "properties/key_view.h"
+#include "properties/key_ids.h"
 #include "properties/segment_keys.h"
 #include "properties/step_index.h"
 #include "properties/verdicts.h"
@@ -50,6 +50,7 @@ bool follows(const history::ResponseItem& leader, const history::ResponseItem& f
 }
 
 void check_followers(const history::PushEvent& push, size_t e, const StepIndex& steps, FailureSink& sink) {
+  if (push.followers.empty()) return;  // most segments: no label to build
   const std::string label = partition_label(push.queue, push.partition);
   for (const history::FollowerRecord& follower : push.followers) {
     const std::string at = "event " + std::to_string(e) + ": follower request " + std::to_string(follower.request) +
@@ -79,7 +80,8 @@ void check_followers(const history::PushEvent& push, size_t e, const StepIndex& 
 
 class FirstWins final : public PassChecker {
  public:
-  explicit FirstWins(const HistoryIndex& index) : PassChecker("first-wins", {}), index_(index) {
+  explicit FirstWins(const HistoryIndex& index)
+      : PassChecker("first-wins", {}), index_(index), keys_(index.keys()) {
     frame_of_.reserve(index.history().events.size());
   }
 
@@ -88,7 +90,9 @@ class FirstWins final : public PassChecker {
     if (push == nullptr) return;
     const StepIndex& steps = index_.steps();
     check_followers(*push, e, steps, sink_);
-    const std::vector<size_t> first_of_key = first_frame_of_key(*push);
+    const std::span<const uint32_t> keys = keys_.frames(e);
+    first_frame_of_key(keys, first_of_key_);
+    const std::vector<size_t>& first_of_key = first_of_key_;
     for (size_t j = 0; j < push->frames.size(); ++j) {
       const history::FrameRecord& f = push->frames[j];
       if (const size_t first = first_of_key[j]; first != j) {
@@ -99,8 +103,7 @@ class FirstWins final : public PassChecker {
                       f.message_id + ", request " + std::to_string(f.origin_request) + ") share txn " +
                       f.transaction_id + " in one segment");
       }
-      auto [it, fresh] = frame_of_.try_emplace(
-          RequestKey{f.origin_request, KeyView{push->queue, push->partition, f.transaction_id}}, f.message_id, e);
+      auto [it, fresh] = frame_of_.try_emplace(RequestKeyId{f.origin_request, keys[j]}, f.message_id, e);
       if (!fresh && it->second.first != f.message_id) {
         sink_.add(steps.step_of(f.origin_request), partition_label(push->queue, push->partition),
                   "request " + std::to_string(f.origin_request) + " pushed two frames of txn " + f.transaction_id +
@@ -131,8 +134,10 @@ class FirstWins final : public PassChecker {
 
  private:
   const HistoryIndex& index_;
-  // (request, queue, partition, txn) -> (message id, event) of its first frame.
-  std::pmr::unordered_map<RequestKey, std::pair<std::string_view, size_t>, RequestKeyHash> frame_of_{&arena_};
+  const KeyIds& keys_;
+  std::vector<size_t> first_of_key_;  // the current push's, reused
+  // (request, key id) -> (message id, event) of its first frame.
+  std::pmr::unordered_map<RequestKeyId, std::pair<std::string_view, size_t>, RequestKeyIdHash> frame_of_{&arena_};
 };
 
 }  // namespace

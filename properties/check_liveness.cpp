@@ -8,9 +8,11 @@
 //   final status per item (queued | duplicate | error | timeout), or
 //   `rejected`;
 // - no storage connection is still inside a transaction at the end.
-#include <map>
-#include <set>
+#include <algorithm>
+#include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "properties/checks.h"
 #include "properties/failure_sink.h"
@@ -18,35 +20,61 @@
 namespace qdt::properties {
 namespace {
 
-const std::set<std::string> kFinalStatuses = {"queued", "duplicate", "error", "timeout"};
+bool is_final_status(const std::string& s) {
+  return s == "queued" || s == "duplicate" || s == "error" || s == "timeout";
+}
 
 std::string label_of(const history::RequestRecord& r) {
   return r.items.empty() ? "" : partition_label(r.items[0].queue, r.items[0].partition);
 }
 
+// Records grouped by push id: sorted by it, each group in record order (a
+// stable sort; most histories are already in order). A flat sorted vector
+// instead of a std::map: one allocation, not one node per push.
+template <typename Record>
+std::vector<std::pair<uint64_t, const Record*>> by_push_id(const std::vector<Record>& records) {
+  std::vector<std::pair<uint64_t, const Record*>> out;
+  out.reserve(records.size());
+  for (const Record& r : records) out.emplace_back(r.push_id, &r);
+  auto less = [](const auto& x, const auto& y) { return x.first < y.first; };
+  if (!std::is_sorted(out.begin(), out.end(), less)) std::stable_sort(out.begin(), out.end(), less);
+  return out;
+}
+
 void check_outcomes(const history::History& history, FailureSink& sink) {
   // push id -> its first answered record (which says how many items the push
-  // has); a delivery lost on the way or in a crash carries no items.
+  // has), else its first record; a delivery lost on the way or in a crash
+  // carries no items.
   auto answered = [](const history::RequestRecord& r) { return r.delivered && !r.lost_in_crash; };
-  std::map<uint64_t, const history::RequestRecord*> pushes;
-  for (const history::RequestRecord& r : history.requests) {
-    auto [it, inserted] = pushes.try_emplace(r.push_id, &r);
-    if (!inserted && !answered(*it->second) && answered(r)) it->second = &r;
-  }
-  std::map<uint64_t, const history::PushOutcomeRecord*> outcomes;
-  for (const history::PushOutcomeRecord& o : history.outcomes) {
-    if (!outcomes.emplace(o.push_id, &o).second) {
-      sink.add(o.step, "", "push " + std::to_string(o.push_id) + " has two outcome records: one per logical push");
+  const auto requests = by_push_id(history.requests);
+  // push id -> its first outcome record; every later one is reported, in the
+  // outcomes' order.
+  const auto outcomes = by_push_id(history.outcomes);
+  std::vector<bool> repeated(history.outcomes.size(), false);
+  for (size_t k = 1; k < outcomes.size(); ++k) {
+    if (outcomes[k].first == outcomes[k - 1].first) {
+      repeated[static_cast<size_t>(outcomes[k].second - history.outcomes.data())] = true;
     }
   }
-  for (const auto& [push_id, r] : pushes) {
+  for (size_t k = 0; k < history.outcomes.size(); ++k) {
+    if (!repeated[k]) continue;
+    const history::PushOutcomeRecord& o = history.outcomes[k];
+    sink.add(o.step, "", "push " + std::to_string(o.push_id) + " has two outcome records: one per logical push");
+  }
+  size_t next_outcome = 0;
+  for (size_t k = 0; k < requests.size();) {
+    const uint64_t push_id = requests[k].first;
+    const history::RequestRecord* r = requests[k].second;
+    for (; k < requests.size() && requests[k].first == push_id; ++k) {
+      if (!answered(*r) && answered(*requests[k].second)) r = requests[k].second;
+    }
     auto at = [&, id = push_id] { return "push " + std::to_string(id) + " (producer " + r->producer + ")"; };
-    auto it = outcomes.find(push_id);
-    if (it == outcomes.end()) {
+    while (next_outcome < outcomes.size() && outcomes[next_outcome].first < push_id) ++next_outcome;
+    if (next_outcome == outcomes.size() || outcomes[next_outcome].first != push_id) {
       sink.add(r->step, label_of(*r), at() + " was sent but its producer never reported an outcome");
       continue;
     }
-    const history::PushOutcomeRecord& o = *it->second;
+    const history::PushOutcomeRecord& o = *outcomes[next_outcome].second;
     if (!o.finished) {
       sink.add(r->step, label_of(*r),
                at() + " was still waiting when the run ended, after " + std::to_string(o.attempts) + " attempts");
@@ -59,7 +87,7 @@ void check_outcomes(const history::History& history, FailureSink& sink) {
                    " final statuses");
     }
     for (size_t i = 0; i < o.statuses.size(); ++i) {
-      if (kFinalStatuses.contains(o.statuses[i])) continue;
+      if (is_final_status(o.statuses[i])) continue;
       sink.add(r->step, label_of(*r),
                at() + " item " + std::to_string(i) + " ended as '" + o.statuses[i] +
                    "', not a final status (queued, duplicate, error, timeout)");

@@ -73,11 +73,12 @@ class ModelAgreement final : public PassChecker {
  private:
   void on_push(const history::PushEvent& push, size_t e) {
     if (push.failed || push.frames.empty()) return;  // committed nothing
-    const std::string label = partition_label(push.queue, push.partition);
+    // Built only for a failure: most pushes have none.
+    auto label = [&] { return partition_label(push.queue, push.partition); };
     const std::string& step = steps_.step_of(push, 0);
-    const int64_t window = follower_->model().options(push.queue).window_seconds;
+    const int64_t window = follower_->options(push.queue).window_seconds;
     if (push.window_seconds != window) {
-      sink_.add(step, label,
+      sink_.add(step, label(),
                 "event " + std::to_string(e) + ": storage probed with window " + std::to_string(push.window_seconds) +
                     " s, the queue's window is " + std::to_string(window) + " s");
     }
@@ -85,7 +86,7 @@ class ModelAgreement final : public PassChecker {
     Duplicates got = push.duplicates;
     std::sort(got.begin(), got.end());
     if (want.queued != push.queued || (want.queued && want.base_offset != push.base_offset)) {
-      sink_.add(step, label,
+      sink_.add(step, label(),
                 "event " + std::to_string(e) + " (now " + std::to_string(push.now_ms) + " ms): model answers " +
                     describe(want.queued, want.base_offset, want.duplicates) + ", storage answered " +
                     describe(push.queued, push.base_offset, got));
@@ -94,7 +95,7 @@ class ModelAgreement final : public PassChecker {
         // A copy: clang 14 (the fuzzing build) cannot capture a structured binding.
         auto it = std::find_if(got.begin(), got.end(), [&, i = index](const auto& d) { return d.first == i; });
         if (it != got.end() && it->second == offset) continue;
-        sink_.add(steps_.step_of(push, index), label,
+        sink_.add(steps_.step_of(push, index), label(),
                   "event " + std::to_string(e) + ": frame " + std::to_string(index) + " (txn " +
                       push.frames[index].transaction_id + ") is a duplicate of offset " + std::to_string(offset) +
                       " for the model; storage answered " + describe(got));
@@ -102,7 +103,7 @@ class ModelAgreement final : public PassChecker {
       for (const auto& [index, offset] : got) {
         if (std::none_of(want.duplicates.begin(), want.duplicates.end(),
                          [&, i = index](const auto& d) { return d.first == i; })) {
-          sink_.add(steps_.step_of(push, index), label,
+          sink_.add(steps_.step_of(push, index), label(),
                     "event " + std::to_string(e) + ": storage lists frame " + std::to_string(index) +
                         " as a duplicate of offset " + std::to_string(offset) + ", the model finds no original");
         }

@@ -26,23 +26,24 @@ namespace {
 class NoDoubleWrite final : public PassChecker {
  public:
   explicit NoDoubleWrite(const HistoryIndex& index)
-      : PassChecker("no-double-write", {.replay = true}), steps_(index.steps()) {}
+      : PassChecker("no-double-write", {.replay = true}), steps_(index.steps()), keys_(index.keys()) {}
 
   void before(size_t e, const history::Event& event, const PassState& state) override {
     const auto* push = std::get_if<history::PushEvent>(&event);
     if (!push || push->failed || !push->queued) return;
-    const int64_t window = state.replay.window_seconds(push->queue);
+    const int64_t window = state.push_window_seconds;
     if (window <= 0) return;
-    const PartitionReplay* partition = state.replay.find(push->queue, push->partition);
+    const PartitionReplay* partition = state.push_partition;
     const int64_t oldest_ms = push->now_ms - window * 1000;
     auto prefix = [&](size_t j) {
       return "txn " + push->frames[j].transaction_id + " stored at offset " +
              std::to_string(push->base_offset + static_cast<int64_t>(j)) + " by event " + std::to_string(e) + " (now " +
              std::to_string(push->now_ms) + " ms, window " + std::to_string(window) + " s)";
     };
-    const std::vector<size_t> first_of_key = first_frame_of_key(*push);
+    const std::span<const uint32_t> keys = keys_.frames(e);
+    first_frame_of_key(keys, first_of_key_);
+    const std::vector<size_t>& first_of_key = first_of_key_;
     for (size_t j = 0; j < push->frames.size(); ++j) {
-      const history::FrameRecord& f = push->frames[j];
       if (const size_t first = first_of_key[j]; first != j) {
         sink_.add(steps_.step_of(*push, j), partition_label(push->queue, push->partition),
                   prefix(j) + " together with offset " +
@@ -50,7 +51,7 @@ class NoDoubleWrite final : public PassChecker {
         continue;
       }
       if (partition == nullptr) continue;
-      const std::span<const int64_t> live = partition->live_offsets(f.transaction_id);
+      const std::span<const int64_t> live = state.replay.live_offsets(keys[j]);
       for (auto it = live.rbegin(); it != live.rend(); ++it) {
         const StoredMessage* earlier = partition->at(*it);
         if (earlier->created_at_ms < oldest_ms) break;
@@ -66,6 +67,8 @@ class NoDoubleWrite final : public PassChecker {
 
  private:
   const StepIndex& steps_;
+  const KeyIds& keys_;
+  std::vector<size_t> first_of_key_;  // the current push's, reused
 };
 
 }  // namespace

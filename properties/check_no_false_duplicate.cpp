@@ -29,8 +29,8 @@ class NoFalseDuplicate final : public PassChecker {
     if (!push->queued && push->duplicates.empty()) {
       sink_.add(steps_.step_of(*push, 0), label, where + " answered duplicate without naming any original");
     }
-    const int64_t window = state.replay.window_seconds(push->queue);
-    const PartitionReplay* partition = state.replay.find(push->queue, push->partition);
+    const int64_t window = state.push_window_seconds;
+    const PartitionReplay* partition = state.push_partition;
     for (const auto& [index, offset] : push->duplicates) {
       const std::string& step = steps_.step_of(*push, index);
       if (index >= push->frames.size()) {

@@ -5,15 +5,17 @@
 // queued before it, and end where storage's last_offset says; every committed
 // push (queued or not) must see a last_offset equal to what the queued pushes
 // before it account for.
-#include <map>
+#include <algorithm>
 #include <memory>
+#include <memory_resource>
 #include <string>
-#include <utility>
+#include <unordered_map>
 #include <variant>
 
 #include "properties/checks.h"
 #include "properties/event_pass.h"
 #include "properties/failure_sink.h"
+#include "properties/key_view.h"
 #include "properties/step_index.h"
 
 namespace qdt::properties {
@@ -33,33 +35,34 @@ class Offsets final : public PassChecker {
   void before(size_t e, const history::Event& event, const PassState& /*state*/) override {
     const auto* push = std::get_if<history::PushEvent>(&event);
     if (push == nullptr || push->failed) return;
-    Lane& lane = lanes_[{push->queue, push->partition}];
-    const std::string label = partition_label(push->queue, push->partition);
+    Lane& lane = lanes_[PartitionView{push->queue, push->partition}];
+    // The texts are built only for a failure: most pushes have none.
+    auto label = [&] { return partition_label(push->queue, push->partition); };
     const std::string& step = steps_.step_of(*push, 0);
-    const std::string at = "event " + std::to_string(e) + ": ";
+    auto at = [&] { return "event " + std::to_string(e) + ": "; };
     if (push->last_offset_before != lane.next_offset - 1) {
-      sink_.add(step, label,
-                at + "storage's last_offset was " + std::to_string(push->last_offset_before) +
+      sink_.add(step, label(),
+                at() + "storage's last_offset was " + std::to_string(push->last_offset_before) +
                     " before the push, the queued pushes so far end at " + std::to_string(lane.next_offset - 1));
     }
     if (!push->queued) return;
     const auto k = static_cast<int64_t>(push->frames.size());
     const int64_t end = push->base_offset + k - 1;
     if (push->base_offset != lane.next_offset) {
-      sink_.add(step, label,
-                at + "queued at base " + std::to_string(push->base_offset) + ", expected " +
+      sink_.add(step, label(),
+                at() + "queued at base " + std::to_string(push->base_offset) + ", expected " +
                     std::to_string(lane.next_offset) +
                     (push->base_offset > lane.next_offset ? " (offsets skipped)" : " (overlaps stored offsets)"));
     }
     if (push->rows_after_read && push->last_offset_after != end) {
-      sink_.add(step, label,
-                at + "queued " + std::to_string(k) + " frames at base " + std::to_string(push->base_offset) +
+      sink_.add(step, label(),
+                at() + "queued " + std::to_string(k) + " frames at base " + std::to_string(push->base_offset) +
                     ", so last_offset must be " + std::to_string(end) + ", storage says " +
                     std::to_string(push->last_offset_after));
     }
     if (lane.any && push->now_ms < lane.created_at_ms) {
-      sink_.add(step, label,
-                at + "created_at " + std::to_string(push->now_ms) + " ms at offset " +
+      sink_.add(step, label(),
+                at() + "created_at " + std::to_string(push->now_ms) + " ms at offset " +
                     std::to_string(push->base_offset) + " is older than " + std::to_string(lane.created_at_ms) +
                     " ms of the segment queued by event " + std::to_string(lane.created_at_event));
     }
@@ -74,7 +77,7 @@ class Offsets final : public PassChecker {
 
  private:
   const StepIndex& steps_;
-  std::map<std::pair<std::string, std::string>, Lane> lanes_;
+  std::pmr::unordered_map<PartitionView, Lane, PartitionViewHash> lanes_{&arena_};  // views into the history
 };
 
 }  // namespace

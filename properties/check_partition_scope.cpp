@@ -21,6 +21,7 @@
 #include "properties/checks.h"
 #include "properties/event_pass.h"
 #include "properties/failure_sink.h"
+#include "properties/key_view.h"
 #include "properties/step_index.h"
 #include "properties/storage_replay.h"
 
@@ -37,7 +38,7 @@ class PartitionScope final : public PassChecker {
   void before(size_t e, const history::Event& event, const PassState& state) override {
     const auto* push = std::get_if<history::PushEvent>(&event);
     if (!push || push->failed) return;
-    const PartitionReplay* partition = state.replay.find(push->queue, push->partition);
+    const PartitionReplay* partition = state.push_partition;
     for (const auto& [index, offset] : push->duplicates) {
       if (index >= push->frames.size()) continue;
       const std::string& txn = push->frames[index].transaction_id;
@@ -112,7 +113,7 @@ class PartitionScope final : public PassChecker {
 
  private:
   uint32_t label_id(const std::string& queue, const std::string& partition) {
-    auto [it, fresh] = label_ids_.try_emplace({queue, partition}, static_cast<uint32_t>(labels_.size()));
+    auto [it, fresh] = label_ids_.try_emplace(PartitionView{queue, partition}, static_cast<uint32_t>(labels_.size()));
     if (fresh) labels_.push_back(partition_label(queue, partition));
     return it->second;
   }
@@ -120,7 +121,8 @@ class PartitionScope final : public PassChecker {
   const HistoryIndex& index_;
   // txn -> the partitions that stored it (ids into labels_); the key points into the history.
   std::pmr::unordered_map<std::string_view, std::pmr::vector<uint32_t>> stored_in_{&arena_};
-  std::map<std::pair<std::string, std::string>, uint32_t> label_ids_;
+  // Views into the history, hashed: a std::map copied both names per push.
+  std::pmr::unordered_map<PartitionView, uint32_t, PartitionViewHash> label_ids_{&arena_};
   std::vector<std::string> labels_;  // "queue/partition"
 };
 

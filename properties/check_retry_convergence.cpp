@@ -19,6 +19,7 @@
 // earlier copies of that push still holding a sidecar row, exactly as
 // no-double-write compares every stored message.
 #include <algorithm>
+#include <cassert>
 #include <map>
 #include <memory>
 #include <memory_resource>
@@ -33,7 +34,7 @@
 #include "properties/checks.h"
 #include "properties/event_pass.h"
 #include "properties/failure_sink.h"
-#include "properties/key_view.h"
+#include "properties/key_ids.h"
 #include "properties/step_index.h"
 #include "properties/storage_replay.h"
 
@@ -48,6 +49,7 @@ std::pair<bool, uint64_t> push_of(const history::RequestRecord& r) {
 struct Commit {
   int64_t window_seconds = 0;  // in force for the commit
   int64_t now_ms = 0;
+  bool recorded = false;  // the event is a queued push
 };
 
 // Whether storage was allowed to write `later` while `earlier` held the same
@@ -58,23 +60,19 @@ bool fresh_allowed(const StoredMessage& earlier, const StoredMessage& later, con
   return earlier.created_at_ms < commit.now_ms - commit.window_seconds * 1000;
 }
 
-// A key within one push (and, for responses, one item index of it).
+// A key (KeyIds) within one push, and for responses one item index of it.
 struct PushKey {
   std::pair<bool, uint64_t> push;
   size_t item = 0;  // 0 for the storage level
-  KeyView key;
+  uint32_t key = 0;
   bool operator==(const PushKey&) const = default;
-  // The order the failures are reported in: push, item, then the key's strings.
-  bool operator<(const PushKey& o) const {
-    return std::tie(push, item, key.queue, key.partition, key.txn) <
-           std::tie(o.push, o.item, o.key.queue, o.key.partition, o.key.txn);
-  }
 };
 
 struct PushKeyHash {
   size_t operator()(const PushKey& k) const {
     const size_t push = std::hash<uint64_t>{}(k.push.second) ^ (k.push.first ? 0x51ed27ULL : 0);
-    return (KeyViewHash{}(k.key) * 0x9e3779b97f4a7c15ULL + push) * 0x9e3779b97f4a7c15ULL + k.item;
+    return ((static_cast<uint64_t>(k.key) * 0x9e3779b97f4a7c15ULL + push) * 0x9e3779b97f4a7c15ULL + k.item) ^
+           (k.key >> 7);
   }
 };
 
@@ -84,8 +82,8 @@ using Received = std::pmr::vector<std::pair<std::string_view, const history::Req
 class RetryConvergence final : public PassChecker {
  public:
   explicit RetryConvergence(const HistoryIndex& index)
-      : PassChecker("retry-convergence", {.replay = true}), index_(index) {
-    commits_.reserve(index.history().events.size());
+      : PassChecker("retry-convergence", {.replay = true}), index_(index), keys_(index.keys()) {
+    commits_.resize(index.history().events.size());
     stored_by_push_.reserve(index.history().events.size());
   }
 
@@ -93,9 +91,10 @@ class RetryConvergence final : public PassChecker {
     const auto* push = std::get_if<history::PushEvent>(&event);
     if (!push || push->failed || !push->queued) return;
     const StepIndex& steps = index_.steps();
-    const int64_t window = state.replay.window_seconds(push->queue);
-    commits_.emplace(e, Commit{window, push->now_ms});
-    const PartitionReplay* partition = state.replay.find(push->queue, push->partition);
+    const int64_t window = state.push_window_seconds;
+    commits_[e] = Commit{window, push->now_ms, true};
+    const PartitionReplay* partition = state.push_partition;
+    const std::span<const uint32_t> keys = keys_.frames(e);
     const int64_t oldest_ms = push->now_ms - window * 1000;
     for (size_t j = 0; j < push->frames.size(); ++j) {
       const history::FrameRecord& f = push->frames[j];
@@ -103,8 +102,7 @@ class RetryConvergence final : public PassChecker {
       if (origin == nullptr) continue;
       const int64_t offset = push->base_offset + static_cast<int64_t>(j);
       // Offsets this push's frames stored under the key, ascending, still unpurged as far as known.
-      std::pmr::vector<int64_t>& earlier =
-          stored_by_push_[PushKey{push_of(*origin), 0, KeyView{push->queue, push->partition, f.transaction_id}}];
+      std::pmr::vector<int64_t>& earlier = stored_by_push_[PushKey{push_of(*origin), 0, keys[j]}];
       auto what = [&] {
         return "txn " + f.transaction_id + " stored at offset " + std::to_string(offset) + " by event " +
                std::to_string(e) + " (request " + std::to_string(f.origin_request) + ", push " +
@@ -141,12 +139,12 @@ class RetryConvergence final : public PassChecker {
     received.reserve(index_.history().requests.size());
     for (const history::RequestRecord& r : index_.history().requests) {
       if (!r.delivered || !r.response_received || r.rejected) continue;
+      const std::span<const uint32_t> keys = keys_.items(r);
       for (size_t i = 0; i < r.responses.size() && i < r.items.size(); ++i) {
         const history::ResponseItem& got = r.responses[i];
         if (got.status != "queued" && got.status != "duplicate") continue;
         if (got.message_id == history::kZeroUuid) continue;
-        const history::ItemRecord& item = r.items[i];
-        Received& ids = received[PushKey{push_of(r), i, KeyView{item.queue, item.partition, item.transaction_id}}];
+        Received& ids = received[PushKey{push_of(r), i, keys[i]}];
         if (std::none_of(ids.begin(), ids.end(), [&](const auto& id) { return id.first == got.message_id; })) {
           ids.emplace_back(got.message_id, &r);
         }
@@ -158,7 +156,13 @@ class RetryConvergence final : public PassChecker {
       std::sort(ids.begin(), ids.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
       diverged.emplace_back(where, &ids);
     }
-    std::sort(diverged.begin(), diverged.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+    // Reported by push, item, then the key's strings (every record of a
+    // group carries that key as item `item`).
+    auto order = [](const std::pair<PushKey, Received*>& d) {
+      const history::ItemRecord& item = d.second->front().second->items[d.first.item];
+      return std::tie(d.first.push, d.first.item, item.queue, item.partition, item.transaction_id);
+    };
+    std::sort(diverged.begin(), diverged.end(), [&](const auto& x, const auto& y) { return order(x) < order(y); });
     for (const auto& [where, ids] : diverged) judge_ids(where.item, *ids, state.replay);
   }
 
@@ -189,6 +193,7 @@ class RetryConvergence final : public PassChecker {
     } else {
       for (auto later = std::next(stored.begin()); conflict.empty() && later != stored.end(); ++later) {
         const Commit& commit = commits_.at(later->second->event_index);
+        assert(commit.recorded);
         for (auto earlier = stored.begin(); earlier != later; ++earlier) {
           if (fresh_allowed(*earlier->second, *later->second, commit)) continue;
           conflict = "offset " + std::to_string(later->first) + " (id " + later->second->message_id() +
@@ -212,7 +217,8 @@ class RetryConvergence final : public PassChecker {
   }
 
   const HistoryIndex& index_;
-  std::pmr::unordered_map<size_t, Commit> commits_{&arena_};  // queued event -> what its probe saw
+  const KeyIds& keys_;
+  std::vector<Commit> commits_;  // by event: what a queued push's probe saw
   std::pmr::unordered_map<PushKey, std::pmr::vector<int64_t>, PushKeyHash> stored_by_push_{&arena_};
 };
 

@@ -19,14 +19,13 @@
 #include <span>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <variant>
 #include <vector>
 
 #include "properties/checks.h"
 #include "properties/event_pass.h"
 #include "properties/failure_sink.h"
-#include "properties/key_view.h"
+#include "properties/key_ids.h"
 #include "properties/step_index.h"
 #include "properties/storage_replay.h"
 
@@ -46,28 +45,26 @@ std::optional<size_t> leader_item(const history::RequestRecord& r, const std::st
 class WindowExpiry final : public PassChecker {
  public:
   explicit WindowExpiry(const HistoryIndex& index)
-      : PassChecker("window-expiry", {.replay = true}), steps_(index.steps()) {
-    stored_ids_.reserve(index.history().events.size());
+      : PassChecker("window-expiry", {.replay = true}), steps_(index.steps()), keys_(index.keys()) {
+    stored_ids_.resize(keys_.size());
   }
 
   void before(size_t e, const history::Event& event, const PassState& state) override {
     const auto* push = std::get_if<history::PushEvent>(&event);
     if (!push || push->failed) return;
-    const int64_t window = state.replay.window_seconds(push->queue);
-    const PartitionReplay* partition = state.replay.find(push->queue, push->partition);
+    const int64_t window = state.push_window_seconds;
+    const PartitionReplay* partition = state.push_partition;
+    const std::span<const uint32_t> keys = keys_.frames(e);
     for (size_t j = 0; partition != nullptr && j < push->frames.size(); ++j) {
-      const history::FrameRecord& f = push->frames[j];
-      auto ids = stored_ids_.find(KeyView{push->queue, push->partition, f.transaction_id});
-      if (ids == stored_ids_.end()) continue;  // a first occurrence: not a repeat
-      const std::span<const int64_t> live = partition->live_offsets(f.transaction_id);
+      const std::pmr::vector<std::string_view>& ids = stored_ids_[keys[j]];
+      if (ids.empty()) continue;  // a first occurrence: not a repeat
+      const std::span<const int64_t> live = state.replay.live_offsets(keys[j]);
       const StoredMessage* newest = live.empty() ? nullptr : partition->at(*live.rbegin());
       if (window > 0 && newest != nullptr && newest->created_at_ms >= push->now_ms - window * 1000) continue;
-      judge_repeat(*push, e, j, window, newest, ids->second);
+      judge_repeat(*push, e, j, window, newest, ids);
     }
     if (push->queued) {
-      for (const history::FrameRecord& f : push->frames) {
-        stored_ids_[KeyView{push->queue, push->partition, f.transaction_id}].push_back(f.message_id);
-      }
+      for (size_t j = 0; j < push->frames.size(); ++j) stored_ids_[keys[j]].push_back(push->frames[j].message_id);
     }
   }
 
@@ -105,8 +102,10 @@ class WindowExpiry final : public PassChecker {
   }
 
   const StepIndex& steps_;
-  // Every id ever queued under a key (views into the history).
-  std::pmr::unordered_map<KeyView, std::pmr::vector<std::string_view>, KeyViewHash> stored_ids_{&arena_};
+  const KeyIds& keys_;
+  // By key id, every id ever queued under the key (views into the history);
+  // empty until the key is first stored.
+  std::pmr::vector<std::pmr::vector<std::string_view>> stored_ids_{&arena_};
 };
 
 }  // namespace

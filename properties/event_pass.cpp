@@ -1,6 +1,7 @@
 #include "properties/event_pass.h"
 
 #include <cassert>
+#include <variant>
 
 namespace qdt::properties {
 
@@ -11,13 +12,20 @@ void run_pass(const HistoryIndex& index, const std::vector<PassChecker*>& checke
     needs.replay = needs.replay || c->needs().replay;
     needs.model = needs.model || c->needs().model;
   }
-  StorageReplay replay;
+  StorageReplay replay(index);
   ModelFollower model;
-  const PassState state{replay, model};
+  PassState state{replay, model};
   const history::History& h = index.history();
   for (size_t e = 0; e < h.events.size(); ++e) {
     const history::Event& event = h.events[e];
+    const auto* push = std::get_if<history::PushEvent>(&event);
+    if (needs.replay && push != nullptr) {
+      state.push_partition = replay.find(push->queue, push->partition);
+      state.push_window_seconds = replay.window_seconds(push->queue);
+    }
     for (PassChecker* c : checkers) c->before(e, event, state);
+    state.push_partition = nullptr;  // only before() of that push may use them
+    state.push_window_seconds = 0;
     if (needs.replay) replay.apply(event, e);
     if (needs.model) model.apply(event);
     for (PassChecker* c : checkers) c->after(e, event, state);

@@ -28,6 +28,11 @@ namespace qdt::properties {
 struct PassState {
   const StorageReplay& replay;
   const ModelFollower& model;
+  // In before() of a PushEvent, when some checker asked for the replay:
+  // replay.find() of the push's partition and replay.window_seconds() of its
+  // queue, looked up once for every checker instead of once by each.
+  const PartitionReplay* push_partition = nullptr;
+  int64_t push_window_seconds = 0;
 };
 
 // One property, judged event by event; its failures go to its own sink.

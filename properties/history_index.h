@@ -1,9 +1,10 @@
 #pragma once
 // What several checkers derive from a history in the same way, built once per
-// history and shared: the request index (StepIndex), each request's item
-// leaders (model::request_leaders) and the verdicts storage gave each frame
-// (Verdicts). Both are read from the history alone; sharing
-// them changes no checker's expectations, only how often they are rebuilt.
+// history and shared: the request index (StepIndex), the keys' ids (KeyIds),
+// each request's item leaders (model::request_leaders) and the verdicts
+// storage gave each frame (Verdicts). All are read from the history alone;
+// sharing them changes no checker's expectations, only how often they are
+// rebuilt.
 //
 // Not thread-safe: each part is built on first use. The history must
 // outlive the index.
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "properties/history.h"
+#include "properties/key_ids.h"
 #include "properties/step_index.h"
 #include "properties/verdicts.h"
 
@@ -29,8 +31,12 @@ class HistoryIndex {
     if (!steps_) steps_.emplace(history_);
     return *steps_;
   }
+  const KeyIds& keys() const {
+    if (!keys_) keys_.emplace(history_);
+    return *keys_;
+  }
   const Verdicts& verdicts() const {
-    if (!verdicts_) verdicts_.emplace(history_);
+    if (!verdicts_) verdicts_.emplace(history_, keys());
     return *verdicts_;
   }
   // request_leaders(request) for a record of this history's requests.
@@ -39,6 +45,7 @@ class HistoryIndex {
  private:
   const history::History& history_;
   mutable std::optional<StepIndex> steps_;
+  mutable std::optional<KeyIds> keys_;
   mutable std::optional<Verdicts> verdicts_;
   // Every request's leaders, concatenated in request order; built on first use.
   mutable std::vector<size_t> leaders_;

@@ -26,6 +26,22 @@ struct KeyViewHash {
   }
 };
 
+// (queue, partition) as views into a history: what per-partition state is
+// kept by, hashed instead of ordered (a std::map over string pairs copied
+// both strings per lookup).
+struct PartitionView {
+  std::string_view queue;
+  std::string_view partition;
+  bool operator==(const PartitionView&) const = default;
+};
+
+struct PartitionViewHash {
+  size_t operator()(const PartitionView& p) const {
+    const std::hash<std::string_view> h;
+    return h(p.queue) * 0x9e3779b97f4a7c15ULL + h(p.partition);
+  }
+};
+
 // A key within one request (frames and items of it).
 struct RequestKey {
   uint64_t request = 0;

@@ -11,10 +11,8 @@ namespace qdt::properties {
 
 model::PushAnswer model_probe(const ModelFollower& follower, const history::PushEvent& push) {
   assert(!push.failed && !push.frames.empty());
-  const int64_t window = follower.model().options(push.queue).window_seconds;
-  std::vector<model::Frame> frames;
-  frames.reserve(push.frames.size());
-  for (const history::FrameRecord& f : push.frames) frames.push_back({f.message_id, f.transaction_id});
+  const int64_t window = follower.options(push.queue).window_seconds;
+  const std::vector<model::Frame>& frames = follower.frames(push);
   const model::Partition* partition = follower.find(push.queue, push.partition);
   return partition ? partition->probe(frames, push.now_ms, window)
                    : model::Partition{}.probe(frames, push.now_ms, window);

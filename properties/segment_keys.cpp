@@ -1,29 +1,27 @@
 #include "properties/segment_keys.h"
 
 #include <cassert>
-#include <string_view>
 #include <unordered_map>
 
 namespace qdt::properties {
 
-std::vector<size_t> first_frame_of_key(const history::PushEvent& push) {
-  const size_t n = push.frames.size();
-  std::vector<size_t> first(n);
+void first_frame_of_key(std::span<const uint32_t> keys, std::vector<size_t>& first) {
+  const size_t n = keys.size();
+  first.resize(n);
   // Most segments hold a frame or a few: a scan beats hashing there.
   constexpr size_t kScanMax = 16;
   if (n <= kScanMax) {
     for (size_t j = 0; j < n; ++j) {
       size_t i = 0;
-      while (push.frames[i].transaction_id != push.frames[j].transaction_id) ++i;
+      while (keys[i] != keys[j]) ++i;
       first[j] = i;
     }
   } else {
-    std::unordered_map<std::string_view, size_t> seen;
+    std::unordered_map<uint32_t, size_t> seen;
     seen.reserve(n);
-    for (size_t j = 0; j < n; ++j) first[j] = seen.try_emplace(push.frames[j].transaction_id, j).first->second;
+    for (size_t j = 0; j < n; ++j) first[j] = seen.try_emplace(keys[j], j).first->second;
   }
   for ([[maybe_unused]] size_t j = 0; j < n; ++j) assert(first[j] <= j);
-  return first;
 }
 
 }  // namespace qdt::properties

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cassert>
+#include <optional>
+#include <span>
 #include <variant>
 
 #include "model/model.h"
@@ -33,26 +35,40 @@ std::vector<size_t> request_leaders(const history::RequestRecord& request) {
   return model::request_leaders(keys);
 }
 
-Verdicts::Verdicts(const history::History& history) {
+Verdicts::Verdicts(const history::History& history)
+    : owned_keys_(std::make_unique<const KeyIds>(history)), keys_(owned_keys_.get()) {
+  build(history);
+}
+
+Verdicts::Verdicts(const history::History& history, const KeyIds& keys) : keys_(&keys) { build(history); }
+
+void Verdicts::build(const history::History& history) {
+  size_t frames = 0;  // an upper bound of the distinct frames: no rehash while indexing them
+  for (const history::Event& event : history.events) {
+    if (const auto* push = std::get_if<history::PushEvent>(&event)) frames += push->frames.size();
+  }
+  frames_.reserve(frames);
+  std::vector<int64_t> duplicate_of;  // per frame of the current push; one buffer for all
   for (size_t e = 0; e < history.events.size(); ++e) {
     if (const auto* push = std::get_if<history::PushEvent>(&history.events[e])) {
+      const std::span<const uint32_t> keys = keys_->frames(e);
       for (const history::FollowerRecord& follower : push->followers) {
         // A follower of a frame that does not exist, or of another key, has no
         // leader (first-wins reports the record).
         if (follower.frame >= push->frames.size()) continue;
         const history::FrameRecord& leader = push->frames[follower.frame];
         if (leader.transaction_id != follower.transaction_id) continue;
-        const FrameKey leader_frame{leader.origin_request, {push->queue, push->partition, leader.transaction_id}};
+        const RequestKeyId leader_frame{leader.origin_request, keys[follower.frame]};
         followers_[{follower.request, {push->queue, push->partition, follower.transaction_id}}].push_back(
             Leader{leader_frame, leader.message_id, e});
       }
-      std::vector<int64_t> duplicate_of(push->frames.size(), -1);
+      duplicate_of.assign(push->frames.size(), -1);
       for (const auto& [index, offset] : push->duplicates) {
         if (index < duplicate_of.size()) duplicate_of[index] = offset;
       }
       for (size_t j = 0; j < push->frames.size(); ++j) {
         const history::FrameRecord& f = push->frames[j];
-        auto& outcomes = frames_[{f.origin_request, {push->queue, push->partition, f.transaction_id}}];
+        auto& outcomes = frames_[RequestKeyId{f.origin_request, keys[j]}];
         auto it = std::find_if(outcomes.begin(), outcomes.end(),
                                [&](const Outcome& o) { return o.message_id == f.message_id; });
         if (it == outcomes.end()) it = outcomes.insert(outcomes.end(), Outcome{f.message_id});
@@ -104,7 +120,7 @@ std::vector<std::string> Verdicts::fetched_after(const Outcome& o, const std::st
   return f.suffix[static_cast<size_t>(pos - f.event_indices.begin())];
 }
 
-void Verdicts::add_frame_answer(const std::vector<Outcome>& outcomes, std::string_view message_id,
+void Verdicts::add_frame_answer(const std::pmr::vector<Outcome>& outcomes, std::string_view message_id,
                                 const history::ItemRecord& item, bool as_follower, Expected& x) const {
   for (const Outcome& o : outcomes) {
     if (!message_id.empty() && o.message_id != message_id) continue;
@@ -160,17 +176,32 @@ Expected Verdicts::follower_answer(const history::RequestRecord& request, const 
   return x;
 }
 
-Expected Verdicts::own_answer(const history::RequestRecord& request, const history::ItemRecord& item) const {
-  auto it = frames_.find({request.request, {item.queue, item.partition, item.transaction_id}});
-  if (it == frames_.end()) return follower_answer(request, item);
+const std::pmr::vector<Verdicts::Outcome>* Verdicts::frame_outcomes(const history::RequestRecord& request,
+                                                                   size_t index) const {
+  std::optional<uint32_t> key;
+  if (keys_->holds(request)) {
+    key = keys_->items(request)[index];
+  } else {  // a record made outside the history (tests): found by its strings
+    const history::ItemRecord& item = request.items[index];
+    key = keys_->find(KeyView{item.queue, item.partition, item.transaction_id});
+  }
+  if (!key) return nullptr;
+  auto it = frames_.find(RequestKeyId{request.request, *key});
+  return it == frames_.end() ? nullptr : &it->second;
+}
+
+Expected Verdicts::own_answer(const history::RequestRecord& request, size_t index) const {
+  const history::ItemRecord& item = request.items[index];
+  const std::pmr::vector<Outcome>* outcomes = frame_outcomes(request, index);
+  if (outcomes == nullptr) return follower_answer(request, item);
   Expected x;
-  add_frame_answer(it->second, "", item, false, x);
+  add_frame_answer(*outcomes, "", item, false, x);
   return x;
 }
 
 Expected Verdicts::expected(const history::RequestRecord& request, size_t index, size_t leader) const {
   assert(index < request.items.size() && leader <= index);
-  Expected x = own_answer(request, request.items[leader]);
+  Expected x = own_answer(request, leader);
   if (leader == index) return x;
   // A follower echoes its leader's final id; it is never itself written (SPEC 2.5).
   if (x.statuses.erase("queued") > 0) x.statuses.insert("duplicate");
@@ -182,13 +213,13 @@ bool Verdicts::accepts(const history::RequestRecord& request, size_t index, size
                        const history::ResponseItem& response) const {
   assert(index < request.items.size() && leader <= index);
   const history::ItemRecord& item = request.items[leader];
-  auto it = frames_.find({request.request, {item.queue, item.partition, item.transaction_id}});
-  if (it == frames_.end()) return expected(request, index, leader).accepts(response);  // a layer-2 follower
+  const std::pmr::vector<Outcome>* outcomes = frame_outcomes(request, leader);
+  if (outcomes == nullptr) return expected(request, index, leader).accepts(response);  // a layer-2 follower
   // The statuses and ids own_answer collects, as expected() turns them for a
   // follower of the leader (queued -> duplicate); each only compared.
   bool status_ok = false;
   bool id_ok = response.status == "error";
-  for (const Outcome& o : it->second) {
+  for (const Outcome& o : *outcomes) {
     const char* status = nullptr;
     switch (o.kind) {
       case Kind::undecided:

@@ -27,6 +27,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <memory_resource>
 #include <set>
 #include <string>
 #include <string_view>
@@ -34,6 +36,7 @@
 #include <vector>
 
 #include "properties/history.h"
+#include "properties/key_ids.h"
 #include "properties/key_view.h"
 
 namespace qdt::properties {
@@ -50,7 +53,9 @@ std::vector<size_t> request_leaders(const history::RequestRecord& request);
 
 class Verdicts {
  public:
-  explicit Verdicts(const history::History& history);
+  // `history` must outlive the verdicts (as must `keys`, the history's).
+  explicit Verdicts(const history::History& history);  // numbers the keys itself
+  Verdicts(const history::History& history, const KeyIds& keys);
   // The answer of item `index` of `request`; `leader` is its group's leader
   // (model::request_leaders), equal to `index` when it leads.
   Expected expected(const history::RequestRecord& request, size_t index, size_t leader) const;
@@ -92,18 +97,28 @@ class Verdicts {
     std::vector<size_t> event_indices;              // ascending
     std::vector<std::vector<std::string>> suffix;   // distinct ids fetched at or after each position
   };
-  Expected own_answer(const history::RequestRecord& request, const history::ItemRecord& item) const;
+  void build(const history::History& history);
+  // The outcomes of the frames `request` pushed with the key of its item `index`; nullptr when none.
+  const std::pmr::vector<Outcome>* frame_outcomes(const history::RequestRecord& request, size_t index) const;
+  Expected own_answer(const history::RequestRecord& request, size_t index) const;
   Expected follower_answer(const history::RequestRecord& request, const history::ItemRecord& item) const;
   // What the frame (origin_request, queue, partition, txn) with `message_id` finally answered, added to `x`.
-  void add_frame_answer(const std::vector<Outcome>& outcomes, std::string_view message_id,
+  void add_frame_answer(const std::pmr::vector<Outcome>& outcomes, std::string_view message_id,
                         const history::ItemRecord& item, bool as_follower, Expected& x) const;
   std::vector<std::string> fetched_after(const Outcome& o, const std::string& queue,
                                          const std::string& partition) const;
 
-  std::unordered_map<FrameKey, std::vector<Outcome>, RequestKeyHash> frames_;
+  // The indexes only grow while the verdicts are built and are freed
+  // together: their nodes and outcome lists come from one arena, not one
+  // allocation each per frame.
+  std::pmr::monotonic_buffer_resource arena_;
+  std::unique_ptr<const KeyIds> owned_keys_;  // when constructed without the history's
+  const KeyIds* keys_ = nullptr;
+  // (origin request, key id) -> the frame's outcomes, one per message id
+  std::pmr::unordered_map<RequestKeyId, std::pmr::vector<Outcome>, RequestKeyIdHash> frames_{&arena_};
   std::unordered_map<FetchKey, Fetches, FetchKeyHash> fetches_;
   struct Leader {
-    FrameKey frame;
+    RequestKeyId frame;
     std::string_view message_id;
     size_t event_index = 0;
   };
