@@ -1,12 +1,12 @@
 #include "sim/bench_floor.h"
 
 #include <atomic>
-#include <nlohmann/json.hpp>
 #include <chrono>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
-#include <type_traits>
 #include <unistd.h>
+#include <variant>
 
 #include "impl/connection.h"
 #include "impl/storage.h"

@@ -11,8 +11,10 @@
 // got in the run (queued, or the same duplicates), every fetch the same
 // answer. A floor whose replay disagrees is not the run's SQL, and says so.
 //
-// Measurement code: the wall clock is read here (around the replay only),
-// never inside a world, so no trace or result depends on it.
+// Measurement code, in the qdt executable (and bench_floor_test) beside
+// bench_workloads.cpp: the wall clock is read here (around each replayed
+// call and each history's checkers only), never inside a world, so no trace
+// or result depends on it.
 #include <cstdint>
 #include <string>
 
@@ -27,7 +29,9 @@ struct FloorReplay {
   uint64_t transactions = 0;  // storage calls replayed
   uint64_t pushes = 0;
   uint64_t items = 0;         // frames in the replayed pushes
-  uint64_t disagreements = 0; // replayed verdicts that differ from the run's
+  // Replayed answers that differ from the run's (and, for a campaign, seeds
+  // whose run failed a property: the floor measures the reference's SQL).
+  uint64_t disagreements = 0;
   double checkers_wall_s = 0;  // campaign_storage_floor: every checker over the same histories
 };
 
@@ -41,7 +45,6 @@ class StorageFloor {
   explicit StorageFloor(const history::History& warm_up);
   // Replays `history`'s successful storage transactions in commit order; adds to `out`.
   void replay(const history::History& history, FloorReplay& out);
-  impl::Storage& storage() { return storage_; }
 
  private:
   impl::ManualClock clock_;
