@@ -24,6 +24,7 @@
 #include "sim/json_input.h"
 #include "sim/mutants.h"
 #include "sim/replay_command.h"
+#include "sim/sqlite_allocator.h"
 #include "sim/schedule_cli.h"
 #include "sim/workload.h"
 
@@ -61,6 +62,9 @@ int main(int argc, char** argv) {
   [[maybe_unused]] const int single = sqlite3_config(SQLITE_CONFIG_SINGLETHREAD);
   [[maybe_unused]] const int no_stats = sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
   assert(single == SQLITE_OK && no_stats == SQLITE_OK);
+  // One thread, so SQLite's small objects can come from free lists
+  // (sim/sqlite_allocator.h); not under AddressSanitizer.
+  qdt::sim::install_sqlite_allocator();
   CLI::App app{"qdt: a simulation and verification testbed for idempotent producers"};
   app.require_subcommand(1);
 
