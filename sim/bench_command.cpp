@@ -2,57 +2,27 @@
 
 #include <algorithm>
 #include <cassert>
-#include <chrono>
-#include <cstdio>
-#include <ctime>
 #include <filesystem>
 #include <fstream>
-#include <iomanip>
 #include <iostream>
 #include <nlohmann/json.hpp>
-#include <optional>
-#include <sstream>
 
 #include "reports/gnuplot.h"
 #include "sim/bench_floor.h"
 #include "sim/bench_machine.h"
+#include "sim/bench_report.h"
 #include "sim/bench_workloads.h"
 #include "sim/exit_codes.h"
 #include "sim/workload.h"
-
-#include "git_describe.h"  // generated in the build folder (sim/git_describe.cmake)
 
 namespace qdt::sim {
 namespace {
 
 using json = nlohmann::json;
 
-struct Figure {
-  std::string name;
-  double value = 0;
-  std::string unit;
-  std::string command;
-  std::string target;  // "" when the figure has none ("≥ 50000", "≤ 1.3")
-  std::optional<bool> met;
-  std::string note;
-};
-
-// A target: `op` is '>' (at least) or '<' (at most).
-Figure figure(std::string name, double value, std::string unit, std::string command, char op = 0,
-              double bound = 0, std::string note = "") {
-  Figure f{std::move(name), value, std::move(unit), std::move(command), "", std::nullopt, std::move(note)};
-  if (op != 0) {
-    std::ostringstream t;
-    t << (op == '>' ? ">= " : "<= ") << bound;
-    f.target = t.str();
-    f.met = op == '>' ? value >= bound : value <= bound;
-  }
-  return f;
-}
-
 struct Bench {
   const BenchOptions& options;
-  std::vector<Figure> figures;
+  std::vector<BenchFigure> figures;
   long child_peak_kb = 0;
   std::string child_peak_command;
   bool void_run = false;  // a workload failed a property
@@ -61,7 +31,7 @@ struct Bench {
     return options.program + " bench --only " + group + (options.quick ? " --quick" : "");
   }
   void progress(const std::string& what) const { std::cerr << "[bench] " << what << "\n" << std::flush; }
-  void add(Figure f) { figures.push_back(std::move(f)); }
+  void add(BenchFigure f) { figures.push_back(std::move(f)); }
 };
 
 // One `qdt check` campaign in a child; its summary (seeds_per_s, ...).
@@ -117,16 +87,16 @@ void items_group(Bench& b) {
                              std::to_string(static_cast<int>(100 * f.check_wall_s / wall)) +
                              "% of the wall time), checked mode " + (c.checked ? "on" : "off");
     if (!c.checked) {
-      b.add(figure(name, rate, "items/s", cmd, '>', c.batch == 1 ? 50'000 : 200'000, note));
+      b.add(bench_figure(name, rate, "items/s", cmd, '>', c.batch == 1 ? 50'000 : 200'000, note));
       if (c.batch == 1) {
         unchecked_rate = rate;
-        b.add(figure("virtual_s_per_wall_s.batch1", f.virtual_s / wall, "s/s", cmd));
-        b.add(figure("check_share.batch1", f.check_wall_s / wall, "fraction", cmd, 0, 0,
+        b.add(bench_figure("virtual_s_per_wall_s.batch1", f.virtual_s / wall, "s/s", cmd));
+        b.add(bench_figure("check_share.batch1", f.check_wall_s / wall, "fraction", cmd, 0, 0,
                      "the checkers' part of the wall time"));
       }
     } else {
-      b.add(figure(name, rate, "items/s", cmd, 0, 0, note));
-      if (c.batch == 1) b.add(figure("checked_cost.items", unchecked_rate / rate, "x", cmd, 0, 0, "batch 1"));
+      b.add(bench_figure(name, rate, "items/s", cmd, 0, 0, note));
+      if (c.batch == 1) b.add(bench_figure("checked_cost.items", unchecked_rate / rate, "x", cmd, 0, 0, "batch 1"));
     }
   }
 }
@@ -152,11 +122,11 @@ void floor_group(Bench& b) {
       std::cerr << "[bench] the storage floor's replay of items " << name << " disagreed with the run\n";
       b.void_run = true;
     }
-    b.add(figure("floor_items_per_s." + name, static_cast<double>(floor.items) / floor.wall_s, "items/s", cmd, 0, 0,
+    b.add(bench_figure("floor_items_per_s." + name, static_cast<double>(floor.items) / floor.wall_s, "items/s", cmd, 0, 0,
                  "the items " + name + " run's " + std::to_string(floor.transactions) +
                      " storage transactions replayed alone: a ceiling for items_per_s." + name + " (target " +
                      (batch == 1 ? ">= 50000" : ">= 200000") + ")"));
-    b.add(figure("floor_with_checkers_items_per_s." + name,
+    b.add(bench_figure("floor_with_checkers_items_per_s." + name,
                  static_cast<double>(floor.items) / (floor.wall_s + run.check_wall_s), "items/s", cmd, 0, 0,
                  "the storage floor and every checker over the run's history"));
   }
@@ -168,14 +138,14 @@ void floor_group(Bench& b) {
     std::cerr << "[bench] the storage floor's replay disagreed with the run " << floor.disagreements << " times\n";
     b.void_run = true;
   }
-  b.add(figure("floor_seeds_per_s.default", static_cast<double>(seeds) / floor.wall_s, "seeds/s", cmd, 0, 0,
+  b.add(bench_figure("floor_seeds_per_s.default", static_cast<double>(seeds) / floor.wall_s, "seeds/s", cmd, 0, 0,
                std::to_string(floor.transactions / seeds) + " storage transactions a seed (" +
                    std::to_string(floor.pushes / seeds) +
                    " pushes) replayed alone: a ceiling for seeds_per_s.default (target >= 3000)"));
-  b.add(figure("floor_us_per_seed.default", 1e6 * floor.wall_s / static_cast<double>(seeds), "us", cmd));
-  b.add(figure("floor_checkers_us_per_seed.default", 1e6 * floor.checkers_wall_s / static_cast<double>(seeds), "us",
+  b.add(bench_figure("floor_us_per_seed.default", 1e6 * floor.wall_s / static_cast<double>(seeds), "us", cmd));
+  b.add(bench_figure("floor_checkers_us_per_seed.default", 1e6 * floor.checkers_wall_s / static_cast<double>(seeds), "us",
                cmd, 0, 0, "every property checker over the same seeds' histories"));
-  b.add(figure("floor_with_checkers_seeds_per_s.default",
+  b.add(bench_figure("floor_with_checkers_seeds_per_s.default",
                static_cast<double>(seeds) / (floor.wall_s + floor.checkers_wall_s), "seeds/s", cmd, 0, 0,
                "the storage floor and the checkers together: what target 2 (checkers on) leaves nothing else"));
 }
@@ -191,16 +161,16 @@ void campaigns_group(Bench& b) {
     const double rate = s["seeds_per_s"].get<double>();
     if (profile == "default") {
       checked_rate = rate;
-      b.add(figure("seeds_per_s.default", rate, "seeds/s", cmd, '>', 3000, "one process"));
-      b.add(figure("virtual_s_per_wall_s.default", s["virtual_s_per_wall_s"].get<double>(), "s/s", cmd));
+      b.add(bench_figure("seeds_per_s.default", rate, "seeds/s", cmd, '>', 3000, "one process"));
+      b.add(bench_figure("virtual_s_per_wall_s.default", s["virtual_s_per_wall_s"].get<double>(), "s/s", cmd));
     } else {
-      b.add(figure("seeds_per_s." + profile, rate, "seeds/s", cmd, 0, 0, "one process"));
+      b.add(bench_figure("seeds_per_s." + profile, rate, "seeds/s", cmd, 0, 0, "one process"));
     }
   }
   const json u = campaign(b, "default", default_seeds, 1, true, cmd);
   const double unchecked_rate = u["seeds_per_s"].get<double>();
-  b.add(figure("seeds_per_s.default_unchecked", unchecked_rate, "seeds/s", cmd, 0, 0, "checked mode off"));
-  b.add(figure("checked_cost.campaign", unchecked_rate / std::max(checked_rate, 1e-9), "x", cmd, '<', 2,
+  b.add(bench_figure("seeds_per_s.default_unchecked", unchecked_rate, "seeds/s", cmd, 0, 0, "checked mode off"));
+  b.add(bench_figure("checked_cost.campaign", unchecked_rate / std::max(checked_rate, 1e-9), "x", cmd, '<', 2,
                "seeds/s unchecked over checked, default profile"));
 }
 
@@ -212,18 +182,18 @@ void jobs_group(Bench& b) {
   const json s1 = campaign(b, "default", seeds, 1, false, cmd1);
   const json s2 = campaign(b, "default", seeds, 2, false, cmd2);
   const double one = s1["seeds_per_s"].get<double>(), two = s2["seeds_per_s"].get<double>();
-  b.add(figure("seeds_per_s.default_jobs1", one, "seeds/s", cmd1));
-  b.add(figure("seeds_per_s.default_jobs2", two, "seeds/s", cmd2));
-  b.add(figure("jobs_speedup.2_over_1", two / std::max(one, 1e-9), "x", b.self_command("jobs"), '>', 1.8,
+  b.add(bench_figure("seeds_per_s.default_jobs1", one, "seeds/s", cmd1));
+  b.add(bench_figure("seeds_per_s.default_jobs2", two, "seeds/s", cmd2));
+  b.add(bench_figure("jobs_speedup.2_over_1", two / std::max(one, 1e-9), "x", b.self_command("jobs"), '>', 1.8,
                "on " + std::to_string(cpu_cores()) + " cores, shared"));
   // Seeds per CPU second, workers included: what --jobs would give on idle
   // cores is this ratio times the jobs, when it is near 1 (a shared machine
   // takes cores away from the wall-clock figure, not from this one).
   const double per_cpu_one = static_cast<double>(seeds) / std::max(s1["cpu_s"].get<double>(), 1e-9);
   const double per_cpu_two = static_cast<double>(seeds) / std::max(s2["cpu_s"].get<double>(), 1e-9);
-  b.add(figure("seeds_per_cpu_s.default_jobs1", per_cpu_one, "seeds/cpu-s", cmd1));
-  b.add(figure("seeds_per_cpu_s.default_jobs2", per_cpu_two, "seeds/cpu-s", cmd2));
-  b.add(figure("jobs_cpu_efficiency.2_over_1", per_cpu_two / std::max(per_cpu_one, 1e-9), "x", b.self_command("jobs"),
+  b.add(bench_figure("seeds_per_cpu_s.default_jobs1", per_cpu_one, "seeds/cpu-s", cmd1));
+  b.add(bench_figure("seeds_per_cpu_s.default_jobs2", per_cpu_two, "seeds/cpu-s", cmd2));
+  b.add(bench_figure("jobs_cpu_efficiency.2_over_1", per_cpu_two / std::max(per_cpu_one, 1e-9), "x", b.self_command("jobs"),
                0, 0, "seeds per CPU second with --jobs 2 over --jobs 1; near 1: the workers share no bottleneck"));
 }
 
@@ -237,23 +207,23 @@ void window_group(Bench& b) {
   b.progress("window: 10000 rows, cache on, checked mode on");
   const WindowFigures checked = run_window_workload({rows, b.options.quick ? 30u : 300u, true, true});
   const std::string where = "one partition, 10000-row window, checked mode off";
-  b.add(figure("rows_scanned_per_push.cache_on", on.rows_scanned_per_push, "rows", cmd, 0, 0, where));
-  b.add(figure("rows_scanned_per_push.cache_off", off.rows_scanned_per_push, "rows", cmd, 0, 0, where));
+  b.add(bench_figure("rows_scanned_per_push.cache_on", on.rows_scanned_per_push, "rows", cmd, 0, 0, where));
+  b.add(bench_figure("rows_scanned_per_push.cache_off", off.rows_scanned_per_push, "rows", cmd, 0, 0, where));
   // No row scanned at all over the timed pushes would be an infinite ratio:
   // count it as one row, a lower bound.
   const double on_rows = std::max(on.rows_scanned_per_push, 1.0 / (b.options.quick ? 500 : 5000));
-  b.add(figure("rows_scanned_ratio.off_over_on", off.rows_scanned_per_push / on_rows, "x", cmd, '>', 100,
+  b.add(bench_figure("rows_scanned_ratio.off_over_on", off.rows_scanned_per_push / on_rows, "x", cmd, '>', 100,
                on.rows_scanned_per_push == 0 ? "cache on scanned no row: a lower bound" : ""));
-  b.add(figure("pushes_per_s.cache_on", on.pushes_per_s, "pushes/s", cmd, 0, 0, where + "; broker + storage, no world"));
-  b.add(figure("pushes_per_s.cache_off", off.pushes_per_s, "pushes/s", cmd, 0, 0, where + "; broker + storage, no world"));
-  b.add(figure("pushes_ratio.on_over_off", on.pushes_per_s / std::max(off.pushes_per_s, 1e-9), "x", cmd, '>', 50));
-  b.add(figure("pushes_per_s.cache_on_checked", checked.pushes_per_s, "pushes/s", cmd, 0, 0,
+  b.add(bench_figure("pushes_per_s.cache_on", on.pushes_per_s, "pushes/s", cmd, 0, 0, where + "; broker + storage, no world"));
+  b.add(bench_figure("pushes_per_s.cache_off", off.pushes_per_s, "pushes/s", cmd, 0, 0, where + "; broker + storage, no world"));
+  b.add(bench_figure("pushes_ratio.on_over_off", on.pushes_per_s / std::max(off.pushes_per_s, 1e-9), "x", cmd, '>', 50));
+  b.add(bench_figure("pushes_per_s.cache_on_checked", checked.pushes_per_s, "pushes/s", cmd, 0, 0,
                "as cache_on, checked mode on (a full re-probe per push)"));
-  b.add(figure("checked_cost.window", on.pushes_per_s / std::max(checked.pushes_per_s, 1e-9), "x", cmd, 0, 0,
+  b.add(bench_figure("checked_cost.window", on.pushes_per_s / std::max(checked.pushes_per_s, 1e-9), "x", cmd, 0, 0,
                "pushes/s unchecked over checked"));
-  b.add(figure("cache_bytes_per_hash.accounted", on.cache_bytes_per_hash, "bytes", cmd, '<', 48,
+  b.add(bench_figure("cache_bytes_per_hash.accounted", on.cache_bytes_per_hash, "bytes", cmd, '<', 48,
                std::to_string(on.cache_hashes) + " resident hashes; the cache's budget accounting"));
-  b.add(figure("cache_bytes_per_hash.heap", on.heap_bytes_per_hash, "bytes", cmd, '<', 48,
+  b.add(bench_figure("cache_bytes_per_hash.heap", on.heap_bytes_per_hash, "bytes", cmd, '<', 48,
                "malloc in-use bytes freed when the cache is cleared"));
 }
 
@@ -277,12 +247,12 @@ std::vector<GrowthPoint> growth_group(Bench& b) {
     const WindowFigures off = run_window_workload({rows, off_pushes, false, false});
     points.push_back({rows, 1e6 / on.pushes_per_s, 1e6 / off.pushes_per_s});
     const std::string r = std::to_string(rows);
-    b.add(figure("push_us.cache_on_" + r, points.back().us_on, "us", cmd, 0, 0, "checked mode off"));
-    b.add(figure("push_us.cache_off_" + r, points.back().us_off, "us", cmd, 0, 0, "checked mode off"));
+    b.add(bench_figure("push_us.cache_on_" + r, points.back().us_on, "us", cmd, 0, 0, "checked mode off"));
+    b.add(bench_figure("push_us.cache_off_" + r, points.back().us_off, "us", cmd, 0, 0, "checked mode off"));
   }
   const std::string span = std::to_string(points.front().rows) + " -> " + std::to_string(points.back().rows) + " rows";
-  b.add(figure("push_cost_growth.cache_on", points.back().us_on / points.front().us_on, "x", cmd, '<', 1.3, span));
-  b.add(figure("push_cost_growth.cache_off", points.back().us_off / points.front().us_off, "x", cmd, 0, 0, span));
+  b.add(bench_figure("push_cost_growth.cache_on", points.back().us_on / points.front().us_on, "x", cmd, '<', 1.3, span));
+  b.add(bench_figure("push_cost_growth.cache_off", points.back().us_off / points.front().us_off, "x", cmd, 0, 0, span));
   return points;
 }
 
@@ -291,43 +261,10 @@ void memory_group(Bench& b) {
     std::string cmd;
     campaign(b, "default", b.options.quick ? 30 : 5000, 1, false, cmd);
   }
-  b.add(figure("peak_rss_mb.check", b.child_peak_kb / 1024.0, "MB", b.child_peak_command, '<', 300,
+  b.add(bench_figure("peak_rss_mb.check", b.child_peak_kb / 1024.0, "MB", b.child_peak_command, '<', 300,
                "the largest one-process campaign this bench ran (target: --seeds 100000)"));
-  b.add(figure("peak_rss_mb.bench", self_peak_kb() / 1024.0, "MB", b.self_command("memory"), 0, 0,
+  b.add(bench_figure("peak_rss_mb.bench", self_peak_kb() / 1024.0, "MB", b.self_command("memory"), 0, 0,
                "this process, every in-process workload so far"));
-}
-
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return text;
-}
-
-std::string number(double v) {
-  std::ostringstream s;
-  if (v >= 100) s << std::fixed << std::setprecision(0) << v;
-  else s << std::setprecision(3) << v;
-  return s.str();
-}
-
-void print_table(const json& doc, const std::vector<Figure>& figures) {
-  std::cout << "qdt bench  commit " << doc["commit"].get<std::string>() << "  machine "
-            << doc["machine"]["cpu"].get<std::string>() << ", " << doc["machine"]["cores"] << " cores, load "
-            << number(doc["machine"]["load_before"].get<double>()) << " -> " << number(doc["machine"]["load_after"].get<double>())
-            << "  "
-            << doc["date"].get<std::string>() << (doc["quick"].get<bool>() ? "  (--quick)" : "") << "\n\n";
-  size_t w = 6;
-  for (const Figure& f : figures) w = std::max(w, f.name.size());
-  std::cout << std::left << std::setw(static_cast<int>(w)) << "figure" << "  " << std::right << std::setw(12) << "value"
-            << "  " << std::left << std::setw(9) << "unit" << std::setw(11) << "target" << std::setw(6) << "met"
-            << "command\n";
-  for (const Figure& f : figures) {
-    std::cout << std::left << std::setw(static_cast<int>(w)) << f.name << "  " << std::right << std::setw(12)
-              << number(f.value) << "  " << std::left << std::setw(9) << f.unit << std::setw(11) << f.target
-              << std::setw(6) << (f.met ? (*f.met ? "yes" : "NO") : "") << f.command << "\n";
-  }
-  std::cout << std::flush;
 }
 
 reports::Chart growth_chart(const std::vector<GrowthPoint>& points) {
@@ -358,7 +295,8 @@ const std::vector<std::string>& bench_groups() {
 CLI::App* add_bench(CLI::App& app, BenchOptions& o) {
   CLI::App* cmd = app.add_subcommand(
       "bench", "Standard end-to-end workloads: items/s, seeds/s per profile, virtual s per wall s, rows scanned per "
-               "push, cache bytes per hash, peak memory; each figure with its reproduction command");
+               "push, cache bytes per hash, peak memory, and the storage floor (the runs' SQL replayed alone: a ceiling); each "
+               "figure with its reproduction command");
   cmd->add_flag("--quick", o.quick, "A short run (a few seconds): fewer seeds and pushes, growth to 10 000 rows");
   cmd->add_flag("--json", o.as_json, "Print the figures as JSON");
   cmd->add_option("--only", o.only, "Run one group of figures")->check(CLI::IsMember(bench_groups()));
@@ -379,23 +317,9 @@ int run_bench(const BenchOptions& options) {
   if (runs("growth")) growth = growth_group(b);
   if (runs("memory")) memory_group(b);
 
-  json doc = {{"commit", QDT_GIT_DESCRIBE},
-              {"machine",
-               {{"cpu", cpu_model()}, {"cores", cpu_cores()}, {"load_before", load_before}, {"load_after", load_average()}}},
-              {"date", utc_now()},
-              {"quick", options.quick},
-              {"figures", json::array()}};
-  for (const Figure& f : b.figures) {
-    doc["figures"].push_back({{"name", f.name},
-                              {"value", f.value},
-                              {"unit", f.unit},
-                              {"command", f.command},
-                              {"target", f.target.empty() ? json() : json(f.target)},
-                              {"met", f.met ? json(*f.met) : json()},
-                              {"note", f.note}});
-  }
+  const json doc = bench_document(b.figures, options.quick, load_before, load_average());
   if (options.as_json) std::cout << doc.dump(2) << "\n" << std::flush;
-  else print_table(doc, b.figures);
+  else print_bench_table(doc, b.figures);
 
   if (!options.out_dir.empty()) {
     std::error_code ec;

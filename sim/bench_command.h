@@ -8,6 +8,9 @@
 //   items      simulated items per wall second, batch 1 and 10, cache on,
 //              window 3600, checkers on (sim/bench_workloads.h), and virtual
 //              seconds per wall second;
+//   floor      the storage floor (sim/bench_floor.h): the items runs' and
+//              default seeds' storage transactions replayed alone, a ceiling
+//              for those figures, with the checkers' time beside it;
 //   campaigns  seeds per second per profile, one process (`qdt check` run as
 //              a child, its own --json figures), and checked mode's cost;
 //   jobs       `qdt check --jobs 2` against --jobs 1;
@@ -18,6 +21,7 @@
 //   memory     peak resident memory of a campaign and of this process.
 // Benchmarks measure: nothing here fails on a slow figure. The exit code is
 // 1 only when a workload's run failed a property (its figures are void).
+// The document and its table: sim/bench_report.h.
 // Lives in the qdt executable, beside main.cpp: it joins sim and reports.
 #include <CLI/CLI.hpp>
 
