@@ -7,6 +7,18 @@
 #include <cstdlib>
 #include <cstring>
 
+// gcc says so with a macro, clang with a feature test.
+#if defined(__SANITIZE_ADDRESS__)
+#define QDT_ADDRESS_SANITIZER 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define QDT_ADDRESS_SANITIZER 1
+#endif
+#endif
+#ifndef QDT_ADDRESS_SANITIZER
+#define QDT_ADDRESS_SANITIZER 0
+#endif
+
 namespace qdt::sim {
 namespace {
 
@@ -116,14 +128,11 @@ const sqlite3_mem_methods kMethods = {allocate, release, reallocate, usable_size
 const sqlite3_mem_methods& sqlite_allocator() { return kMethods; }
 
 bool install_sqlite_allocator() {
-#if defined(__SANITIZE_ADDRESS__)
+#if QDT_ADDRESS_SANITIZER
   return false;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-  return false;
-#endif
-#endif
+#else
   return sqlite3_config(SQLITE_CONFIG_MALLOC, &kMethods) == SQLITE_OK;
+#endif
 }
 
 }  // namespace qdt::sim
