@@ -114,12 +114,14 @@ PushResponse Broker::push(const nlohmann::json& request, uint64_t request_id) {
   // and alone produces a frame; later items follow it.
   std::vector<PendingFrame> frames;
   std::vector<size_t> frame_of_item(items.size());
+  // Keyed transactionId first: it tells keys apart at the first comparison
+  // (a request's items mostly share queue and partition). Only looked up.
   std::map<std::tuple<std::string_view, std::string_view, std::string_view>, size_t> leader_frame;
   for (size_t i = 0; i < items.size(); ++i) {
     const PushItem& item = items[i];
     const bool keyed = !item.transaction_id.empty();
-    const auto key = std::make_tuple(std::string_view(item.queue), std::string_view(item.partition),
-                                     std::string_view(item.transaction_id));
+    const auto key = std::make_tuple(std::string_view(item.transaction_id), std::string_view(item.queue),
+                                     std::string_view(item.partition));
     if (keyed) {
       if (auto it = leader_frame.find(key); it != leader_frame.end()) {
         (this->*on_repeat_)(frames[it->second], item, i);

@@ -5,19 +5,20 @@
 namespace qdt::impl {
 namespace {
 
-// Checks an optional-or-required name field; returns an error or "".
-std::string check_name(const nlohmann::json& item, const char* field, const std::string& path, bool required,
-                       std::string& out) {
+// Checks an optional-or-required name field: "" when it is fine, else the
+// reason. The item's path is built only for an error: a valid request (all
+// but a few) pays for no strings but the names it keeps.
+std::string check_name(const nlohmann::json& item, const char* field, bool required, std::string& out) {
   const auto it = item.find(field);
-  if (it == item.end()) return required ? path + "/" + field + ": required" : "";
-  if (!it->is_string()) return path + "/" + field + ": expected a string";
+  if (it == item.end()) return required ? "required" : "";
+  if (!it->is_string()) return "expected a string";
   const auto& text = it->get_ref<const std::string&>();
-  if (text.empty() || text.size() > kMaxNameBytes) {
-    return path + "/" + field + ": must be 1-255 bytes, got " + std::to_string(text.size());
-  }
+  if (text.empty() || text.size() > kMaxNameBytes) return "must be 1-255 bytes, got " + std::to_string(text.size());
   out = text;
   return "";
 }
+
+std::string item_path(size_t index) { return "/" + std::to_string(index); }
 
 }  // namespace
 
@@ -27,17 +28,21 @@ std::variant<std::vector<PushItem>, std::string> validate_push_request(const nlo
   items.reserve(request.size());
   for (size_t i = 0; i < request.size(); ++i) {
     const nlohmann::json& item = request[i];
-    const std::string path = "/" + std::to_string(i);
-    if (!item.is_object()) return path + ": expected an object";
+    if (!item.is_object()) return item_path(i) + ": expected an object";
     PushItem out;
     out.partition = kDefaultPartition;
-    for (auto error : {check_name(item, "queue", path, true, out.queue),
-                       check_name(item, "partition", path, false, out.partition),
-                       check_name(item, "transactionId", path, false, out.transaction_id)}) {
-      if (!error.empty()) return error;
+    struct Field {
+      const char* name;
+      bool required;
+      std::string& out;
+    };
+    for (const Field& f : {Field{"queue", true, out.queue}, Field{"partition", false, out.partition},
+                           Field{"transactionId", false, out.transaction_id}}) {
+      const std::string error = check_name(item, f.name, f.required, f.out);
+      if (!error.empty()) return item_path(i) + "/" + f.name + ": " + error;
     }
     const auto data = item.find("data");
-    if (data == item.end()) return path + "/data: required";
+    if (data == item.end()) return item_path(i) + "/data: required";
     out.data = &*data;
     items.push_back(std::move(out));
   }

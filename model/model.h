@@ -13,6 +13,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -112,7 +113,8 @@ class Partition {
   std::vector<Segment> segments_;  // ascending, contiguous
   std::vector<bool> acked_;        // index == offset: acked by some consumer group
   // Offsets of each key, ascending: keeps a history of 100k pushes linear.
-  std::map<std::string, std::vector<int64_t>> offsets_by_transaction_;
+  // Hashed: only looked up, never walked in order.
+  std::unordered_map<std::string, std::vector<int64_t>> offsets_by_transaction_;
 };
 
 // All queues and partitions of one storage.

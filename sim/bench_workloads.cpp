@@ -120,7 +120,7 @@ PushFigures run_push_workload(const PushWorkload& w) {
             item["data"]["n"] = r;
             items.push_back(std::move(item));
           }
-          world.push("bench", 0, producer, items);
+          world.push("bench", 0, producer, std::move(items));
         }
       }));
     }

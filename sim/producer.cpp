@@ -2,8 +2,8 @@
 
 namespace qdt::sim {
 
-nlohmann::json Producer::prepare(const nlohmann::json& items) {
-  nlohmann::json request = items;
+nlohmann::json Producer::prepare(nlohmann::json items) {
+  nlohmann::json request = std::move(items);
   if (!request.is_array()) return request;
   for (auto& item : request) {
     if (item.is_object() && !item.contains("transactionId")) {

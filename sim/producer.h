@@ -15,7 +15,7 @@ class Producer {
 
   // Returns the request as it goes on the wire. Items that are not objects
   // are left as written: the broker rejects them.
-  nlohmann::json prepare(const nlohmann::json& items);
+  nlohmann::json prepare(nlohmann::json items);
   const std::string& name() const { return name_; }
   // Counts this producer's pushes: the number of the one starting now, from 1.
   uint64_t next_push() { return ++pushes_; }

@@ -67,7 +67,7 @@ class World {
   // (a parallel step's push child, spawned with its first step labelled
   // send_footprint): the first send ends that step.
   PushOutcome push(const std::string& step, uint32_t broker, const std::string& producer,
-                   const nlohmann::json& items, const RetryPolicy& policy = {}, uint64_t send_region = 0);
+                   nlohmann::json items, const RetryPolicy& policy = {}, uint64_t send_region = 0);
   Footprint send_footprint(const std::string& producer) const;
 
   // Faults that change the world from now on.

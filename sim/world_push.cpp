@@ -30,13 +30,13 @@ Footprint World::send_footprint(const std::string& producer) const {
 }
 
 World::PushOutcome World::push(const std::string& step, uint32_t broker, const std::string& producer_name,
-                               const nlohmann::json& items, const RetryPolicy& policy, uint64_t send_region) {
+                               nlohmann::json items, const RetryPolicy& policy, uint64_t send_region) {
   assert(broker < brokers_.size());
   assert(policy.attempts >= 1 && policy.timeout_ms >= 1);
   const uint64_t region = send_region != 0 ? send_region : SeededScheduler::new_region();
   Producer& p = producer(producer_name);
   // Keys are set once: every retry resends the same items with the same transactionIds.
-  auto request = std::make_shared<const nlohmann::json>(p.prepare(items));
+  auto request = std::make_shared<const nlohmann::json>(p.prepare(std::move(items)));
   const uint64_t push_id = ++next_push_;
   const uint64_t producer_push = p.next_push();
   PushOutcome outcome;
