@@ -2,14 +2,14 @@
 
 #include <algorithm>
 #include <cassert>
-#include <map>
-#include <set>
 
 #include "impl/retention.h"
 #include "properties/checkers.h"
 #include "sim/coverage.h"
 #include "sim/history_reach.h"
-#include "sim/repeat_metrics.h"
+#include "sim/run_expectations.h"
+#include "sim/run_metrics.h"
+#include "sim/step_outcomes.h"
 #include "sim/world.h"
 
 namespace qdt::sim {
@@ -17,14 +17,6 @@ namespace {
 
 using json = nlohmann::json;
 
-struct StepOutcomes {
-  std::map<std::string, json> responses;       // step id -> response JSON, every step but pushes
-  std::map<std::string, impl::PushResponse> pushes;  // push steps' responses, as JSON only when asked
-  // Summed over every push executed (a push inside repeat runs many times).
-  int64_t retries = 0;
-  int64_t timeouts = 0;
-  std::map<std::string, StepTime> times;       // step path -> when it began and ended (the last run, inside repeat)
-};
 
 // The outcome of a push none of whose attempts got a response: every item
 // answers `timeout` (SPEC 2.12), with the zero id.
@@ -212,229 +204,6 @@ class Runner {
   StepOutcomes out_;
 };
 
-json failure(const std::string& step, const std::string& detail) {
-  return {{"kind", "expectation"}, {"property", nullptr}, {"step", step}, {"detail", detail}};
-}
-
-// Checks the `expect` block against what the run answered.
-void check_expectations(const Scenario& s, const StepOutcomes& out, const history::History& h, World& world,
-                        json& failures) {
-  // Position of each push step's (last) response among all responses, for "new".
-  std::map<std::string, size_t> position;
-  for (size_t i = 0; i < h.requests.size(); ++i) position[h.requests[i].step] = i;
-
-  // A push step's response as JSON, built only for a step an expectation names.
-  std::map<std::string, json> push_json;
-  auto answered = [&](const std::string& id) -> const json* {
-    if (const auto r = out.responses.find(id); r != out.responses.end()) return &r->second;
-    if (const auto p = out.pushes.find(id); p != out.pushes.end()) return &(push_json[id] = p->second.to_json());
-    return nullptr;
-  };
-  for (const auto& [id, x] : s.expect) {
-    const json* response = answered(id);
-    if (response == nullptr) {
-      failures.push_back(failure(id, "the step never answered"));
-      continue;
-    }
-    if (x.ack_status) {
-      const std::string got = (*response)["status"];
-      if (got != *x.ack_status) failures.push_back(failure(id, "expected " + *x.ack_status + ", got " + got));
-      continue;
-    }
-    if (x.count || x.transaction_ids) {
-      const json& r = *response;
-      if (r.contains("error")) {
-        failures.push_back(failure(id, "the read failed in storage: " + r["error"].get<std::string>()));
-        continue;
-      }
-      if (x.count && r["count"].get<int64_t>() != *x.count) {
-        failures.push_back(failure(id, "expected " + std::to_string(*x.count) + " messages, read " +
-                                           r["count"].dump()));
-      }
-      if (x.transaction_ids) {
-        std::vector<std::string> got;
-        for (const auto& m : r["messages"]) got.push_back(m["transactionId"]);
-        if (got != *x.transaction_ids) {
-          failures.push_back(failure(id, "expected transactionIds " + json(*x.transaction_ids).dump() + ", read " +
-                                             json(got).dump()));
-        }
-      }
-      continue;
-    }
-    const impl::PushResponse& push = out.pushes.at(id);
-    if (x.rejected) {
-      if (!push.rejected) failures.push_back(failure(id, "expected the request to be rejected, it was accepted"));
-      continue;
-    }
-    if (push.rejected) {
-      failures.push_back(failure(id, "the request was rejected: " + push.error));
-      continue;
-    }
-    assert(x.items);
-    if (push.items.size() != x.items->size()) {
-      failures.push_back(failure(id, "expected " + std::to_string(x.items->size()) + " items, got " +
-                                         std::to_string(push.items.size())));
-      continue;
-    }
-    for (size_t i = 0; i < push.items.size(); ++i) {
-      const impl::ItemResponse& got = push.items[i];
-      const ItemExpect& want = (*x.items)[i];
-      const std::string where = id + "/" + std::to_string(i);
-      if (impl::status_name(got.status) != want.status) {
-        failures.push_back(
-            failure(id, "item " + where + ": expected " + want.status + ", got " + impl::status_name(got.status)));
-      }
-      if (!want.message_id) continue;
-      const std::string& ref = *want.message_id;
-      std::string expected;
-      if (ref == "zero") {
-        expected = impl::kZeroUuidText;
-      } else if (ref == "new") {
-        std::set<std::string> before;
-        const size_t upto = position.count(id) ? position[id] : h.requests.size();
-        for (size_t r = 0; r < upto; ++r) {
-          for (const auto& item : h.requests[r].responses) before.insert(item.message_id);
-        }
-        for (size_t k = 0; k < i; ++k) before.insert(push.items[k].message_id);
-        if (before.count(got.message_id) || got.message_id == impl::kZeroUuidText) {
-          failures.push_back(failure(id, "item " + where + ": expected a new id, got " + got.message_id +
-                                             ", which was answered before"));
-        }
-        continue;
-      } else if (ref[0] == '@') {
-        const auto slash = ref.find('/');
-        const std::string step = ref.substr(1, slash - 1);
-        const size_t index = std::stoul(ref.substr(slash + 1));
-        const auto other = out.pushes.find(step);
-        if (other == out.pushes.end() || index >= other->second.items.size()) {
-          failures.push_back(failure(id, "item " + where + ": " + ref + " names no answered item"));
-          continue;
-        }
-        expected = other->second.items[index].message_id;
-      } else {
-        expected = ref;
-      }
-      if (got.message_id != expected) {
-        failures.push_back(failure(id, "item " + where + ": expected message_id " + expected + " (" + ref +
-                                           "), got " + got.message_id));
-      }
-    }
-  }
-  for (const auto& [key, n] : s.expect_stored) {
-    const int64_t got = world.storage().stored_messages(key.first, key.second);
-    if (got != n) {
-      failures.push_back(failure("stored", key.first + "/" + key.second + ": expected " + std::to_string(n) +
-                                               " stored messages, found " + std::to_string(got)));
-    }
-  }
-}
-
-int64_t fused_segments(const World& world) {
-  int64_t n = 0;
-  for (uint32_t b = 0; b < world.broker_count(); ++b) n += static_cast<int64_t>(world.broker(b).stats().fused_segments);
-  return n;
-}
-
-json cache_metrics(const World& world) {
-  impl::DedupCache::Stats total;
-  for (uint32_t b = 0; b < world.broker_count(); ++b) {
-    const auto st = world.broker(b).cache().stats();
-    total.answers += st.answers;
-    total.vouched += st.vouched;
-    total.hits += st.hits;
-    total.hydrations_full += st.hydrations_full;
-    total.hydrations_span += st.hydrations_span;
-    total.hydration_failures += st.hydration_failures;
-    total.rebuilds += st.rebuilds;
-    total.evictions += st.evictions;
-    total.declined += st.declined;
-    total.disabled += st.disabled;
-    total.bytes += st.bytes;
-    total.hashes += st.hashes;
-  }
-  return {{"answers", total.answers},
-          {"vouched", total.vouched},
-          {"hits", total.hits},
-          {"hydrations_full", total.hydrations_full},
-          {"hydrations_span", total.hydrations_span},
-          {"hydration_failures", total.hydration_failures},
-          {"rebuilds", total.rebuilds},
-          {"evictions", total.evictions},
-          {"suppressed_partitions", total.declined},
-          {"disabled_answers", total.disabled},
-          {"cache_bytes", total.bytes},
-          {"bytes_per_hash", total.hashes ? static_cast<double>(total.bytes) / static_cast<double>(total.hashes) : 0.0}};
-}
-
-json metrics_of(World& world, const StepOutcomes& out) {
-  const history::History& h = world.history();
-  const int64_t timeouts = out.timeouts, retries = out.retries;
-  int64_t items = 0, queued = 0, duplicates = 0, zero = 0, errors = 0, rejected = 0;
-  for (const auto& r : h.requests) {
-    rejected += r.rejected ? 1 : 0;
-    for (const auto& item : r.responses) {
-      ++items;
-      if (item.status == "queued") ++queued;
-      else if (item.status == "duplicate") {
-        ++duplicates;
-        if (item.message_id == history::kZeroUuid) ++zero;
-      } else ++errors;
-    }
-  }
-  int64_t pushes = 0, failed = 0, probes_run = 0, probes_skipped = 0, rows_scanned = 0, fetches = 0;
-  for (const auto& e : h.events) {
-    if (const auto* p = std::get_if<history::PushEvent>(&e)) {
-      ++pushes;
-      if (p->failed) {
-        ++failed;
-        continue;
-      }
-      if (p->probe_ran) ++probes_run;
-      else if (p->window_seconds > 0 && p->last_offset_before >= 0) ++probes_skipped;
-      rows_scanned += static_cast<int64_t>(p->rows_scanned);
-    } else if (std::holds_alternative<history::FetchEvent>(e)) {
-      ++fetches;
-    }
-  }
-  const RepeatCounts repeats = count_repeats(h);
-  return {{"requests", h.requests.size()},
-          {"rejected_requests", rejected},
-          {"items", items},
-          {"queued", queued},
-          {"duplicates", duplicates},
-          {"zero_id_duplicates", zero},
-          {"frames_stored", repeats.frames_stored},
-          {"repeats_stored", repeats.repeats_stored},
-          {"double_writes", repeats.double_writes},
-          // Per run: a sweep's mean of it weighs every seed alike.
-          {"double_writes_per_million_items",
-           items ? 1e6 * static_cast<double>(repeats.double_writes) / static_cast<double>(items) : 0.0},
-          {"errors", errors},
-          {"timeouts", timeouts},
-          {"retries", retries},
-          {"requests_lost", world.network_stats().requests_lost},
-          {"responses_lost", world.network_stats().responses_lost},
-          {"duplicated_deliveries", world.network_stats().duplicated},
-          {"late_responses", world.network_stats().late_responses},
-          {"deliveries_lost_in_crash", world.network_stats().crashed},
-          {"fused_segments", fused_segments(world)},
-          {"cache", cache_metrics(world)},
-          {"storage_pushes", pushes},
-          {"storage_push_failures", failed},
-          {"probes_run", probes_run},
-          {"probes_skipped", probes_skipped},
-          {"sidecar_rows_scanned", rows_scanned},
-          {"covering_fetches", fetches},
-          {"storage_statements", world.storage_side().statements},
-          {"storage_busy_waits", world.storage_side().busy_waits},
-          {"storage_faults_injected", world.storage_side().faults_injected},
-          {"sidecar_rows", world.storage().sidecar_rows()},
-          {"segments", world.storage().segment_count()},
-          {"virtual_duration_ms", world.clock().now_ms()},
-          {"scheduler_picks", world.scheduler_picks()},
-          {"trace_lines", world.trace().lines()}};
-}
-
 }  // namespace
 
 namespace {
@@ -510,7 +279,7 @@ RunOutcome run_scenario(const Scenario& scenario, const RunOptions& options) {
                     {"trace_hash", world.trace().hash_hex()},
                     {"steps", std::move(steps)},
                     {"failures", std::move(failures)},
-                    {"metrics", metrics_of(world, runner.outcomes())},
+                    {"metrics", run_metrics(world, runner.outcomes().timeouts, runner.outcomes().retries)},
                     {"reached", reach.names()},
                     {"reached_at_pick", first_picks_json(reach)}};
   // Only a run that was not random says how it was scheduled: random
