@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <boost/fiber/fiber.hpp>
 #include <boost/fiber/operations.hpp>
 #include <set>
@@ -272,6 +273,69 @@ TEST(VirtualClock, CancelledTimerAtATiedInstantIsSkipped) {
   EXPECT_TRUE(woken);
   EXPECT_EQ(at_50, 3);
   EXPECT_FALSE(clock.fire_next());
+}
+
+}  // namespace
+}  // namespace qdt::sim
+
+namespace qdt::sim {
+namespace {
+
+// Hundreds of waits ended early (a push's timeout cancelled by its response)
+// make the clock drop its dead timers from the heap: live timers still fire
+// exactly at their deadlines, in deadline order, and the dead ones never move
+// time.
+TEST(VirtualClock, ManyCancelledTimersLeaveTheLiveOnesOnTime) {
+  SeededScheduler& scheduler = SeededScheduler::install();
+  Rng rng(7);
+  scheduler.set_rng(&rng);
+  VirtualClock clock;
+  constexpr int kWaits = 300;
+  Rng draws(11);
+  VirtualClock::Wakeup w;
+  int woken = 0, finished = 0;
+  std::vector<std::pair<int64_t, int64_t>> sleepers;  // {deadline, woke at}
+  std::vector<boost::fibers::fiber> fibers;
+  fibers.emplace_back([&] {
+    // Timeouts among the sleepers' deadlines: dead and live timers interleave
+    // in the heap, so dropping the dead ones must rebuild it.
+    for (int i = 0; i < kWaits; ++i) woken += clock.wait_for(2 + static_cast<int64_t>(draws.next() % 2000), w) ? 1 : 0;
+    ++finished;
+  });
+  fibers.emplace_back([&] {
+    for (int i = 0; i < kWaits; ++i) {
+      clock.sleep_for(1);
+      clock.wake(w);
+    }
+    ++finished;
+  });
+  // Deadlines registered out of order, live across every compaction.
+  std::vector<int64_t> deadlines;
+  for (int i = 0; i < 100; ++i) deadlines.push_back(5 + static_cast<int64_t>(draws.next() % 2000));
+  for (int64_t deadline : deadlines) {
+    fibers.emplace_back([&, deadline] {
+      clock.sleep_for(deadline);
+      sleepers.emplace_back(deadline, clock.now_ms());
+      ++finished;
+    });
+  }
+  const int total = static_cast<int>(fibers.size());
+  while (finished < total) {
+    boost::this_fiber::yield();
+    if (finished < total) {
+      ASSERT_TRUE(clock.fire_next());
+    }
+  }
+  for (auto& f : fibers) f.join();
+  scheduler.set_rng(nullptr);
+  EXPECT_EQ(woken, kWaits);  // every wait was ended by its wake, none timed out
+  EXPECT_GE(clock.compactions(), 3u);
+  ASSERT_EQ(sleepers.size(), deadlines.size());
+  for (const auto& [deadline, at] : sleepers) EXPECT_EQ(deadline, at);
+  EXPECT_TRUE(std::is_sorted(sleepers.begin(), sleepers.end()));
+  EXPECT_EQ(clock.pending(), 0u);
+  EXPECT_FALSE(clock.fire_next());  // no dead timer moves time
+  EXPECT_EQ(clock.now_ms(), *std::max_element(deadlines.begin(), deadlines.end()));
 }
 
 }  // namespace

@@ -36,6 +36,17 @@ void VirtualClock::wake(Wakeup& w) {
   if (cancelled_.size() <= w.timer) cancelled_.resize(w.timer + 1, false);
   cancelled_[w.timer] = true;
   ++cancelled_in_heap_;
+  // A push's timeout is cancelled by its response and would sit in the heap
+  // until its time came: thousands of dead timers deepen every push and pop.
+  // Dropped once they are half the heap (amortized O(1) a cancel). Timers
+  // are totally ordered by (at_ms, seq), so the heap's layout changes and the
+  // firing order does not.
+  if (cancelled_in_heap_ >= kCompactAtLeast && 2 * cancelled_in_heap_ > heap_.size()) {
+    std::erase_if(heap_, [&](const Timer& t) { return cancelled(t.seq); });
+    std::make_heap(heap_.begin(), heap_.end(), Later{});
+    cancelled_in_heap_ = 0;
+    ++compactions_;
+  }
   boost::fibers::context::active()->schedule(w.ctx);
 }
 

@@ -44,6 +44,8 @@ class VirtualClock {
   bool fire_next();
 
   size_t pending() const { return heap_.size() - cancelled_in_heap_; }
+  // How many times cancelled timers were dropped from the heap at once.
+  uint64_t compactions() const { return compactions_; }
 
  private:
   struct Timer {
@@ -59,12 +61,14 @@ class VirtualClock {
     }
   };
   bool cancelled(uint64_t seq) const { return seq < cancelled_.size() && cancelled_[seq]; }
+  static constexpr size_t kCompactAtLeast = 64;  // small heaps are cheap to keep
   std::vector<Timer> heap_;
   // By seq (dense from 0): the timer's wait ended early. A flag per timer
   // ever set, cheaper than a hash set of the live ones; a world sets tens of
   // thousands at most.
   std::vector<bool> cancelled_;
   size_t cancelled_in_heap_ = 0;
+  uint64_t compactions_ = 0;
   uint64_t seq_ = 0;
   int64_t now_ms_ = 0;
 };
