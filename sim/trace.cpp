@@ -39,6 +39,18 @@ Trace& Trace::field(std::string_view key, int64_t value) {
   return field(key, std::string_view(buf, static_cast<size_t>(end - buf)));
 }
 
+Trace& Trace::field_json(std::string_view key, const nlohmann::json& value) {
+  line_.push_back(' ');
+  line_.append(key);
+  line_.push_back('=');
+  // What value.dump() returns (compact, UTF-8 as is, strict), appended where
+  // it belongs: a request's body is the trace's longest field.
+  nlohmann::detail::serializer<nlohmann::json> out(nlohmann::detail::output_adapter<char>(line_), ' ',
+                                                   nlohmann::json::error_handler_t::strict);
+  out.dump(value, false, false, 0);
+  return *this;
+}
+
 Trace& Trace::raw(std::string_view text) {
   line_.push_back(' ');
   line_.append(text);

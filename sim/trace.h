@@ -7,6 +7,7 @@
 #include <xxhash.h>
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 
@@ -23,6 +24,8 @@ class Trace {
   Trace& begin(int64_t t_ms, std::string_view kind);
   Trace& field(std::string_view key, std::string_view value);
   Trace& field(std::string_view key, int64_t value);
+  // key=value.dump(), serialized straight into the line.
+  Trace& field_json(std::string_view key, const nlohmann::json& value);
   Trace& raw(std::string_view text);
   void end();
 

@@ -54,7 +54,7 @@ World::PushOutcome World::push(const std::string& step, uint32_t broker, const s
         .field("step", step)
         .field("producer", producer_name)
         .field("b", broker);
-    if (attempt == 0) trace_.field("body", request->dump());
+    if (attempt == 0) trace_.field_json("body", *request);
     trace_.end();
     auto state = std::make_shared<Attempt>();
     network_.send(*brokers_[broker], request, AttemptMeta{step, producer_name, push_id, producer_push, attempt}, state);
