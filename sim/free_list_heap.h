@@ -1,0 +1,49 @@
+#pragma once
+// A heap for qdt's one-threaded process (issue 11): per-size free lists, no
+// locking, no coalescing, no return to the system. A freed block goes on its
+// size class's list and is what the next request of that class gets, so a
+// campaign's steady state (the same shapes allocated and freed seed after
+// seed) never reaches malloc. Fresh blocks are carved from 256 KiB chunks.
+//
+// It serves two seams: SQLite's allocator (sim/sqlite_allocator.h,
+// SQLITE_CONFIG_MALLOC) and, in the qdt executable only, the global
+// operator new and delete (sim/operator_new.cpp). malloc's general-purpose
+// bins, consolidation and tcache spills were ~20 % of the `items` workload's
+// instructions.
+//
+// Sizes are rounded up to a class (16-byte steps to 512, then powers of two
+// to 8 KiB); larger blocks go to malloc and back. Every block is preceded by
+// a 16-byte header naming its class (or its size, when large), so blocks are
+// 16-byte aligned, as malloc's are.
+//
+// Not thread-safe, and not for AddressSanitizer builds, whose poisoning of
+// freed blocks a recycling heap would hide (QDT_ADDRESS_SANITIZER).
+#include <cstddef>
+
+// gcc says so with a macro, clang with a feature test.
+#if defined(__SANITIZE_ADDRESS__)
+#define QDT_ADDRESS_SANITIZER 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define QDT_ADDRESS_SANITIZER 1
+#endif
+#endif
+#ifndef QDT_ADDRESS_SANITIZER
+#define QDT_ADDRESS_SANITIZER 0
+#endif
+
+namespace qdt::sim::heap {
+
+// The largest size class; larger blocks are malloc's.
+constexpr size_t kLargestClassBytes = 8192;
+
+// A block of at least `bytes` (> 0); nullptr when the system refuses memory.
+void* allocate(size_t bytes);
+// Returns a block from allocate() (nullptr is ignored).
+void release(void* block);
+// What the block holds: its class's size, or the large size asked.
+size_t usable_size(const void* block);
+// What allocate(bytes) would hold, said in advance.
+size_t rounded_size(size_t bytes);
+
+}  // namespace qdt::sim::heap

@@ -1,0 +1,43 @@
+// The qdt executable's global operator new and delete (issue 11): its
+// objects (JSON documents, history records, strings, fibers' bookkeeping)
+// come from the free-list heap (sim/free_list_heap.h) instead of malloc.
+// qdt is one thread (fibers; --jobs forks processes), so the heap needs no
+// locking. Linked into the qdt executable only, never into a library: tests
+// and benchmarks keep the system's allocator. Not under AddressSanitizer,
+// which must see every allocation to check it. The over-aligned forms
+// (std::align_val_t) are left to the standard library, which pairs them with
+// its own aligned delete.
+#include <cstddef>
+#include <new>
+
+#include "sim/free_list_heap.h"
+
+#if !QDT_ADDRESS_SANITIZER
+
+namespace {
+
+void* allocate_or_throw(std::size_t bytes) {
+  // operator new(0) must return a distinct pointer.
+  void* p = qdt::sim::heap::allocate(bytes == 0 ? 1 : bytes);
+  if (p == nullptr) throw std::bad_alloc();
+  return p;
+}
+
+}  // namespace
+
+void* operator new(std::size_t bytes) { return allocate_or_throw(bytes); }
+void* operator new[](std::size_t bytes) { return allocate_or_throw(bytes); }
+void* operator new(std::size_t bytes, const std::nothrow_t&) noexcept {
+  return qdt::sim::heap::allocate(bytes == 0 ? 1 : bytes);
+}
+void* operator new[](std::size_t bytes, const std::nothrow_t&) noexcept {
+  return qdt::sim::heap::allocate(bytes == 0 ? 1 : bytes);
+}
+void operator delete(void* p) noexcept { qdt::sim::heap::release(p); }
+void operator delete[](void* p) noexcept { qdt::sim::heap::release(p); }
+void operator delete(void* p, std::size_t) noexcept { qdt::sim::heap::release(p); }
+void operator delete[](void* p, std::size_t) noexcept { qdt::sim::heap::release(p); }
+void operator delete(void* p, const std::nothrow_t&) noexcept { qdt::sim::heap::release(p); }
+void operator delete[](void* p, const std::nothrow_t&) noexcept { qdt::sim::heap::release(p); }
+
+#endif
