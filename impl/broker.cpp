@@ -6,6 +6,7 @@
 #include <map>
 #include <tuple>
 
+#include "impl/json_text.h"
 #include "impl/push_request.h"
 #include "impl/reached.h"
 
@@ -135,7 +136,7 @@ PushResponse Broker::push(const nlohmann::json& request, uint64_t request_id) {
     // An item without a key cannot deduplicate: it gets a unique one. (The
     // simulated SDK always sets one first, as SPEC 2.12 says; this covers raw requests.)
     pending.frame.transaction_id = keyed ? item.transaction_id : "auto:" + to_string(pending.frame.message_id);
-    pending.frame.payload = item.data->dump();
+    pending.frame.payload = json_text(*item.data);
     pending.frame.hash = hash_transaction_id(pending.frame.transaction_id);
     pending.frame.origin_request = request_id;
     pending.queue = item.queue;
@@ -441,7 +442,7 @@ void Broker::repeat_follows(PendingFrame& leader, const PushItem& item, size_t i
 
 // Variant last-wins: the later occurrence takes over the frame: its payload, its lead.
 void Broker::repeat_takes_over(PendingFrame& leader, const PushItem& item, size_t index) {
-  leader.frame.payload = item.data->dump();
+  leader.frame.payload = json_text(*item.data);
   leader.leader_item = index;
 }
 

@@ -3,6 +3,8 @@
 #include <cassert>
 #include <charconv>
 
+#include "impl/json_text.h"
+
 namespace qdt::sim {
 
 Trace::Trace(bool keep_text) : state_(XXH3_createState()), keep_text_(keep_text) {
@@ -43,11 +45,9 @@ Trace& Trace::field_json(std::string_view key, const nlohmann::json& value) {
   line_.push_back(' ');
   line_.append(key);
   line_.push_back('=');
-  // What value.dump() returns (compact, UTF-8 as is, strict), appended where
-  // it belongs: a request's body is the trace's longest field.
-  nlohmann::detail::serializer<nlohmann::json> out(nlohmann::detail::output_adapter<char>(line_), ' ',
-                                                   nlohmann::json::error_handler_t::strict);
-  out.dump(value, false, false, 0);
+  // What value.dump() returns, appended where it belongs: a request's body
+  // is the trace's longest field.
+  impl::append_json(line_, value);
   return *this;
 }
 

@@ -1,0 +1,85 @@
+#include "impl/json_text.h"
+
+#include <charconv>
+#include <string_view>
+
+namespace qdt::impl {
+namespace {
+
+// nlohmann's own text of `value`, appended.
+void append_dumped(std::string& out, const nlohmann::json& value) {
+  nlohmann::detail::serializer<nlohmann::json> s(nlohmann::detail::output_adapter<char>(out), ' ',
+                                                 nlohmann::json::error_handler_t::strict);
+  s.dump(value, false, false, 0);
+}
+
+// True when nlohmann writes `text` between quotes unchanged.
+bool plain(std::string_view text) {
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u >= 0x7f || c == '"' || c == '\\') return false;
+  }
+  return true;
+}
+
+void append_string(std::string& out, const std::string& text) {
+  if (!plain(text)) {
+    append_dumped(out, nlohmann::json(text));
+    return;
+  }
+  out.push_back('"');
+  out.append(text);
+  out.push_back('"');
+}
+
+template <typename Integer>
+void append_integer(std::string& out, Integer n) {
+  char buf[24];
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, n);
+  out.append(buf, end);
+}
+
+}  // namespace
+
+void append_json(std::string& out, const nlohmann::json& value) {
+  switch (value.type()) {
+    case nlohmann::json::value_t::object: {
+      out.push_back('{');
+      bool first = true;
+      for (const auto& [key, member] : value.get_ref<const nlohmann::json::object_t&>()) {
+        if (!first) out.push_back(',');
+        first = false;
+        append_string(out, key);
+        out.push_back(':');
+        append_json(out, member);
+      }
+      out.push_back('}');
+      return;
+    }
+    case nlohmann::json::value_t::array: {
+      out.push_back('[');
+      bool first = true;
+      for (const auto& element : value) {
+        if (!first) out.push_back(',');
+        first = false;
+        append_json(out, element);
+      }
+      out.push_back(']');
+      return;
+    }
+    case nlohmann::json::value_t::string: append_string(out, value.get_ref<const std::string&>()); return;
+    case nlohmann::json::value_t::number_integer: append_integer(out, value.get<int64_t>()); return;
+    case nlohmann::json::value_t::number_unsigned: append_integer(out, value.get<uint64_t>()); return;
+    case nlohmann::json::value_t::boolean: out.append(value.get<bool>() ? "true" : "false"); return;
+    case nlohmann::json::value_t::null: out.append("null"); return;
+    default: append_dumped(out, value); return;  // floats, binary, discarded
+  }
+}
+
+std::string json_text(const nlohmann::json& value) {
+  std::string out;
+  append_json(out, value);
+  return out;
+}
+
+}  // namespace qdt::impl
