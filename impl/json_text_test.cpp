@@ -36,7 +36,9 @@ nlohmann::json value_of_depth(int depth) {
     case 3: return *rc::gen::arbitrary<uint64_t>();
     case 4: return *rc::gen::element(0.5, -1e300, 3.0, 1.0 / 3.0, 0.0);
     case 5: return *tricky_string();
-    case 6: return *rc::gen::element(std::string("é"), std::string("日本"), std::string("a\xf0\x9f\x98\x80z"));
+    case 6:
+      return *rc::gen::element(std::string("é"), std::string("日本"), std::string("a\xf0\x9f\x98\x80z"),
+                               std::string("partition-7 日本語 queue"));
     case 7: {
       nlohmann::json object = nlohmann::json::object();
       const int n = *rc::gen::inRange(0, 4);
