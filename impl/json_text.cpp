@@ -76,6 +76,35 @@ void append_json(std::string& out, const nlohmann::json& value) {
   }
 }
 
+size_t json_text_bytes(const nlohmann::json& value) {
+  switch (value.type()) {
+    case nlohmann::json::value_t::object: {
+      const auto& members = value.get_ref<const nlohmann::json::object_t&>();
+      size_t bytes = 2 + (members.empty() ? 0 : members.size() - 1);  // braces, commas
+      for (const auto& [key, member] : members) {
+        bytes += (plain(key) ? key.size() + 2 : nlohmann::json(key).dump().size()) + 1 + json_text_bytes(member);
+      }
+      return bytes;
+    }
+    case nlohmann::json::value_t::array: {
+      size_t bytes = 2 + (value.empty() ? 0 : value.size() - 1);
+      for (const auto& element : value) bytes += json_text_bytes(element);
+      return bytes;
+    }
+    case nlohmann::json::value_t::string: {
+      const auto& text = value.get_ref<const std::string&>();
+      return plain(text) ? text.size() + 2 : value.dump().size();
+    }
+    case nlohmann::json::value_t::null: return 4;
+    case nlohmann::json::value_t::boolean: return value.get<bool>() ? 4 : 5;
+    default: {  // numbers and the rest: short texts, written to count them
+      std::string text;
+      append_json(text, value);
+      return text.size();
+    }
+  }
+}
+
 std::string json_text(const nlohmann::json& value) {
   std::string out;
   append_json(out, value);

@@ -15,5 +15,8 @@ namespace qdt::impl {
 
 void append_json(std::string& out, const nlohmann::json& value);
 std::string json_text(const nlohmann::json& value);
+// json_text(value).size(), without building the text (a scenario's pushed
+// bytes are bounded before it runs).
+size_t json_text_bytes(const nlohmann::json& value);
 
 }  // namespace qdt::impl

@@ -66,6 +66,7 @@ nlohmann::json value_of_depth(int depth) {
 RC_GTEST_PROP(JsonText, IsWhatDumpWrites, ()) {
   const nlohmann::json value = value_of_depth(3);
   RC_ASSERT(json_text(value) == value.dump());
+  RC_ASSERT(json_text_bytes(value) == value.dump().size());
 }
 
 TEST(JsonText, AppendsToWhatIsThere) {

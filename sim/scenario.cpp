@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "impl/json_text.h"
 #include "impl/push_request.h"
 #include "impl/queue_options.h"
 #include "impl/uuid.h"
@@ -607,7 +608,7 @@ class Loader {
     RunSize total;
     for (const Step& s : steps) {
       RunSize one{1, s.op == Op::advance ? s.advance_ms : 0, s.op == Op::push ? int64_t{s.retry.attempts} : 0,
-                  s.op == Op::push ? static_cast<int64_t>(s.items.dump().size()) : 0};
+                  s.op == Op::push ? static_cast<int64_t>(impl::json_text_bytes(s.items)) : 0};
       if (!s.children.empty()) {
         const RunSize inner = run_size(s.children);
         const int64_t times = s.op == Op::repeat ? s.times : 1;

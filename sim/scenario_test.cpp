@@ -288,5 +288,18 @@ TEST(ScenarioLoader, RepeatRunsItsChildrenTimesAndIsBounded) {
             "/steps: with repeats unrolled the script advances virtual time by more than ten years");
 }
 
+// Pushed bytes are counted as the items' JSON text: a value of 60 000
+// backslashes is 120 002 bytes once escaped, so 2 300 pushes of it exceed
+// 256 MiB while 2 000 do not (the characters alone, 138 MB, would pass both).
+TEST(ScenarioLoader, PushedBytesAreCountedAsTheItemsText) {
+  const auto script = [](int times) {
+    return R"({"steps": [{"op": "repeat", "times": )" + std::to_string(times) +
+           R"(, "steps": [{"op": "push", "items": [{"queue": "q", "data": ")" + std::string(60'000 * 2, '\\') +
+           R"("}]}]}]})";
+  };
+  EXPECT_EQ(first_error(script(2300)), "/steps: with repeats unrolled the script pushes more than 256 MiB of items");
+  EXPECT_EQ(first_error(script(2000)), "");
+}
+
 }  // namespace
 }  // namespace qdt::sim
