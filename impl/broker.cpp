@@ -114,6 +114,7 @@ PushResponse Broker::push(const nlohmann::json& request, uint64_t request_id) {
   // Layer 1: the first item of each (queue, partition, transactionId) leads
   // and alone produces a frame; later items follow it.
   std::vector<PendingFrame> frames;
+  frames.reserve(items.size());
   std::vector<size_t> frame_of_item(items.size());
   // Keyed transactionId first: it tells keys apart at the first comparison
   // (a request's items mostly share queue and partition). Only looked up.
@@ -220,6 +221,10 @@ void Broker::flush_round(const std::vector<Batch*>& round) {
   std::vector<std::pair<PendingFrame*, size_t>> members;  // every frame -> its fused leader
   std::vector<std::pair<uint32_t, uint64_t>> followers;   // fused leader index -> follower request
   std::map<Hash128, size_t> by_hash;
+  size_t total = 0;
+  for (const Batch* batch : round) total += batch->frames->size();
+  fused.reserve(total);
+  members.reserve(total);
   for (Batch* batch : round) {
     for (PendingFrame& f : *batch->frames) {
       auto [it, inserted] = by_hash.try_emplace(f.frame.hash, fused.size());
