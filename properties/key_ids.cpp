@@ -13,8 +13,11 @@ KeyIds::KeyIds(const history::History& history) : history_(history) {
   }
   for (const history::RequestRecord& r : history.requests) items += r.items.size();
   ids_.reserve(frames + items);
+  views_.reserve(frames + items);
   auto id = [&](std::string_view queue, std::string_view partition, std::string_view txn) {
-    return ids_.try_emplace(KeyView{queue, partition, txn}, static_cast<uint32_t>(ids_.size())).first->second;
+    auto [it, fresh] = ids_.try_emplace(KeyView{queue, partition, txn}, static_cast<uint32_t>(ids_.size()));
+    if (fresh) views_.push_back(it->first);
+    return it->second;
   };
   frames_.reserve(frames);
   frames_start_.reserve(history.events.size() + 1);

@@ -42,6 +42,11 @@ class KeyIds {
   }
   // The keys of the items of `request`, a record of this history's requests.
   std::span<const uint32_t> items(const history::RequestRecord& request) const;
+  // The key of an id: views into the history.
+  const KeyView& key(uint32_t id) const {
+    assert(id < views_.size());
+    return views_[id];
+  }
   // The id of any key; nullopt when no frame or item of the history has it.
   std::optional<uint32_t> find(const KeyView& key) const {
     auto it = ids_.find(key);
@@ -52,6 +57,7 @@ class KeyIds {
   const history::History& history_;
   std::pmr::monotonic_buffer_resource arena_;  // for ids_, which only grows
   std::pmr::unordered_map<KeyView, uint32_t, KeyViewHash> ids_{&arena_};  // views into the history
+  std::vector<KeyView> views_;         // by id
   std::vector<uint32_t> frames_;       // every push's frame keys, in event order
   std::vector<size_t> frames_start_;   // per event, where its frames begin (one more at the end)
   std::vector<uint32_t> items_;        // every request's item keys, in request order

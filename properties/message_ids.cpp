@@ -1,0 +1,110 @@
+#include "properties/message_ids.h"
+
+#include <bit>
+#include <cstring>
+#include <variant>
+
+namespace qdt::properties {
+namespace {
+
+// Eight bytes at a time, then a final mix: an id is 36 characters, and
+// std::hash's byte-wise Murmur cost more than the table it fed.
+uint64_t hash_id(std::string_view s) {
+  uint64_t h = 0x9e3779b97f4a7c15ULL ^ s.size();
+  size_t i = 0;
+  for (; i + 8 <= s.size(); i += 8) {
+    uint64_t w = 0;
+    std::memcpy(&w, s.data() + i, 8);
+    h = std::rotl((h ^ w) * 0xbf58476d1ce4e5b9ULL, 29);
+  }
+  if (i < s.size()) {
+    uint64_t w = 0;
+    std::memcpy(&w, s.data() + i, s.size() - i);
+    h = std::rotl((h ^ w) * 0xbf58476d1ce4e5b9ULL, 29);
+  }
+  h ^= h >> 31;
+  h *= 0x94d049bb133111ebULL;
+  return h ^ (h >> 29);
+}
+
+}  // namespace
+
+MessageIds::MessageIds(const history::History& history) {
+  size_t frames = 0;
+  size_t responses = 0;
+  size_t reads = 0;
+  for (const history::Event& event : history.events) {
+    if (const auto* push = std::get_if<history::PushEvent>(&event)) frames += push->frames.size();
+  }
+  for (const history::RequestRecord& r : history.requests) responses += r.responses.size();
+  for (const history::FinalRead& read : history.final_reads) reads += read.messages.size();
+  // Most responses and final reads repeat a frame's id: the frames bound the
+  // distinct ids of a correct run; a broken one may grow the table.
+  size_t capacity = 16;
+  while (capacity < 2 * (frames + 8)) capacity *= 2;
+  slots_.resize(capacity);
+  texts_.reserve(frames + 8);
+
+  frames_.reserve(frames);
+  frames_start_.reserve(history.events.size() + 1);
+  for (const history::Event& event : history.events) {
+    frames_start_.push_back(frames_.size());
+    const auto* push = std::get_if<history::PushEvent>(&event);
+    if (push == nullptr) continue;
+    for (const history::FrameRecord& f : push->frames) frames_.push_back(number(f.message_id));
+  }
+  frames_start_.push_back(frames_.size());
+  responses_.reserve(responses);
+  responses_start_.reserve(history.requests.size() + 1);
+  for (const history::RequestRecord& r : history.requests) {
+    responses_start_.push_back(responses_.size());
+    for (const history::ResponseItem& got : r.responses) responses_.push_back(number(got.message_id));
+  }
+  responses_start_.push_back(responses_.size());
+  final_reads_.reserve(reads);
+  final_reads_start_.reserve(history.final_reads.size() + 1);
+  for (const history::FinalRead& read : history.final_reads) {
+    final_reads_start_.push_back(final_reads_.size());
+    for (const history::ReadMessage& m : read.messages) final_reads_.push_back(number(m.message_id));
+  }
+  final_reads_start_.push_back(final_reads_.size());
+}
+
+uint32_t MessageIds::number(std::string_view id) {
+  if (2 * (texts_.size() + 1) > slots_.size()) {  // keep it at most half full
+    std::vector<Slot> old(slots_.size() * 2);
+    old.swap(slots_);
+    const size_t mask = slots_.size() - 1;
+    for (const Slot& s : old) {
+      if (s.id == 0) continue;
+      size_t i = hash_id(texts_[s.id - 1]) & mask;
+      while (slots_[i].id != 0) i = (i + 1) & mask;
+      slots_[i] = s;
+    }
+  }
+  const uint64_t h = hash_id(id);
+  const auto tag = static_cast<uint32_t>(h >> 32);
+  const size_t mask = slots_.size() - 1;
+  for (size_t i = h & mask;; i = (i + 1) & mask) {
+    Slot& s = slots_[i];
+    if (s.id == 0) {
+      texts_.push_back(id);
+      s = Slot{tag, static_cast<uint32_t>(texts_.size())};
+      return s.id - 1;
+    }
+    if (s.hash == tag && texts_[s.id - 1] == id) return s.id - 1;
+  }
+}
+
+std::optional<uint32_t> MessageIds::find(std::string_view id) const {
+  const uint64_t h = hash_id(id);
+  const auto tag = static_cast<uint32_t>(h >> 32);
+  const size_t mask = slots_.size() - 1;
+  for (size_t i = h & mask;; i = (i + 1) & mask) {
+    const Slot& s = slots_[i];
+    if (s.id == 0) return std::nullopt;
+    if (s.hash == tag && texts_[s.id - 1] == id) return s.id - 1;
+  }
+}
+
+}  // namespace qdt::properties
