@@ -96,6 +96,24 @@ uint32_t MessageIds::number(std::string_view id) {
   }
 }
 
+std::span<const MessageIds::ReadCopy> MessageIds::final_copies(uint32_t id) const {
+  assert(id < size());
+  if (copies_start_.empty()) {  // counted, summed, then filled: each group keeps the read order
+    copies_start_.assign(size() + 1, 0);
+    for (uint32_t n : final_reads_) ++copies_start_[n + 1];
+    for (size_t n = 0; n < size(); ++n) copies_start_[n + 1] += copies_start_[n];
+    copies_.resize(final_reads_.size());
+    std::vector<uint32_t> next(copies_start_.begin(), copies_start_.end() - 1);
+    for (size_t f = 0; f + 1 < final_reads_start_.size(); ++f) {
+      const size_t first = final_reads_start_[f];
+      for (size_t j = first; j < final_reads_start_[f + 1]; ++j) {
+        copies_[next[final_reads_[j]]++] = ReadCopy{static_cast<uint32_t>(f), static_cast<uint32_t>(j - first)};
+      }
+    }
+  }
+  return {copies_.data() + copies_start_[id], copies_start_[id + 1] - copies_start_[id]};
+}
+
 std::optional<uint32_t> MessageIds::find(std::string_view id) const {
   const uint64_t h = hash_id(id);
   const auto tag = static_cast<uint32_t>(h >> 32);

@@ -41,6 +41,12 @@ class MessageIds {
   std::span<const uint32_t> responses(size_t r) const { return part(responses_, responses_start_, r); }
   // The ids of the messages of final_reads[f], in message order.
   std::span<const uint32_t> final_read(size_t f) const { return part(final_reads_, final_reads_start_, f); }
+  // Where the id numbered `id` is in the final reads: final_reads[read].messages[message], in read order.
+  struct ReadCopy {
+    uint32_t read = 0;
+    uint32_t message = 0;
+  };
+  std::span<const ReadCopy> final_copies(uint32_t id) const;
   // The number of any id; nullopt when no frame, response or final read has it.
   std::optional<uint32_t> find(std::string_view id) const;
 
@@ -63,6 +69,9 @@ class MessageIds {
   std::vector<size_t> responses_start_;  // per request
   std::vector<uint32_t> final_reads_;
   std::vector<size_t> final_reads_start_;  // per final read
+  // final_copies(), grouped by number on first use: [copies_start_[n], copies_start_[n + 1]).
+  mutable std::vector<uint32_t> copies_start_;
+  mutable std::vector<ReadCopy> copies_;
 };
 
 }  // namespace qdt::properties
