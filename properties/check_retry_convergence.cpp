@@ -36,6 +36,7 @@
 #include "properties/checks.h"
 #include "properties/event_pass.h"
 #include "properties/failure_sink.h"
+#include "properties/dense_ids.h"
 #include "properties/key_ids.h"
 #include "properties/message_ids.h"
 #include "properties/step_index.h"
@@ -93,7 +94,7 @@ class RetryConvergence final : public PassChecker {
   explicit RetryConvergence(const HistoryIndex& index)
       : PassChecker("retry-convergence", {.replay = true}), index_(index), keys_(index.keys()) {
     commits_.resize(index.history().events.size());
-    stored_by_push_.reserve(index.history().events.size());
+    pushes_.reserve(index.history().events.size());
   }
 
   void before(size_t e, const history::Event& event, const PassState& state) override {
@@ -111,7 +112,9 @@ class RetryConvergence final : public PassChecker {
       if (origin == nullptr) continue;
       const int64_t offset = push->base_offset + static_cast<int64_t>(j);
       // Offsets this push's frames stored under the key, ascending, still unpurged as far as known.
-      std::pmr::vector<int64_t>& earlier = stored_by_push_[PushKey{push_of(*origin), 0, keys[j]}];
+      const auto [number, fresh] = pushes_.insert(PushKey{push_of(*origin), 0, keys[j]});
+      if (fresh) stored_by_push_.emplace_back();
+      std::pmr::vector<int64_t>& earlier = stored_by_push_[number];
       auto what = [&] {
         return "txn " + f.transaction_id + " stored at offset " + std::to_string(offset) + " by event " +
                std::to_string(e) + " (request " + std::to_string(f.origin_request) + ", push " +
@@ -144,7 +147,10 @@ class RetryConvergence final : public PassChecker {
   }
 
   void finish(const PassState& state) override {
-    std::pmr::unordered_map<PushKey, Received, PushKeyHash> received(&arena_);
+    // Numbered in a flat table; the ids by that number.
+    DenseIds<PushKey, PushKeyHash> items;
+    std::pmr::vector<Received> received(&arena_);
+    items.reserve(index_.history().requests.size());
     received.reserve(index_.history().requests.size());
     const MessageIds& messages = index_.messages();
     const std::optional<uint32_t> zero = messages.find(history::kZeroUuid);
@@ -158,17 +164,20 @@ class RetryConvergence final : public PassChecker {
         const history::ResponseItem& got = r.responses[i];
         if (got.status != "queued" && got.status != "duplicate") continue;
         if (numbers[i] == zero) continue;
-        Received& ids = received[PushKey{push_of(r), i, keys[i]}];
+        const auto [number, fresh] = items.insert(PushKey{push_of(r), i, keys[i]});
+        if (fresh) received.emplace_back();
+        Received& ids = received[number];
         if (std::none_of(ids.begin(), ids.end(), [&](const ReceivedId& id) { return id.number == numbers[i]; })) {
           ids.push_back(ReceivedId{got.message_id, numbers[i], &r});
         }
       }
     }
     std::vector<std::pair<PushKey, Received*>> diverged;
-    for (auto& [where, ids] : received) {
+    for (uint32_t n = 0; n < received.size(); ++n) {
+      Received& ids = received[n];
       if (ids.size() < 2) continue;
       std::sort(ids.begin(), ids.end(), [](const ReceivedId& x, const ReceivedId& y) { return x.text < y.text; });
-      diverged.emplace_back(where, &ids);
+      diverged.emplace_back(items.key(n), &ids);
     }
     // Reported by push, item, then the key's strings (every record of a
     // group carries that key as item `item`).
@@ -233,7 +242,9 @@ class RetryConvergence final : public PassChecker {
   const HistoryIndex& index_;
   const KeyIds& keys_;
   std::vector<Commit> commits_;  // by event: what a queued push's probe saw
-  std::pmr::unordered_map<PushKey, std::pmr::vector<int64_t>, PushKeyHash> stored_by_push_{&arena_};
+  // (push, key) of every stored frame, numbered; by that number, the offsets.
+  DenseIds<PushKey, PushKeyHash> pushes_;
+  std::pmr::vector<std::pmr::vector<int64_t>> stored_by_push_{&arena_};
 };
 
 }  // namespace

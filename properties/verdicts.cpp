@@ -48,6 +48,7 @@ void Verdicts::build(const history::History& history) {
     if (const auto* push = std::get_if<history::PushEvent>(&event)) frames += push->frames.size();
   }
   frames_.reserve(frames);
+  outcomes_.reserve(frames);
   std::vector<int64_t> duplicate_of;  // per frame of the current push; one buffer for all
   for (size_t e = 0; e < history.events.size(); ++e) {
     if (const auto* push = std::get_if<history::PushEvent>(&history.events[e])) {
@@ -68,7 +69,9 @@ void Verdicts::build(const history::History& history) {
       }
       for (size_t j = 0; j < push->frames.size(); ++j) {
         const history::FrameRecord& f = push->frames[j];
-        auto& outcomes = frames_[RequestKeyId{f.origin_request, keys[j]}];
+        const auto [frame, fresh] = frames_.insert(RequestKeyId{f.origin_request, keys[j]});
+        if (fresh) outcomes_.emplace_back();
+        std::pmr::vector<Outcome>& outcomes = outcomes_[frame];
         auto it = std::find_if(outcomes.begin(), outcomes.end(),
                                [&](const Outcome& o) { return o.message_id == f.message_id; });
         if (it == outcomes.end()) it = outcomes.insert(outcomes.end(), Outcome{f.message_id});
@@ -161,13 +164,13 @@ Expected Verdicts::follower_answer(const history::RequestRecord& request, const 
   }
   for (const Leader& leader : it->second) {
     const std::string prefix = "layer-2 follower (event " + std::to_string(leader.event_index) + ") of ";
-    auto frames = frames_.find(leader.frame);
-    if (frames == frames_.end()) {
+    const std::optional<uint32_t> frame = frames_.find(leader.frame);
+    if (!frame) {
       x.because += (x.because.empty() ? "" : "; ") + prefix + "frame " + std::string(leader.message_id) + " with no verdict";
       continue;
     }
     Expected leader_x;
-    add_frame_answer(frames->second, leader.message_id, item, true, leader_x);
+    add_frame_answer(outcomes_[*frame], leader.message_id, item, true, leader_x);
     x.statuses.insert(leader_x.statuses.begin(), leader_x.statuses.end());
     x.message_ids.insert(leader_x.message_ids.begin(), leader_x.message_ids.end());
     x.because += (x.because.empty() ? "" : "; ") + prefix + "request " + std::to_string(leader.frame.request) +
@@ -186,8 +189,8 @@ const std::pmr::vector<Verdicts::Outcome>* Verdicts::frame_outcomes(const histor
     key = keys_->find(KeyView{item.queue, item.partition, item.transaction_id});
   }
   if (!key) return nullptr;
-  auto it = frames_.find(RequestKeyId{request.request, *key});
-  return it == frames_.end() ? nullptr : &it->second;
+  const std::optional<uint32_t> frame = frames_.find(RequestKeyId{request.request, *key});
+  return frame ? &outcomes_[*frame] : nullptr;
 }
 
 Expected Verdicts::own_answer(const history::RequestRecord& request, size_t index) const {
