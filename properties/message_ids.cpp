@@ -33,11 +33,22 @@ MessageIds::MessageIds(const history::History& history) {
   size_t frames = 0;
   size_t responses = 0;
   size_t reads = 0;
+  size_t characters = 0;  // of every id numbered, an upper bound of the distinct ones'
   for (const history::Event& event : history.events) {
-    if (const auto* push = std::get_if<history::PushEvent>(&event)) frames += push->frames.size();
+    const auto* push = std::get_if<history::PushEvent>(&event);
+    if (push == nullptr) continue;
+    frames += push->frames.size();
+    for (const history::FrameRecord& f : push->frames) characters += f.message_id.size();
   }
-  for (const history::RequestRecord& r : history.requests) responses += r.responses.size();
-  for (const history::FinalRead& read : history.final_reads) reads += read.messages.size();
+  for (const history::RequestRecord& r : history.requests) {
+    responses += r.responses.size();
+    for (const history::ResponseItem& got : r.responses) characters += got.message_id.size();
+  }
+  for (const history::FinalRead& read : history.final_reads) {
+    reads += read.messages.size();
+    for (const history::ReadMessage& m : read.messages) characters += m.message_id.size();
+  }
+  characters_.reserve(characters);
   // Most responses and final reads repeat a frame's id: the frames bound the
   // distinct ids of a correct run; a broken one may grow the table.
   size_t capacity = 16;
@@ -88,7 +99,10 @@ uint32_t MessageIds::number(std::string_view id) {
   for (size_t i = h & mask;; i = (i + 1) & mask) {
     Slot& s = slots_[i];
     if (s.id == 0) {
-      texts_.push_back(id);
+      assert(characters_.size() + id.size() <= characters_.capacity());  // the views stay valid
+      const size_t at = characters_.size();
+      characters_.insert(characters_.end(), id.begin(), id.end());
+      texts_.emplace_back(characters_.data() + at, id.size());
       s = Slot{tag, static_cast<uint32_t>(texts_.size())};
       return s.id - 1;
     }

@@ -10,8 +10,6 @@
 // The table is open addressing over one array with the hash stored beside
 // each number, so a lookup touches one cache line and compares characters
 // only when the stored hashes agree.
-//
-// The history must outlive the ids.
 #include <cassert>
 #include <cstddef>
 #include <cstdint>
@@ -62,7 +60,11 @@ class MessageIds {
   uint32_t number(std::string_view id);
 
   std::vector<Slot> slots_;  // a power of two, at most half full
-  std::vector<std::string_view> texts_;  // by number: views into the history
+  // Every distinct id's characters, in numbering order, sized once (never
+  // moves): a lookup that hits compares against this copy, read roughly in
+  // order, instead of a string somewhere in the history's heap.
+  std::vector<char> characters_;
+  std::vector<std::string_view> texts_;  // by number: views into characters_
   std::vector<uint32_t> frames_;
   std::vector<size_t> frames_start_;  // per event, where its frames begin (one more at the end)
   std::vector<uint32_t> responses_;
