@@ -1,34 +1,10 @@
 #include "properties/message_ids.h"
 
-#include <bit>
-#include <cstring>
 #include <variant>
 
+#include "properties/text_hash.h"
+
 namespace qdt::properties {
-namespace {
-
-// Eight bytes at a time, then a final mix: an id is 36 characters, and
-// std::hash's byte-wise Murmur cost more than the table it fed.
-uint64_t hash_id(std::string_view s) {
-  uint64_t h = 0x9e3779b97f4a7c15ULL ^ s.size();
-  size_t i = 0;
-  for (; i + 8 <= s.size(); i += 8) {
-    uint64_t w = 0;
-    std::memcpy(&w, s.data() + i, 8);
-    h = std::rotl((h ^ w) * 0xbf58476d1ce4e5b9ULL, 29);
-  }
-  if (i < s.size()) {
-    uint64_t w = 0;
-    std::memcpy(&w, s.data() + i, s.size() - i);
-    h = std::rotl((h ^ w) * 0xbf58476d1ce4e5b9ULL, 29);
-  }
-  h ^= h >> 31;
-  h *= 0x94d049bb133111ebULL;
-  return h ^ (h >> 29);
-}
-
-}  // namespace
-
 MessageIds::MessageIds(const history::History& history) {
   size_t frames = 0;
   size_t responses = 0;
@@ -88,12 +64,12 @@ uint32_t MessageIds::number(std::string_view id) {
     const size_t mask = slots_.size() - 1;
     for (const Slot& s : old) {
       if (s.id == 0) continue;
-      size_t i = hash_id(texts_[s.id - 1]) & mask;
+      size_t i = text_hash(texts_[s.id - 1]) & mask;
       while (slots_[i].id != 0) i = (i + 1) & mask;
       slots_[i] = s;
     }
   }
-  const uint64_t h = hash_id(id);
+  const uint64_t h = text_hash(id);
   const auto tag = static_cast<uint32_t>(h >> 32);
   const size_t mask = slots_.size() - 1;
   for (size_t i = h & mask;; i = (i + 1) & mask) {
@@ -129,7 +105,7 @@ std::span<const MessageIds::ReadCopy> MessageIds::final_copies(uint32_t id) cons
 }
 
 std::optional<uint32_t> MessageIds::find(std::string_view id) const {
-  const uint64_t h = hash_id(id);
+  const uint64_t h = text_hash(id);
   const auto tag = static_cast<uint32_t>(h >> 32);
   const size_t mask = slots_.size() - 1;
   for (size_t i = h & mask;; i = (i + 1) & mask) {
