@@ -55,8 +55,7 @@ void Partition::add_offset(int64_t offset) {
     const size_t mask = key_slots_.size() - 1;
     for (const KeySlot& s : old) {
       if (s.key == 0) continue;
-      const std::string& txn = messages_[static_cast<size_t>(offsets_by_key_[s.key - 1].front())].transaction_id;
-      size_t i = hash_transaction_id(txn) & mask;
+      size_t i = key_hashes_[s.key - 1] & mask;
       while (key_slots_[i].key != 0) i = (i + 1) & mask;
       key_slots_[i] = s;
     }
@@ -69,6 +68,7 @@ void Partition::add_offset(int64_t offset) {
     KeySlot& s = key_slots_[i];
     if (s.key == 0) {
       offsets_by_key_.push_back({offset});
+      key_hashes_.push_back(h);
       s = KeySlot{tag, static_cast<uint32_t>(offsets_by_key_.size())};
       return;
     }

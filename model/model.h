@@ -127,6 +127,7 @@ class Partition {
   void add_offset(int64_t offset);
   std::vector<KeySlot> key_slots_;  // a power of two, at most half full (empty before the first message)
   std::vector<std::vector<int64_t>> offsets_by_key_;
+  std::vector<uint64_t> key_hashes_;  // by key number: growing the table reads no transactionId
 };
 
 // All queues and partitions of one storage.
