@@ -42,7 +42,7 @@ class HistoryIndex {
     return *messages_;
   }
   const Verdicts& verdicts() const {
-    if (!verdicts_) verdicts_.emplace(history_, keys());
+    if (!verdicts_) verdicts_.emplace(history_, keys(), messages());
     return *verdicts_;
   }
   // request_leaders(request) for a record of this history's requests.

@@ -36,11 +36,18 @@ std::vector<size_t> request_leaders(const history::RequestRecord& request) {
 }
 
 Verdicts::Verdicts(const history::History& history)
-    : owned_keys_(std::make_unique<const KeyIds>(history)), keys_(owned_keys_.get()) {
+    : owned_keys_(std::make_unique<const KeyIds>(history)), keys_(owned_keys_.get()), history_(&history) {
   build(history);
 }
 
-Verdicts::Verdicts(const history::History& history, const KeyIds& keys) : keys_(&keys) { build(history); }
+Verdicts::Verdicts(const history::History& history, const KeyIds& keys) : keys_(&keys), history_(&history) {
+  build(history);
+}
+
+Verdicts::Verdicts(const history::History& history, const KeyIds& keys, const MessageIds& messages)
+    : keys_(&keys), history_(&history), messages_(&messages) {
+  build(history);
+}
 
 void Verdicts::build(const history::History& history) {
   size_t frames = 0;  // an upper bound of the distinct frames: no rehash while indexing them
@@ -53,6 +60,7 @@ void Verdicts::build(const history::History& history) {
   for (size_t e = 0; e < history.events.size(); ++e) {
     if (const auto* push = std::get_if<history::PushEvent>(&history.events[e])) {
       const std::span<const uint32_t> keys = keys_->frames(e);
+      const std::span<const uint32_t> numbers = messages_ ? messages_->frames(e) : std::span<const uint32_t>();
       for (const history::FollowerRecord& follower : push->followers) {
         // A follower of a frame that does not exist, or of another key, has no
         // leader (first-wins reports the record).
@@ -73,7 +81,9 @@ void Verdicts::build(const history::History& history) {
         if (fresh) outcomes_.emplace_back();
         std::pmr::vector<Outcome>& outcomes = outcomes_[frame];
         auto it = std::find_if(outcomes.begin(), outcomes.end(),
-                               [&](const Outcome& o) { return o.message_id == f.message_id; });
+                               [&](const Outcome& o) {
+                                 return messages_ != nullptr ? o.number == numbers[j] : o.message_id == f.message_id;
+                               });
         if (it == outcomes.end()) it = outcomes.insert(outcomes.end(), Outcome{f.message_id});
         Outcome& o = *it;
         int64_t stored_offset = o.stored_offset;
@@ -93,6 +103,7 @@ void Verdicts::build(const history::History& history) {
         }  // else: survived a duplicate round; a later push decides it
         o.stored_offset = stored_offset;
         o.stored_event = stored_event;
+        if (messages_ != nullptr) o.number = numbers[j];
       }
     } else if (const auto* fetch = std::get_if<history::FetchEvent>(&history.events[e])) {
       Fetches& f = fetches_[FetchKey{fetch->broker, fetch->queue, fetch->partition, fetch->offset}];
@@ -222,6 +233,15 @@ bool Verdicts::accepts(const history::RequestRecord& request, size_t index, size
   // follower of the leader (queued -> duplicate); each only compared.
   bool status_ok = false;
   bool id_ok = response.status == "error";
+  // The response's id number, when it is one of the history's responses:
+  // compared with the frames' numbers instead of their strings.
+  std::optional<uint32_t> number;
+  const std::vector<history::ResponseItem>& responses = request.responses;
+  if (messages_ != nullptr && keys_->holds(request) && !responses.empty() && &response >= responses.data() &&
+      &response < responses.data() + responses.size()) {
+    number = messages_->responses(static_cast<size_t>(&request - history_->requests.data()))[static_cast<size_t>(
+        &response - responses.data())];
+  }
   for (const Outcome& o : *outcomes) {
     const char* status = nullptr;
     switch (o.kind) {
@@ -229,7 +249,7 @@ bool Verdicts::accepts(const history::RequestRecord& request, size_t index, size
         continue;
       case Kind::queued:
         status = leader == index ? "queued" : "duplicate";
-        id_ok = id_ok || o.message_id == response.message_id;
+        id_ok = id_ok || (number ? o.number == *number : o.message_id == response.message_id);
         break;
       case Kind::duplicate: {
         status = "duplicate";
