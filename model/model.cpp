@@ -1,10 +1,84 @@
 #include "model/model.h"
 
 #include <algorithm>
+#include <bit>
 #include <cassert>
+#include <cstring>
+#include <string_view>
 #include <tuple>
 
 namespace qdt::model {
+namespace {
+
+// Eight bytes at a time, then a final mix (std::hash's byte-wise Murmur cost
+// more than the lookup it served).
+uint64_t hash_transaction_id(std::string_view s) {
+  uint64_t h = 0x9e3779b97f4a7c15ULL ^ s.size();
+  size_t i = 0;
+  for (; i + 8 <= s.size(); i += 8) {
+    uint64_t w = 0;
+    std::memcpy(&w, s.data() + i, 8);
+    h = std::rotl((h ^ w) * 0xbf58476d1ce4e5b9ULL, 29);
+  }
+  if (i < s.size()) {
+    uint64_t w = 0;
+    std::memcpy(&w, s.data() + i, s.size() - i);
+    h = std::rotl((h ^ w) * 0xbf58476d1ce4e5b9ULL, 29);
+  }
+  h ^= h >> 31;
+  h *= 0x94d049bb133111ebULL;
+  return h ^ (h >> 29);
+}
+
+}  // namespace
+
+const std::vector<int64_t>* Partition::offsets_of(const std::string& transaction_id) const {
+  if (key_slots_.empty()) return nullptr;
+  const uint64_t h = hash_transaction_id(transaction_id);
+  const auto tag = static_cast<uint32_t>(h >> 32);
+  const size_t mask = key_slots_.size() - 1;
+  for (size_t i = h & mask;; i = (i + 1) & mask) {  // never full: ends at an empty slot
+    const KeySlot& s = key_slots_[i];
+    if (s.key == 0) return nullptr;
+    const std::vector<int64_t>& offsets = offsets_by_key_[s.key - 1];
+    if (s.hash == tag && messages_[static_cast<size_t>(offsets.front())].transaction_id == transaction_id) {
+      return &offsets;
+    }
+  }
+}
+
+void Partition::add_offset(int64_t offset) {
+  assert(offset >= 0 && static_cast<size_t>(offset) < messages_.size());
+  if (2 * (offsets_by_key_.size() + 1) > key_slots_.size()) {  // keep it at most half full
+    std::vector<KeySlot> old(std::max<size_t>(16, key_slots_.size() * 2));
+    old.swap(key_slots_);
+    const size_t mask = key_slots_.size() - 1;
+    for (const KeySlot& s : old) {
+      if (s.key == 0) continue;
+      size_t i = key_hashes_[s.key - 1] & mask;
+      while (key_slots_[i].key != 0) i = (i + 1) & mask;
+      key_slots_[i] = s;
+    }
+  }
+  const std::string& txn = messages_[static_cast<size_t>(offset)].transaction_id;
+  const uint64_t h = hash_transaction_id(txn);
+  const auto tag = static_cast<uint32_t>(h >> 32);
+  const size_t mask = key_slots_.size() - 1;
+  for (size_t i = h & mask;; i = (i + 1) & mask) {
+    KeySlot& s = key_slots_[i];
+    if (s.key == 0) {
+      offsets_by_key_.push_back({offset});
+      key_hashes_.push_back(h);
+      s = KeySlot{tag, static_cast<uint32_t>(offsets_by_key_.size())};
+      return;
+    }
+    std::vector<int64_t>& offsets = offsets_by_key_[s.key - 1];
+    if (s.hash == tag && messages_[static_cast<size_t>(offsets.front())].transaction_id == txn) {
+      offsets.push_back(offset);  // offsets grow: still ascending
+      return;
+    }
+  }
+}
 
 PushAnswer Partition::probe(const std::vector<Frame>& frames, int64_t now_ms, int64_t window_seconds) const {
   assert(!frames.empty());
@@ -14,10 +88,10 @@ PushAnswer Partition::probe(const std::vector<Frame>& frames, int64_t now_ms, in
   if (answer.probe_runs) {
     const int64_t oldest_ms = now_ms - window_seconds * 1000;  // inclusive (SPEC 2.7)
     for (size_t i = 0; i < frames.size(); ++i) {
-      auto it = offsets_by_transaction_.find(frames[i].transaction_id);
-      if (it == offsets_by_transaction_.end()) continue;
+      const std::vector<int64_t>* offsets = offsets_of(frames[i].transaction_id);
+      if (offsets == nullptr) continue;
       // Ascending offsets: the first live, in-window one is the smallest.
-      for (int64_t offset : it->second) {
+      for (int64_t offset : *offsets) {
         const Message& m = messages_[static_cast<size_t>(offset)];
         if (m.sidecar_present && m.created_at_ms >= oldest_ms) {
           answer.duplicates.emplace_back(static_cast<uint32_t>(i), offset);
@@ -40,8 +114,9 @@ PushAnswer Partition::push(const std::vector<Frame>& frames, int64_t now_ms, int
     m.message_id = f.message_id;
     m.transaction_id = f.transaction_id;
     m.created_at_ms = now_ms;
-    offsets_by_transaction_[f.transaction_id].push_back(m.offset);
+    const int64_t offset = m.offset;
     messages_.push_back(std::move(m));
+    add_offset(offset);
   }
   segments_.push_back(Segment{answer.base_offset, last_offset(), now_ms});
   acked_.resize(messages_.size(), false);
@@ -148,10 +223,10 @@ size_t Partition::purge_rows(int64_t base_offset, int64_t end_offset) {
 
 AckAnswer Partition::ack(const std::string& transaction_id) const {
   AckAnswer answer;
-  auto it = offsets_by_transaction_.find(transaction_id);
-  if (it == offsets_by_transaction_.end()) return answer;
+  const std::vector<int64_t>* offsets = offsets_of(transaction_id);
+  if (offsets == nullptr) return answer;
   // Through the sidecar only, whatever the window (SPEC 2.9).
-  for (int64_t offset : it->second) {
+  for (int64_t offset : *offsets) {
     if (messages_[static_cast<size_t>(offset)].sidecar_present) {
       answer.acked = true;
       answer.offset = offset;

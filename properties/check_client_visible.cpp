@@ -48,7 +48,9 @@
 #include <map>
 #include <memory>
 #include <memory_resource>
+#include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -63,6 +65,7 @@
 #include "properties/failure_sink.h"
 #include "properties/key_ids.h"
 #include "properties/key_view.h"
+#include "properties/message_ids.h"
 #include "properties/step_index.h"
 
 namespace qdt::properties {
@@ -74,6 +77,7 @@ using Key = std::tuple<std::string, std::string, std::string>;  // queue, partit
 struct Answer {
   const history::RequestRecord* request = nullptr;
   size_t item = 0;
+  uint32_t number = 0;  // of id() (MessageIds)
   const std::string& id() const { return request->responses[item].message_id; }
 };
 
@@ -85,31 +89,45 @@ struct Pass {
 
 class ClientView {
  public:
-  ClientView(const history::History& h, const StepIndex& steps, const KeyIds& keys, FailureSink& sink)
-      : h_(h), steps_(steps), keys_(keys), sink_(sink), timed_(h.recorded_request_times) {}
+  ClientView(const history::History& h, const StepIndex& steps, const KeyIds& keys, const MessageIds& messages,
+             FailureSink& sink)
+      : h_(h), steps_(steps), keys_(keys), messages_(messages), sink_(sink), timed_(h.recorded_request_times) {}
 
   void run() {
     collect();
-    for (const auto& [id, answer] : queued_) check_readable(answer);
+    // Rule 1 reports in the order of the ids' strings: its failures are
+    // sorted, not the answers (a string sort of every queued id cost more
+    // than the rule).
+    std::vector<std::pair<std::string_view, Failure>> readable;
+    for (const Answer& answer : queued_) check_readable(answer, readable);
+    std::sort(readable.begin(), readable.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+    for (auto& [id, f] : readable) sink_.add(std::move(f.step), std::move(f.partition), std::move(f.detail));
     for (const Answer& d : duplicates_) check_duplicate(d);
-    for (const history::FinalRead& read : h_.final_reads) check_read_twice(read);
+    for (size_t f = 0; f < h_.final_reads.size(); ++f) check_read_twice(h_.final_reads[f], messages_.final_read(f));
     check_followers();
   }
 
  private:
   void collect() {
-    for (const history::RequestRecord& r : h_.requests) {
+    // By id number, the first queued answer (index into queued_ + 1; 0: none).
+    first_queued_.assign(messages_.size(), 0);
+    unseen_.assign(keys_.size(), false);
+    for (size_t n = 0; n < h_.requests.size(); ++n) {
+      const history::RequestRecord& r = h_.requests[n];
       if (!r.delivered || r.rejected) continue;
       if (r.lost_in_crash || r.responses.size() != r.items.size()) {
-        for (const history::ItemRecord& item : r.items) {
-          unseen_.insert({item.queue, item.partition, item.transaction_id});
-        }
+        for (uint32_t key : keys_.items(r)) unseen_[key] = true;
         continue;
       }
+      const std::span<const uint32_t> numbers = messages_.responses(n);
       for (size_t i = 0; i < r.items.size(); ++i) {
         const std::string& status = r.responses[i].status;
-        if (status == "queued") queued_.emplace_back(r.responses[i].message_id, Answer{&r, i});
-        if (status == "duplicate") duplicates_.push_back(Answer{&r, i});
+        const Answer a{&r, i, numbers[i]};
+        if (status == "queued" && first_queued_[a.number] == 0) {  // the first answer of each id kept
+          queued_.push_back(a);
+          first_queued_[a.number] = static_cast<uint32_t>(queued_.size());
+        }
+        if (status == "duplicate") duplicates_.push_back(a);
       }
     }
     std::map<std::string, history::ConfigureEvent> options;
@@ -127,23 +145,15 @@ class ClientView {
       } else if (const auto* fetch = std::get_if<history::FetchEvent>(&event); fetch && fetch->failed) {
         fetch_faults_.insert({fetch->queue, fetch->partition});
       } else if (const auto* ack = std::get_if<history::AckEvent>(&event); ack && ack->acked && !ack->failed) {
-        acked_at_.try_emplace(ack->message_id, ack->now_ms);
+        // An id no response has is never asked for.
+        if (const std::optional<uint32_t> n = messages_.find(ack->message_id)) {
+          if (acked_at_.empty()) acked_at_.assign(messages_.size(), kNotAcked);
+          if (acked_at_[*n] == kNotAcked) acked_at_[*n] = ack->now_ms;  // the first ack that resolved it
+        }
       }
     }
-    for (const history::FinalRead& read : h_.final_reads) {
-      for (const history::ReadMessage& m : read.messages) {
-        final_.emplace(ReadKey{m.message_id, {read.queue, read.partition, {}}}, &m);
-      }
-    }
-    // By id, the first answer of each id kept (the requests' order).
-    std::stable_sort(queued_.begin(), queued_.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
-    queued_.erase(
-        std::unique(queued_.begin(), queued_.end(), [](const auto& x, const auto& y) { return x.first == y.first; }),
-        queued_.end());
     queued_by_key_.resize(keys_.size());
-    for (const auto& [id, answer] : queued_) {
-      queued_by_key_[keys_.items(*answer.request)[answer.item]].emplace_back(id, answer);
-    }
+    for (const Answer& answer : queued_) queued_by_key_[keys_.items(*answer.request)[answer.item]].push_back(answer);
   }
 
   // The smallest (or largest) window in force at some instant of [from, to]:
@@ -186,17 +196,16 @@ class ClientView {
     return read_ids_.contains(k);
   }
 
-  // The first queued answer of `id`; nullptr when none.
-  const Answer* queued(std::string_view id) const {
-    auto it = std::lower_bound(queued_.begin(), queued_.end(), id,
-                               [](const auto& entry, std::string_view want) { return entry.first < want; });
-    return it == queued_.end() || it->first != id ? nullptr : &it->second;
-  }
+  // The first queued answer of the id numbered `id`; nullptr when none.
+  const Answer* queued(uint32_t id) const { return first_queued_[id] == 0 ? nullptr : &queued_[first_queued_[id] - 1]; }
 
-  const history::ReadMessage* in_final_read(std::string_view queue, std::string_view partition,
-                                            std::string_view id) const {
-    auto it = final_.find(ReadKey{id, {queue, partition, {}}});
-    return it == final_.end() ? nullptr : it->second;
+  // The first message of the final read of that partition with the id numbered `id`.
+  const history::ReadMessage* in_final_read(std::string_view queue, std::string_view partition, uint32_t id) const {
+    for (const MessageIds::ReadCopy& copy : messages_.final_copies(id)) {
+      const history::FinalRead& read = h_.final_reads[copy.read];
+      if (read.queue == queue && read.partition == partition) return &read.messages[copy.message];
+    }
+    return nullptr;
   }
 
   bool may_be_gone(const Answer& a) const {
@@ -209,10 +218,10 @@ class ClientView {
     }
     auto it = passes_.find({item.queue, item.partition});
     if (it == passes_.end()) return false;
-    auto acked = acked_at_.find(a.id());
+    const int64_t acked = acked_at_.empty() ? kNotAcked : acked_at_[a.number];
     for (const Pass& p : it->second) {
       if (p.retention_seconds > 0 && (!timed_ || received < p.now_ms - p.retention_seconds * 1000)) return true;
-      if (p.completed_retention_seconds > 0 && acked != acked_at_.end() && acked->second <= p.now_ms &&
+      if (p.completed_retention_seconds > 0 && acked != kNotAcked && acked <= p.now_ms &&
           (!timed_ || received < p.now_ms - p.completed_retention_seconds * 1000)) {
         return true;
       }
@@ -220,27 +229,28 @@ class ClientView {
     return false;
   }
 
-  void check_readable(const Answer& a) {
+  void check_readable(const Answer& a, std::vector<std::pair<std::string_view, Failure>>& failures) {
     const history::ItemRecord& item = a.request->items[a.item];
     auto at = [&] {
       return "item " + std::to_string(a.item) + " (txn " + item.transaction_id + ") of request " +
              std::to_string(a.request->request) + " was answered queued with id " + a.id();
     };
-    const history::ReadMessage* m = in_final_read(item.queue, item.partition, a.id());
+    const history::ReadMessage* m = in_final_read(item.queue, item.partition, a.number);
     if (m != nullptr) {
       if (m->transaction_id != item.transaction_id) {
-        sink_.add(a.request->step, partition_label(item.queue, item.partition),
-                  at() + ", but the final read holds that id at offset " + std::to_string(m->offset) + " with txn " +
-                      m->transaction_id);
+        const std::string detail =
+            at() + ", but the final read holds that id at offset " + std::to_string(m->offset) + " with txn " +
+            m->transaction_id;
+        failures.emplace_back(a.id(), Failure{{}, a.request->step, partition_label(item.queue, item.partition), detail});
       }
       return;
     }
     if (may_be_gone(a)) return;
     const std::string label = partition_label(item.queue, item.partition);
-    sink_.add(a.request->step, label,
-              at() + ", but the final read of " + label +
-                  " does not hold it, and no retention pass or delete_segment fault the model replays could have "
-                  "removed its segment");
+    failures.emplace_back(a.id(), Failure{{}, a.request->step, label,
+                                          at() + ", but the final read of " + label +
+                                              " does not hold it, and no retention pass or delete_segment fault the "
+                                              "model replays could have removed its segment"});
   }
 
   // A queued answer of the duplicate's key that may be its original.
@@ -257,10 +267,10 @@ class ClientView {
     const Key key{item.queue, item.partition, item.transaction_id};
     const std::string label = partition_label(item.queue, item.partition);
     const std::string& id = d.id();
-    const bool unseen = unseen_.contains(key);
+    const bool unseen = unseen_[keys_.items(*d.request)[d.item]];
     const std::string at = "item " + std::to_string(d.item) + " (txn " + item.transaction_id + ") answered duplicate";
     if (id != history::kZeroUuid) {
-      if (const Answer* q = queued(id)) {
+      if (const Answer* q = queued(d.number)) {
         const history::ItemRecord& original = q->request->items[q->item];
         if (std::tie(original.queue, original.partition, original.transaction_id) == key && may_be_original(*q, d)) {
           return;
@@ -292,15 +302,16 @@ class ClientView {
 
   // Whether a queued answer of the duplicate's key may be its original.
   bool has_original(const Answer& d, bool unreadable_only) const {
-    for (const auto& [id, q] : queued_by_key_[keys_.items(*d.request)[d.item]]) {
+    for (const Answer& q : queued_by_key_[keys_.items(*d.request)[d.item]]) {
       const history::ItemRecord& original = q.request->items[q.item];
       if (!may_be_original(q, d)) continue;
-      if (!unreadable_only || in_final_read(original.queue, original.partition, id) == nullptr) return true;
+      if (!unreadable_only || in_final_read(original.queue, original.partition, q.number) == nullptr) return true;
     }
     return false;
   }
 
-  void check_read_twice(const history::FinalRead& read) {
+  // `numbers`: of the read's ids, in message order.
+  void check_read_twice(const history::FinalRead& read, std::span<const uint32_t> numbers) {
     // txn -> previous copy (offset order); views into the read, hashed: a
     // std::map of copied strings cost a node and a key copy per message.
     std::pmr::monotonic_buffer_resource arena;
@@ -316,8 +327,8 @@ class ClientView {
       if (first) continue;
       const history::ReadMessage* earlier = it->second;
       it->second = m;
-      const Answer* q1 = queued(earlier->message_id);
-      const Answer* q2 = queued(m->message_id);
+      const Answer* q1 = queued(numbers[static_cast<size_t>(earlier - read.messages.data())]);
+      const Answer* q2 = queued(numbers[static_cast<size_t>(m - read.messages.data())]);
       if (!timed_ || q1 == nullptr || q2 == nullptr) continue;  // commit time unseen: not judged
       const int64_t from = q1->request->received_at_ms;
       const int64_t to = q2->request->answered_at_ms;
@@ -366,24 +377,25 @@ class ClientView {
   const history::History& h_;
   const StepIndex& steps_;
   const KeyIds& keys_;
+  const MessageIds& messages_;
   FailureSink& sink_;
   const bool timed_;
-  // Every id answered queued with its first answer, by id (rule 1 reports in this order).
-  std::vector<std::pair<std::string_view, Answer>> queued_;
+  // Every id answered queued with its first answer, in the requests' order.
+  std::vector<Answer> queued_;
+  std::vector<uint32_t> first_queued_;  // by id number: index into queued_ + 1; 0 when never answered queued
   std::pmr::monotonic_buffer_resource arena_;  // for the indexes below: freed at once
   // queued_ by the answer's key id: the candidates for a duplicate's original.
-  std::pmr::vector<std::pmr::vector<std::pair<std::string_view, Answer>>> queued_by_key_{&arena_};
+  std::pmr::vector<std::pmr::vector<Answer>> queued_by_key_{&arena_};
   std::vector<Answer> duplicates_;
-  std::set<Key> unseen_;  // keys of deliveries whose commit no client saw answered
+  std::vector<bool> unseen_;  // by key id: a delivery of the key committed what no client saw answered
   std::map<std::string, std::vector<std::pair<int64_t, int64_t>>> windows_;  // queue -> (now, window) in order
   std::map<PartitionKey, std::vector<Pass>> passes_;
   std::map<PartitionKey, std::vector<int64_t>> deletes_;
   std::set<PartitionKey> fetch_faults_;
-  std::map<std::string, int64_t> acked_at_;                          // id -> first ack that resolved it
+  static constexpr int64_t kNotAcked = std::numeric_limits<int64_t>::min();
+  std::vector<int64_t> acked_at_;  // by id number: the first ack that resolved it (empty: no ack resolved any)
   std::pmr::unordered_set<ReadKey, ReadKeyHash> read_ids_{&arena_};  // every id read, with its partition and key
   bool read_ids_indexed_ = false;
-  std::pmr::unordered_map<ReadKey, const history::ReadMessage*, ReadKeyHash> final_{
-      &arena_};  // (id, queue, partition, -)
 };
 
 class ClientVisible final : public PassChecker {
@@ -391,7 +403,7 @@ class ClientVisible final : public PassChecker {
   explicit ClientVisible(const HistoryIndex& index) : PassChecker("client-visible", {}), index_(index) {}
   void finish(const PassState& /*state*/) override {
     if (index_.history().recorded_final_reads) {
-      ClientView(index_.history(), index_.steps(), index_.keys(), sink_).run();
+      ClientView(index_.history(), index_.steps(), index_.keys(), index_.messages(), sink_).run();
     }
   }
 

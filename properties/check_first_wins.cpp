@@ -25,7 +25,9 @@
 #include "properties/checks.h"
 #include "properties/event_pass.h"
 #include "properties/failure_sink.h"
+#include "properties/dense_ids.h"
 #include "properties/key_ids.h"
+#include "properties/message_ids.h"
 #include "properties/segment_keys.h"
 #include "properties/step_index.h"
 #include "properties/verdicts.h"
@@ -81,8 +83,9 @@ void check_followers(const history::PushEvent& push, size_t e, const StepIndex& 
 class FirstWins final : public PassChecker {
  public:
   explicit FirstWins(const HistoryIndex& index)
-      : PassChecker("first-wins", {}), index_(index), keys_(index.keys()) {
-    frame_of_.reserve(index.history().events.size());
+      : PassChecker("first-wins", {}), index_(index), keys_(index.keys()), messages_(index.messages()) {
+    frames_.reserve(index.history().events.size());
+    first_frame_.reserve(index.history().events.size());
   }
 
   void before(size_t e, const history::Event& event, const PassState& /*state*/) override {
@@ -91,6 +94,7 @@ class FirstWins final : public PassChecker {
     const StepIndex& steps = index_.steps();
     check_followers(*push, e, steps, sink_);
     const std::span<const uint32_t> keys = keys_.frames(e);
+    const std::span<const uint32_t> ids = messages_.frames(e);
     first_frame_of_key(keys, first_of_key_);
     const std::vector<size_t>& first_of_key = first_of_key_;
     for (size_t j = 0; j < push->frames.size(); ++j) {
@@ -103,11 +107,13 @@ class FirstWins final : public PassChecker {
                       f.message_id + ", request " + std::to_string(f.origin_request) + ") share txn " +
                       f.transaction_id + " in one segment");
       }
-      auto [it, fresh] = frame_of_.try_emplace(RequestKeyId{f.origin_request, keys[j]}, f.message_id, e);
-      if (!fresh && it->second.first != f.message_id) {
+      const auto [frame, fresh] = frames_.insert(RequestKeyId{f.origin_request, keys[j]});
+      if (fresh) first_frame_.emplace_back(ids[j], e);
+      const auto [first_id, first_event] = first_frame_[frame];
+      if (!fresh && first_id != ids[j]) {
         sink_.add(steps.step_of(f.origin_request), partition_label(push->queue, push->partition),
                   "request " + std::to_string(f.origin_request) + " pushed two frames of txn " + f.transaction_id +
-                      ": id " + std::string(it->second.first) + " (event " + std::to_string(it->second.second) +
+                      ": id " + std::string(messages_.text(first_id)) + " (event " + std::to_string(first_event) +
                       ") and id " + f.message_id + " (event " + std::to_string(e) + ")");
       }
     }
@@ -135,9 +141,11 @@ class FirstWins final : public PassChecker {
  private:
   const HistoryIndex& index_;
   const KeyIds& keys_;
+  const MessageIds& messages_;
   std::vector<size_t> first_of_key_;  // the current push's, reused
-  // (request, key id) -> (message id, event) of its first frame.
-  std::pmr::unordered_map<RequestKeyId, std::pair<std::string_view, size_t>, RequestKeyIdHash> frame_of_{&arena_};
+  DenseIds<RequestKeyId, RequestKeyIdHash> frames_;  // (request, key id) of every frame walked
+  std::vector<std::pair<uint32_t, size_t>> first_frame_;  // by frames_ number: (message id number, event) of the first
+
 };
 
 }  // namespace

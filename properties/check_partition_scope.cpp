@@ -9,6 +9,8 @@
 // shows up under two partitions.
 #include <algorithm>
 #include <map>
+#include <optional>
+#include <span>
 #include <memory>
 #include <memory_resource>
 #include <set>
@@ -21,7 +23,9 @@
 #include "properties/checks.h"
 #include "properties/event_pass.h"
 #include "properties/failure_sink.h"
+#include "properties/key_ids.h"
 #include "properties/key_view.h"
+#include "properties/message_ids.h"
 #include "properties/step_index.h"
 #include "properties/storage_replay.h"
 
@@ -31,9 +35,8 @@ namespace {
 
 class PartitionScope final : public PassChecker {
  public:
-  explicit PartitionScope(const HistoryIndex& index) : PassChecker("partition-scope", {.replay = true}), index_(index) {
-    stored_in_.reserve(index.history().events.size());
-  }
+  explicit PartitionScope(const HistoryIndex& index)
+      : PassChecker("partition-scope", {.replay = true}), index_(index), keys_(index.keys()), stored_(keys_.size()) {}
 
   void before(size_t e, const history::Event& event, const PassState& state) override {
     const auto* push = std::get_if<history::PushEvent>(&event);
@@ -44,11 +47,13 @@ class PartitionScope final : public PassChecker {
       const std::string& txn = push->frames[index].transaction_id;
       const StoredMessage* original = partition ? partition->at(offset) : nullptr;
       if (original != nullptr && original->transaction_id() == txn) continue;
-      auto elsewhere = stored_in_.find(txn);
-      if (elsewhere == stored_in_.end()) continue;  // no original anywhere: no-false-duplicate's finding
+      // The partitions that stored the key before this event; none: no
+      // original anywhere, no-false-duplicate's finding.
       const std::string label = partition_label(push->queue, push->partition);
       std::set<std::string> labels;
-      for (uint32_t id : elsewhere->second) labels.insert(labels_[id]);
+      for (uint32_t k : keys_of(txn)) {
+        if (stored_[k]) labels.insert(partition_label(keys_.key(k).queue, keys_.key(k).partition));
+      }
       std::string others;
       for (const std::string& p : labels) {
         if (p != label) others += (others.empty() ? "" : ", ") + p;
@@ -59,30 +64,31 @@ class PartitionScope final : public PassChecker {
                     ") answered duplicate of offset " + std::to_string(offset) +
                     ", which does not hold the key in this partition; the key is stored in " + others);
     }
-    if (push->queued && !push->frames.empty()) {
-      const uint32_t id = label_id(push->queue, push->partition);
-      for (const history::FrameRecord& f : push->frames) {
-        std::pmr::vector<uint32_t>& in = stored_in_[f.transaction_id];
-        if (std::find(in.begin(), in.end(), id) == in.end()) in.push_back(id);
-      }
+    if (push->queued) {
+      for (uint32_t k : keys_.frames(e)) stored_[k] = true;
     }
   }
 
   void finish(const PassState& state) override {
     const StorageReplay& replay = state.replay;
+    const MessageIds& messages = index_.messages();
+    const std::optional<uint32_t> zero = messages.find(history::kZeroUuid);
+    const std::vector<history::RequestRecord>& requests = index_.history().requests;
     // Which partition each answered but unstored id was first seen under.
     std::map<std::string, std::pair<std::string, std::string>> answered_in;  // id -> (partition, step)
-    for (const history::RequestRecord& r : index_.history().requests) {
+    for (size_t n = 0; n < requests.size(); ++n) {
+      const history::RequestRecord& r = requests[n];
       if (r.rejected) continue;
+      const std::span<const uint32_t> ids = messages.responses(n);
       for (size_t i = 0; i < r.items.size() && i < r.responses.size(); ++i) {
         const history::ItemRecord& item = r.items[i];
         const history::ResponseItem& got = r.responses[i];
-        if (got.status == "error" || got.message_id == history::kZeroUuid) continue;
+        if (got.status == "error" || ids[i] == zero) continue;
         auto what = [&] {
           return "item " + std::to_string(i) + " (txn " + item.transaction_id + ") answered " + got.status +
                  " with id " + got.message_id;
         };
-        if (const StorageReplay::Location* at = replay.locate(got.message_id)) {
+        if (const StorageReplay::Location* at = replay.locate(ids[i])) {
           const StoredMessage* m = at->message;
           if (at->queue != item.queue || at->partition != item.partition) {
             sink_.add(r.step, partition_label(item.queue, item.partition),
@@ -112,18 +118,24 @@ class PartitionScope final : public PassChecker {
   }
 
  private:
-  uint32_t label_id(const std::string& queue, const std::string& partition) {
-    auto [it, fresh] = label_ids_.try_emplace(PartitionView{queue, partition}, static_cast<uint32_t>(labels_.size()));
-    if (fresh) labels_.push_back(partition_label(queue, partition));
-    return it->second;
+  // Every key id with transactionId `txn`, whatever its partition. Indexed on
+  // first use: only a duplicate whose offset does not hold its key asks.
+  std::span<const uint32_t> keys_of(std::string_view txn) {
+    if (keys_by_txn_.empty()) {
+      keys_by_txn_.reserve(keys_.size());
+      for (uint32_t k = 0; k < keys_.size(); ++k) keys_by_txn_[keys_.key(k).txn].push_back(k);
+    }
+    auto it = keys_by_txn_.find(txn);
+    return it == keys_by_txn_.end() ? std::span<const uint32_t>() : std::span<const uint32_t>(it->second);
   }
 
   const HistoryIndex& index_;
-  // txn -> the partitions that stored it (ids into labels_); the key points into the history.
-  std::pmr::unordered_map<std::string_view, std::pmr::vector<uint32_t>> stored_in_{&arena_};
-  // Views into the history, hashed: a std::map copied both names per push.
-  std::pmr::unordered_map<PartitionView, uint32_t, PartitionViewHash> label_ids_{&arena_};
-  std::vector<std::string> labels_;  // "queue/partition"
+  const KeyIds& keys_;
+  // By key id: a queued push of the events walked so far stored the key. A
+  // table from transactionId to partitions, filled per frame, cost a string
+  // hash and a node per push for a question only a broken history asks.
+  std::vector<bool> stored_;
+  std::pmr::unordered_map<std::string_view, std::pmr::vector<uint32_t>> keys_by_txn_{&arena_};
 };
 
 }  // namespace

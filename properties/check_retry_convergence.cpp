@@ -23,6 +23,8 @@
 #include <map>
 #include <memory>
 #include <memory_resource>
+#include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -34,7 +36,9 @@
 #include "properties/checks.h"
 #include "properties/event_pass.h"
 #include "properties/failure_sink.h"
+#include "properties/dense_ids.h"
 #include "properties/key_ids.h"
+#include "properties/message_ids.h"
 #include "properties/step_index.h"
 #include "properties/storage_replay.h"
 
@@ -76,15 +80,21 @@ struct PushKeyHash {
   }
 };
 
-// The ids one push item received, each with the first record that received it.
-using Received = std::pmr::vector<std::pair<std::string_view, const history::RequestRecord*>>;
+// One id a push item received (its text and number, MessageIds) with the first record that received it.
+struct ReceivedId {
+  std::string_view text;
+  uint32_t number = 0;
+  const history::RequestRecord* request = nullptr;
+};
+// The ids one push item received.
+using Received = std::pmr::vector<ReceivedId>;
 
 class RetryConvergence final : public PassChecker {
  public:
   explicit RetryConvergence(const HistoryIndex& index)
       : PassChecker("retry-convergence", {.replay = true}), index_(index), keys_(index.keys()) {
     commits_.resize(index.history().events.size());
-    stored_by_push_.reserve(index.history().events.size());
+    pushes_.reserve(index.history().events.size());
   }
 
   void before(size_t e, const history::Event& event, const PassState& state) override {
@@ -102,7 +112,9 @@ class RetryConvergence final : public PassChecker {
       if (origin == nullptr) continue;
       const int64_t offset = push->base_offset + static_cast<int64_t>(j);
       // Offsets this push's frames stored under the key, ascending, still unpurged as far as known.
-      std::pmr::vector<int64_t>& earlier = stored_by_push_[PushKey{push_of(*origin), 0, keys[j]}];
+      const auto [number, fresh] = pushes_.insert(PushKey{push_of(*origin), 0, keys[j]});
+      if (fresh) stored_by_push_.emplace_back();
+      std::pmr::vector<int64_t>& earlier = stored_by_push_[number];
       auto what = [&] {
         return "txn " + f.transaction_id + " stored at offset " + std::to_string(offset) + " by event " +
                std::to_string(e) + " (request " + std::to_string(f.origin_request) + ", push " +
@@ -135,31 +147,42 @@ class RetryConvergence final : public PassChecker {
   }
 
   void finish(const PassState& state) override {
-    std::pmr::unordered_map<PushKey, Received, PushKeyHash> received(&arena_);
+    // Numbered in a flat table; the ids by that number.
+    DenseIds<PushKey, PushKeyHash> items;
+    std::pmr::vector<Received> received(&arena_);
+    items.reserve(index_.history().requests.size());
     received.reserve(index_.history().requests.size());
-    for (const history::RequestRecord& r : index_.history().requests) {
+    const MessageIds& messages = index_.messages();
+    const std::optional<uint32_t> zero = messages.find(history::kZeroUuid);
+    const std::vector<history::RequestRecord>& requests = index_.history().requests;
+    for (size_t n = 0; n < requests.size(); ++n) {
+      const history::RequestRecord& r = requests[n];
       if (!r.delivered || !r.response_received || r.rejected) continue;
       const std::span<const uint32_t> keys = keys_.items(r);
+      const std::span<const uint32_t> numbers = messages.responses(n);
       for (size_t i = 0; i < r.responses.size() && i < r.items.size(); ++i) {
         const history::ResponseItem& got = r.responses[i];
         if (got.status != "queued" && got.status != "duplicate") continue;
-        if (got.message_id == history::kZeroUuid) continue;
-        Received& ids = received[PushKey{push_of(r), i, keys[i]}];
-        if (std::none_of(ids.begin(), ids.end(), [&](const auto& id) { return id.first == got.message_id; })) {
-          ids.emplace_back(got.message_id, &r);
+        if (numbers[i] == zero) continue;
+        const auto [number, fresh] = items.insert(PushKey{push_of(r), i, keys[i]});
+        if (fresh) received.emplace_back();
+        Received& ids = received[number];
+        if (std::none_of(ids.begin(), ids.end(), [&](const ReceivedId& id) { return id.number == numbers[i]; })) {
+          ids.push_back(ReceivedId{got.message_id, numbers[i], &r});
         }
       }
     }
     std::vector<std::pair<PushKey, Received*>> diverged;
-    for (auto& [where, ids] : received) {
+    for (uint32_t n = 0; n < received.size(); ++n) {
+      Received& ids = received[n];
       if (ids.size() < 2) continue;
-      std::sort(ids.begin(), ids.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
-      diverged.emplace_back(where, &ids);
+      std::sort(ids.begin(), ids.end(), [](const ReceivedId& x, const ReceivedId& y) { return x.text < y.text; });
+      diverged.emplace_back(items.key(n), &ids);
     }
     // Reported by push, item, then the key's strings (every record of a
     // group carries that key as item `item`).
     auto order = [](const std::pair<PushKey, Received*>& d) {
-      const history::ItemRecord& item = d.second->front().second->items[d.first.item];
+      const history::ItemRecord& item = d.second->front().request->items[d.first.item];
       return std::tie(d.first.push, d.first.item, item.queue, item.partition, item.transaction_id);
     };
     std::sort(diverged.begin(), diverged.end(), [&](const auto& x, const auto& y) { return order(x) < order(y); });
@@ -171,20 +194,20 @@ class RetryConvergence final : public PassChecker {
   void judge_ids(size_t i, const Received& ids, const StorageReplay& replay) {
     // Order the ids by where they are stored; an id stored nowhere under the
     // item's key conflicts with every other.
-    const history::RequestRecord& any = *ids.front().second;
+    const history::RequestRecord& any = *ids.front().request;
     const history::ItemRecord& item = any.items[i];
     const PartitionReplay* partition = replay.find(item.queue, item.partition);
     std::map<int64_t, const StoredMessage*> stored;
     std::vector<std::string_view> unstored;
-    for (const auto& [id, r] : ids) {
-      const StorageReplay::Location* at = replay.locate(id);
+    for (const ReceivedId& id : ids) {
+      const StorageReplay::Location* at = replay.locate(id.number);
       const StoredMessage* m = at && partition && at->queue == item.queue && at->partition == item.partition
                                    ? partition->at(at->offset)
                                    : nullptr;
       if (m != nullptr && m->transaction_id() == item.transaction_id) {
         stored.emplace(m->offset, m);
       } else {
-        unstored.push_back(id);
+        unstored.push_back(id.text);
       }
     }
     std::string conflict;
@@ -207,9 +230,9 @@ class RetryConvergence final : public PassChecker {
     }
     if (conflict.empty()) return;
     std::string answers;
-    for (const auto& [id, r] : ids) {
-      answers += (answers.empty() ? "" : ", ") + std::string(id) + " (request " + std::to_string(r->request) +
-                 ", attempt " + std::to_string(r->attempt) + ")";
+    for (const ReceivedId& id : ids) {
+      answers += (answers.empty() ? "" : ", ") + std::string(id.text) + " (request " + std::to_string(id.request->request) +
+                 ", attempt " + std::to_string(id.request->attempt) + ")";
     }
     sink_.add(any.step, partition_label(item.queue, item.partition),
               "push " + std::to_string(any.push_id) + " item " + std::to_string(i) + " (txn " + item.transaction_id +
@@ -219,7 +242,9 @@ class RetryConvergence final : public PassChecker {
   const HistoryIndex& index_;
   const KeyIds& keys_;
   std::vector<Commit> commits_;  // by event: what a queued push's probe saw
-  std::pmr::unordered_map<PushKey, std::pmr::vector<int64_t>, PushKeyHash> stored_by_push_{&arena_};
+  // (push, key) of every stored frame, numbered; by that number, the offsets.
+  DenseIds<PushKey, PushKeyHash> pushes_;
+  std::pmr::vector<std::pmr::vector<int64_t>> stored_by_push_{&arena_};
 };
 
 }  // namespace

@@ -1,7 +1,8 @@
 #pragma once
 // What several checkers derive from a history in the same way, built once per
 // history and shared: the request index (StepIndex), the keys' ids (KeyIds),
-// each request's item leaders (model::request_leaders) and the verdicts
+// the message ids' numbers (MessageIds), each request's item leaders
+// (model::request_leaders) and the verdicts
 // storage gave each frame (Verdicts). All are read from the history alone;
 // sharing them changes no checker's expectations, only how often they are
 // rebuilt.
@@ -15,6 +16,7 @@
 
 #include "properties/history.h"
 #include "properties/key_ids.h"
+#include "properties/message_ids.h"
 #include "properties/step_index.h"
 #include "properties/verdicts.h"
 
@@ -35,8 +37,12 @@ class HistoryIndex {
     if (!keys_) keys_.emplace(history_);
     return *keys_;
   }
+  const MessageIds& messages() const {
+    if (!messages_) messages_.emplace(history_);
+    return *messages_;
+  }
   const Verdicts& verdicts() const {
-    if (!verdicts_) verdicts_.emplace(history_, keys());
+    if (!verdicts_) verdicts_.emplace(history_, keys(), messages());
     return *verdicts_;
   }
   // request_leaders(request) for a record of this history's requests.
@@ -46,6 +52,7 @@ class HistoryIndex {
   const history::History& history_;
   mutable std::optional<StepIndex> steps_;
   mutable std::optional<KeyIds> keys_;
+  mutable std::optional<MessageIds> messages_;
   mutable std::optional<Verdicts> verdicts_;
   // Every request's leaders, concatenated in request order; built on first use.
   mutable std::vector<size_t> leaders_;

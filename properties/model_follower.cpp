@@ -23,6 +23,9 @@ model::Partition& ModelFollower::partition(const std::string& queue, const std::
 }
 
 const std::vector<model::Frame>& ModelFollower::frames(const history::PushEvent& push) const {
+  // A push is asked for before it is applied, then applied: copied once.
+  if (frames_of_ == &push) return frames_;
+  frames_of_ = &push;
   frames_.resize(push.frames.size());
   for (size_t i = 0; i < push.frames.size(); ++i) {
     frames_[i].message_id.assign(push.frames[i].message_id);

@@ -35,7 +35,7 @@ class ModelFollower {
   // `push`'s frames as the model takes them, copied into buffers reused from
   // push to push: a message id does not fit a short string, and a fresh
   // vector cost an allocation per frame for every probe and write. Valid
-  // until the next call.
+  // until the next call for another push.
   const std::vector<model::Frame>& frames(const history::PushEvent& push) const;
 
  private:
@@ -50,6 +50,7 @@ class ModelFollower {
   // The options of every queue apply() configured, as the model holds them.
   std::pmr::unordered_map<std::string_view, model::QueueOptions> options_{&arena_};
   mutable std::vector<model::Frame> frames_;  // frames()'s buffers
+  mutable const history::PushEvent* frames_of_ = nullptr;  // the push frames_ holds (the history outlives the follower)
 };
 
 }  // namespace qdt::properties

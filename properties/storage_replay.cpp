@@ -71,8 +71,9 @@ bool StorageReplay::same_partition(const PartitionKey& a, std::string_view queue
 }
 
 const StorageReplay::Location* StorageReplay::locate(std::string_view message_id) const {
-  auto it = locations_.find(message_id);
-  return it == locations_.end() ? nullptr : &it->second;
+  if (locations_.empty()) return nullptr;  // nothing stored yet
+  const std::optional<uint32_t> id = index_.messages().find(message_id);
+  return id ? locate(*id) : nullptr;
 }
 
 void PartitionReplay::delete_span(int64_t base_offset, int64_t end_offset) {
@@ -96,7 +97,10 @@ void StorageReplay::apply(const history::Event& event, size_t event_index) {
     PartitionReplay& p = partition(push->queue, push->partition);
     const KeyIds& ids = index_.keys();
     if (live_.empty()) live_.resize(ids.size());
+    const MessageIds& messages = index_.messages();
+    if (locations_.empty()) locations_.resize(messages.size());
     const std::span<const uint32_t> keys = ids.frames(event_index);
+    const std::span<const uint32_t> message_ids = messages.frames(event_index);
     for (size_t i = 0; i < push->frames.size(); ++i) {
       const history::FrameRecord& f = push->frames[i];
       StoredMessage m;
@@ -112,7 +116,8 @@ void StorageReplay::apply(const history::Event& event, size_t event_index) {
       // Ascending, no repeats (offsets usually arrive in order).
       auto at = std::lower_bound(live.begin(), live.end(), offset);
       if (at == live.end() || *at != offset) live.insert(at, offset);
-      locations_.try_emplace(f.message_id, Location{push->queue, push->partition, offset, stored});
+      Location& location = locations_[message_ids[i]];
+      if (location.message == nullptr) location = Location{push->queue, push->partition, offset, stored};  // the first kept
     }
   } else if (const auto* configure = std::get_if<history::ConfigureEvent>(&event)) {
     windows_[configure->queue] = configure->window_seconds;

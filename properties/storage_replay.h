@@ -89,6 +89,10 @@ class StorageReplay {
     const StoredMessage* message = nullptr;  // at `offset` of that partition
   };
   const Location* locate(std::string_view message_id) const;
+  // The same by the id's number (index_.messages()).
+  const Location* locate(uint32_t message) const {
+    return message < locations_.size() && locations_[message].message != nullptr ? &locations_[message] : nullptr;
+  }
   // Offsets holding the key (a KeyIds id) whose sidecar row is still
   // present, ascending.
   std::span<const int64_t> live_offsets(uint32_t key) const {
@@ -111,7 +115,10 @@ class StorageReplay {
   std::pmr::monotonic_buffer_resource arena_;  // first: the maps below allocate from it
   std::pmr::unordered_map<std::string_view, int64_t> windows_{&arena_};
   std::pmr::unordered_map<PartitionKey, PartitionReplay, PartitionKeyHash> partitions_{&arena_};  // stable nodes
-  std::pmr::unordered_map<std::string_view, Location> locations_{&arena_};
+  // By message id number (index_.messages(), sized when the first push is
+  // applied); message == nullptr: not stored. A node table keyed by the id
+  // strings was an eighth of the checkers' time.
+  std::pmr::vector<Location> locations_{&arena_};
   const HistoryIndex& index_;
   // By key id (index_.keys(), numbered when the first push is applied), the
   // live offsets: indexing by id hashes no transactionId.

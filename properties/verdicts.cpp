@@ -36,11 +36,18 @@ std::vector<size_t> request_leaders(const history::RequestRecord& request) {
 }
 
 Verdicts::Verdicts(const history::History& history)
-    : owned_keys_(std::make_unique<const KeyIds>(history)), keys_(owned_keys_.get()) {
+    : owned_keys_(std::make_unique<const KeyIds>(history)), keys_(owned_keys_.get()), history_(&history) {
   build(history);
 }
 
-Verdicts::Verdicts(const history::History& history, const KeyIds& keys) : keys_(&keys) { build(history); }
+Verdicts::Verdicts(const history::History& history, const KeyIds& keys) : keys_(&keys), history_(&history) {
+  build(history);
+}
+
+Verdicts::Verdicts(const history::History& history, const KeyIds& keys, const MessageIds& messages)
+    : keys_(&keys), history_(&history), messages_(&messages) {
+  build(history);
+}
 
 void Verdicts::build(const history::History& history) {
   size_t frames = 0;  // an upper bound of the distinct frames: no rehash while indexing them
@@ -48,10 +55,12 @@ void Verdicts::build(const history::History& history) {
     if (const auto* push = std::get_if<history::PushEvent>(&event)) frames += push->frames.size();
   }
   frames_.reserve(frames);
+  outcomes_.reserve(frames);
   std::vector<int64_t> duplicate_of;  // per frame of the current push; one buffer for all
   for (size_t e = 0; e < history.events.size(); ++e) {
     if (const auto* push = std::get_if<history::PushEvent>(&history.events[e])) {
       const std::span<const uint32_t> keys = keys_->frames(e);
+      const std::span<const uint32_t> numbers = messages_ ? messages_->frames(e) : std::span<const uint32_t>();
       for (const history::FollowerRecord& follower : push->followers) {
         // A follower of a frame that does not exist, or of another key, has no
         // leader (first-wins reports the record).
@@ -68,9 +77,13 @@ void Verdicts::build(const history::History& history) {
       }
       for (size_t j = 0; j < push->frames.size(); ++j) {
         const history::FrameRecord& f = push->frames[j];
-        auto& outcomes = frames_[RequestKeyId{f.origin_request, keys[j]}];
+        const auto [frame, fresh] = frames_.insert(RequestKeyId{f.origin_request, keys[j]});
+        if (fresh) outcomes_.emplace_back();
+        std::pmr::vector<Outcome>& outcomes = outcomes_[frame];
         auto it = std::find_if(outcomes.begin(), outcomes.end(),
-                               [&](const Outcome& o) { return o.message_id == f.message_id; });
+                               [&](const Outcome& o) {
+                                 return messages_ != nullptr ? o.number == numbers[j] : o.message_id == f.message_id;
+                               });
         if (it == outcomes.end()) it = outcomes.insert(outcomes.end(), Outcome{f.message_id});
         Outcome& o = *it;
         int64_t stored_offset = o.stored_offset;
@@ -90,6 +103,7 @@ void Verdicts::build(const history::History& history) {
         }  // else: survived a duplicate round; a later push decides it
         o.stored_offset = stored_offset;
         o.stored_event = stored_event;
+        if (messages_ != nullptr) o.number = numbers[j];
       }
     } else if (const auto* fetch = std::get_if<history::FetchEvent>(&history.events[e])) {
       Fetches& f = fetches_[FetchKey{fetch->broker, fetch->queue, fetch->partition, fetch->offset}];
@@ -161,13 +175,13 @@ Expected Verdicts::follower_answer(const history::RequestRecord& request, const 
   }
   for (const Leader& leader : it->second) {
     const std::string prefix = "layer-2 follower (event " + std::to_string(leader.event_index) + ") of ";
-    auto frames = frames_.find(leader.frame);
-    if (frames == frames_.end()) {
+    const std::optional<uint32_t> frame = frames_.find(leader.frame);
+    if (!frame) {
       x.because += (x.because.empty() ? "" : "; ") + prefix + "frame " + std::string(leader.message_id) + " with no verdict";
       continue;
     }
     Expected leader_x;
-    add_frame_answer(frames->second, leader.message_id, item, true, leader_x);
+    add_frame_answer(outcomes_[*frame], leader.message_id, item, true, leader_x);
     x.statuses.insert(leader_x.statuses.begin(), leader_x.statuses.end());
     x.message_ids.insert(leader_x.message_ids.begin(), leader_x.message_ids.end());
     x.because += (x.because.empty() ? "" : "; ") + prefix + "request " + std::to_string(leader.frame.request) +
@@ -186,8 +200,8 @@ const std::pmr::vector<Verdicts::Outcome>* Verdicts::frame_outcomes(const histor
     key = keys_->find(KeyView{item.queue, item.partition, item.transaction_id});
   }
   if (!key) return nullptr;
-  auto it = frames_.find(RequestKeyId{request.request, *key});
-  return it == frames_.end() ? nullptr : &it->second;
+  const std::optional<uint32_t> frame = frames_.find(RequestKeyId{request.request, *key});
+  return frame ? &outcomes_[*frame] : nullptr;
 }
 
 Expected Verdicts::own_answer(const history::RequestRecord& request, size_t index) const {
@@ -219,6 +233,15 @@ bool Verdicts::accepts(const history::RequestRecord& request, size_t index, size
   // follower of the leader (queued -> duplicate); each only compared.
   bool status_ok = false;
   bool id_ok = response.status == "error";
+  // The response's id number, when it is one of the history's responses:
+  // compared with the frames' numbers instead of their strings.
+  std::optional<uint32_t> number;
+  const std::vector<history::ResponseItem>& responses = request.responses;
+  if (messages_ != nullptr && keys_->holds(request) && !responses.empty() && &response >= responses.data() &&
+      &response < responses.data() + responses.size()) {
+    number = messages_->responses(static_cast<size_t>(&request - history_->requests.data()))[static_cast<size_t>(
+        &response - responses.data())];
+  }
   for (const Outcome& o : *outcomes) {
     const char* status = nullptr;
     switch (o.kind) {
@@ -226,7 +249,7 @@ bool Verdicts::accepts(const history::RequestRecord& request, size_t index, size
         continue;
       case Kind::queued:
         status = leader == index ? "queued" : "duplicate";
-        id_ok = id_ok || o.message_id == response.message_id;
+        id_ok = id_ok || (number ? o.number == *number : o.message_id == response.message_id);
         break;
       case Kind::duplicate: {
         status = "duplicate";

@@ -36,8 +36,10 @@
 #include <vector>
 
 #include "properties/history.h"
+#include "properties/dense_ids.h"
 #include "properties/key_ids.h"
 #include "properties/key_view.h"
+#include "properties/message_ids.h"
 
 namespace qdt::properties {
 
@@ -56,6 +58,9 @@ class Verdicts {
   // `history` must outlive the verdicts (as must `keys`, the history's).
   explicit Verdicts(const history::History& history);  // numbers the keys itself
   Verdicts(const history::History& history, const KeyIds& keys);
+  // With the history's message id numbers too: accepts() then compares a
+  // response of the history with a frame's id by number.
+  Verdicts(const history::History& history, const KeyIds& keys, const MessageIds& messages);
   // The answer of item `index` of `request`; `leader` is its group's leader
   // (model::request_leaders), equal to `index` when it leads.
   Expected expected(const history::RequestRecord& request, size_t index, size_t leader) const;
@@ -72,6 +77,7 @@ class Verdicts {
     size_t event_index = 0;
     int64_t offset = -1;  // queued: where it landed; duplicate: the original
     uint32_t broker = 0;
+    uint32_t number = 0;  // of message_id (MessageIds), when the verdicts have the numbers
     // Where the frame was last queued, kept across later verdicts: a failed
     // attempt (power lost) may come between the commit and the duplicate
     // that finds it again.
@@ -114,8 +120,13 @@ class Verdicts {
   std::pmr::monotonic_buffer_resource arena_;
   std::unique_ptr<const KeyIds> owned_keys_;  // when constructed without the history's
   const KeyIds* keys_ = nullptr;
-  // (origin request, key id) -> the frame's outcomes, one per message id
-  std::pmr::unordered_map<RequestKeyId, std::pmr::vector<Outcome>, RequestKeyIdHash> frames_{&arena_};
+  const history::History* history_ = nullptr;
+  const MessageIds* messages_ = nullptr;  // optional
+  // (origin request, key id) -> the frame's outcomes, one per message id:
+  // numbered in a flat table, the outcomes by that number (a node table was
+  // a twentieth of the checkers' time).
+  DenseIds<RequestKeyId, RequestKeyIdHash> frames_;
+  std::pmr::vector<std::pmr::vector<Outcome>> outcomes_{&arena_};
   std::unordered_map<FetchKey, Fetches, FetchKeyHash> fetches_;
   struct Leader {
     RequestKeyId frame;
