@@ -1,40 +1,17 @@
 #include "model/model.h"
 
 #include <algorithm>
-#include <bit>
 #include <cassert>
-#include <cstring>
 #include <string_view>
 #include <tuple>
 
+#include "model/text_hash.h"
+
 namespace qdt::model {
-namespace {
-
-// Eight bytes at a time, then a final mix (std::hash's byte-wise Murmur cost
-// more than the lookup it served).
-uint64_t hash_transaction_id(std::string_view s) {
-  uint64_t h = 0x9e3779b97f4a7c15ULL ^ s.size();
-  size_t i = 0;
-  for (; i + 8 <= s.size(); i += 8) {
-    uint64_t w = 0;
-    std::memcpy(&w, s.data() + i, 8);
-    h = std::rotl((h ^ w) * 0xbf58476d1ce4e5b9ULL, 29);
-  }
-  if (i < s.size()) {
-    uint64_t w = 0;
-    std::memcpy(&w, s.data() + i, s.size() - i);
-    h = std::rotl((h ^ w) * 0xbf58476d1ce4e5b9ULL, 29);
-  }
-  h ^= h >> 31;
-  h *= 0x94d049bb133111ebULL;
-  return h ^ (h >> 29);
-}
-
-}  // namespace
 
 const std::vector<int64_t>* Partition::offsets_of(const std::string& transaction_id) const {
   if (key_slots_.empty()) return nullptr;
-  const uint64_t h = hash_transaction_id(transaction_id);
+  const uint64_t h = text_hash(transaction_id);
   const auto tag = static_cast<uint32_t>(h >> 32);
   const size_t mask = key_slots_.size() - 1;
   for (size_t i = h & mask;; i = (i + 1) & mask) {  // never full: ends at an empty slot
@@ -61,7 +38,7 @@ void Partition::add_offset(int64_t offset) {
     }
   }
   const std::string& txn = messages_[static_cast<size_t>(offset)].transaction_id;
-  const uint64_t h = hash_transaction_id(txn);
+  const uint64_t h = text_hash(txn);
   const auto tag = static_cast<uint32_t>(h >> 32);
   const size_t mask = key_slots_.size() - 1;
   for (size_t i = h & mask;; i = (i + 1) & mask) {

@@ -3,9 +3,11 @@
 #include <cassert>
 #include <variant>
 
-#include "properties/text_hash.h"
+#include "model/text_hash.h"
 
 namespace qdt::properties {
+
+using model::text_hash;
 
 KeyIds::KeyIds(const history::History& history) : history_(history) {
   size_t frames = 0;

@@ -2,9 +2,12 @@
 
 #include <variant>
 
-#include "properties/text_hash.h"
+#include "model/text_hash.h"
 
 namespace qdt::properties {
+
+using model::text_hash;
+
 MessageIds::MessageIds(const history::History& history) {
   size_t frames = 0;
   size_t responses = 0;

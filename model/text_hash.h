@@ -1,14 +1,15 @@
 #pragma once
-// The hash the checkers' flat tables (MessageIds, KeyIds) number strings
-// with: eight bytes at a time, then a final mix. Ids and transactionIds are
-// ~36 characters; std::hash's byte-wise Murmur cost more than the lookups it
-// fed. Not for anything persisted: only equal strings must hash equal.
+// The hash the oracle's flat tables number strings with (the model's
+// offsets by key; the checkers' MessageIds and KeyIds, properties -> model):
+// eight bytes at a time, then a final mix. Ids and transactionIds are ~36
+// characters; std::hash's byte-wise Murmur cost more than the lookups it fed.
+// Not for anything persisted: only equal strings must hash equal.
 #include <bit>
 #include <cstdint>
 #include <cstring>
 #include <string_view>
 
-namespace qdt::properties {
+namespace qdt::model {
 
 inline uint64_t text_hash(std::string_view s, uint64_t seed = 0) {
   uint64_t h = (seed + 0x9e3779b97f4a7c15ULL) ^ s.size();
@@ -28,4 +29,4 @@ inline uint64_t text_hash(std::string_view s, uint64_t seed = 0) {
   return h ^ (h >> 29);
 }
 
-}  // namespace qdt::properties
+}  // namespace qdt::model
