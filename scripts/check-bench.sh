@@ -62,12 +62,15 @@ for name, f in figures.items():
 assert figures["rows_scanned_per_push.cache_off"]["value"] >= 10000, "cache off probes the whole 10 000-row window"
 assert figures["items_per_s.batch1"]["command"].endswith("bench --only items --quick")
 assert "--seeds" in figures["seeds_per_s.default"]["command"]
-# The storage floor is a ceiling: the mechanism's SQL alone runs faster than
-# the whole simulation of the same workload (by 4x or more when measured).
-for floor, run in [("floor_items_per_s.batch1", "items_per_s.batch1"),
-                   ("floor_items_per_s.batch10", "items_per_s.batch10"),
-                   ("floor_seeds_per_s.default", "seeds_per_s.default")]:
-    assert figures[floor]["value"] > figures[run]["value"], f"{floor} is not above {run}"
+# The storage floor replayed the runs' transactions (a replay that answered
+# otherwise voids the bench, exit 1). Whether the floor runs faster than the
+# whole simulation is a measurement, never asserted here: under the
+# sanitizers the world's own code slows and SQLite's does not, and the CI run
+# of 1381334 failed on exactly that comparison.
+import re
+for floor in ["floor_items_per_s.batch1", "floor_items_per_s.batch10", "floor_seeds_per_s.default"]:
+    m = re.search(r"(\d+) storage transactions", figures[floor]["note"])
+    assert m and int(m.group(1)) > 0, f"{floor}: the note names no replayed transactions: {figures[floor]['note']!r}"
 assert abs(figures["floor_us_per_seed.default"]["value"] * figures["floor_seeds_per_s.default"]["value"] - 1e6) < 1e3
 svg = f"{out}/files/push-cost.svg"
 assert os.path.exists(svg), "no push-cost chart"
