@@ -11,8 +11,8 @@
 // bins, consolidation and tcache spills were ~20 % of the `items` workload's
 // instructions.
 //
-// Sizes are rounded up to a class (16-byte steps to 512, then powers of two
-// to 8 KiB); larger blocks go to malloc and back. Every block is preceded by
+// Sizes are rounded up to a class (16-byte steps to 512, then eight classes
+// per doubling to 8 KiB: at most an eighth wasted); larger blocks go to malloc and back. Every block is preceded by
 // a 16-byte header naming its class (or its size, when large), so blocks are
 // 16-byte aligned, as malloc's are.
 //
