@@ -67,7 +67,7 @@ class DenseTable {
   // caller must hold it under that number before the next call.
   template <class Equal>
   std::pair<uint32_t, bool> insert(uint64_t hash, Equal&& equal) {
-    if (2 * (size_ + 1) > slots_.size()) grow(2 * (size_ + 1));  // at most half full
+    if (2 * (size_t{size_} + 1) > slots_.size()) grow(2 * (size_t{size_} + 1));  // at most half full
     const uint32_t tag = tag_of(hash);
     const size_t mask = slots_.size() - 1;
     for (size_t i = home(tag);; i = (i + 1) & mask) {
