@@ -1,9 +1,9 @@
 #pragma once
 // Dense numbers for keys: the one flat table of the oracle. The model's
 // offsets by transactionId, the checkers' KeyIds and MessageIds and their
-// small-key tables each had a hand-written copy of it (same probing, growth
-// and tags, drifting apart); this is the one place that probes, and
-// dense_table_test.cpp the one test that breaks when it does.
+// small-key tables each had a hand-written copy of it (the same probe four
+// times, growth three ways, no test of its own); this is the one place that
+// probes, and dense_table_test.cpp the test that breaks when it does.
 //
 // Keys are numbered 0, 1, 2... in the order they are first inserted: callers
 // index their per-key vectors by the number, and the number depends only on
