@@ -10,51 +10,21 @@
 namespace qdt::model {
 
 const std::vector<int64_t>* Partition::offsets_of(const std::string& transaction_id) const {
-  if (key_slots_.empty()) return nullptr;
-  const uint64_t h = text_hash(transaction_id);
-  const auto tag = static_cast<uint32_t>(h >> 32);
-  const size_t mask = key_slots_.size() - 1;
-  for (size_t i = h & mask;; i = (i + 1) & mask) {  // never full: ends at an empty slot
-    const KeySlot& s = key_slots_[i];
-    if (s.key == 0) return nullptr;
-    const std::vector<int64_t>& offsets = offsets_by_key_[s.key - 1];
-    if (s.hash == tag && messages_[static_cast<size_t>(offsets.front())].transaction_id == transaction_id) {
-      return &offsets;
-    }
-  }
+  const std::optional<uint32_t> key =
+      key_numbers_.find(text_hash(transaction_id), [&](uint32_t k) { return holds(k, transaction_id); });
+  return key ? &offsets_by_key_[*key] : nullptr;
 }
 
 void Partition::add_offset(int64_t offset) {
   assert(offset >= 0 && static_cast<size_t>(offset) < messages_.size());
-  if (2 * (offsets_by_key_.size() + 1) > key_slots_.size()) {  // keep it at most half full
-    std::vector<KeySlot> old(std::max<size_t>(16, key_slots_.size() * 2));
-    old.swap(key_slots_);
-    const size_t mask = key_slots_.size() - 1;
-    for (const KeySlot& s : old) {
-      if (s.key == 0) continue;
-      size_t i = key_hashes_[s.key - 1] & mask;
-      while (key_slots_[i].key != 0) i = (i + 1) & mask;
-      key_slots_[i] = s;
-    }
-  }
   const std::string& txn = messages_[static_cast<size_t>(offset)].transaction_id;
-  const uint64_t h = text_hash(txn);
-  const auto tag = static_cast<uint32_t>(h >> 32);
-  const size_t mask = key_slots_.size() - 1;
-  for (size_t i = h & mask;; i = (i + 1) & mask) {
-    KeySlot& s = key_slots_[i];
-    if (s.key == 0) {
-      offsets_by_key_.push_back({offset});
-      key_hashes_.push_back(h);
-      s = KeySlot{tag, static_cast<uint32_t>(offsets_by_key_.size())};
-      return;
-    }
-    std::vector<int64_t>& offsets = offsets_by_key_[s.key - 1];
-    if (s.hash == tag && messages_[static_cast<size_t>(offsets.front())].transaction_id == txn) {
-      offsets.push_back(offset);  // offsets grow: still ascending
-      return;
-    }
+  const auto [key, fresh] = key_numbers_.insert(text_hash(txn), [&](uint32_t k) { return holds(k, txn); });
+  if (fresh) {
+    offsets_by_key_.push_back({offset});
+  } else {
+    offsets_by_key_[key].push_back(offset);  // offsets grow: still ascending
   }
+  assert(offsets_by_key_.size() == key_numbers_.size());
 }
 
 PushAnswer Partition::probe(const std::vector<Frame>& frames, int64_t now_ms, int64_t window_seconds) const {

@@ -16,6 +16,8 @@
 #include <utility>
 #include <vector>
 
+#include "model/dense_table.h"
+
 namespace qdt::model {
 
 inline constexpr const char* kZeroId = "00000000-0000-0000-0000-000000000000";
@@ -112,22 +114,21 @@ class Partition {
   std::vector<Segment> segments_;  // ascending, contiguous
   std::vector<bool> acked_;        // index == offset: acked by some consumer group
   // Offsets of each key, ascending: keeps a history of 100k pushes linear.
-  // Hashed: only looked up, never walked in order. Open addressing over
-  // (hash, key number), a key matched by the transactionId of its first
-  // message: no string is copied per key and growing the table moves no
-  // nodes (a node table keyed by copied strings, and its rehash, were a
-  // tenth of the checkers' time).
-  struct KeySlot {
-    uint32_t hash = 0;  // the upper half of the transactionId's hash
-    uint32_t key = 0;   // index into offsets_by_key_ + 1; 0: empty
-  };
+  // Hashed: only looked up, never walked in order. A key is numbered by a
+  // DenseTable and matched by the transactionId of its first message: no
+  // string is copied per key and growing the table moves no nodes (a node
+  // table keyed by copied strings, and its rehash, were a tenth of the
+  // checkers' time).
   // nullptr when no message holds the key.
   const std::vector<int64_t>* offsets_of(const std::string& transaction_id) const;
   // Records `offset`, whose message messages_ already holds.
   void add_offset(int64_t offset);
-  std::vector<KeySlot> key_slots_;  // a power of two, at most half full (empty before the first message)
-  std::vector<std::vector<int64_t>> offsets_by_key_;
-  std::vector<uint64_t> key_hashes_;  // by key number: growing the table reads no transactionId
+  // Whether key number `key` is `transaction_id`.
+  bool holds(uint32_t key, const std::string& transaction_id) const {
+    return messages_[static_cast<size_t>(offsets_by_key_[key].front())].transaction_id == transaction_id;
+  }
+  DenseTable key_numbers_;
+  std::vector<std::vector<int64_t>> offsets_by_key_;  // by key number
 };
 
 // All queues and partitions of one storage.

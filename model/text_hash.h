@@ -1,9 +1,11 @@
 #pragma once
-// The hash the oracle's flat tables number strings with (the model's
-// offsets by key; the checkers' MessageIds and KeyIds, properties -> model):
-// eight bytes at a time, then a final mix. Ids and transactionIds are ~36
-// characters; std::hash's byte-wise Murmur cost more than the lookups it fed.
-// Not for anything persisted: only equal strings must hash equal.
+// The hash the oracle's flat tables number strings with (dense_table.h: the
+// model's offsets by key; DenseTexts under the checkers' MessageIds and
+// KeyIds, properties -> model): eight bytes at a time, then a final mix.
+// Ids and transactionIds are ~36 characters; std::hash's byte-wise Murmur
+// cost more than the lookups it fed. Its upper half must be well mixed
+// (DenseTable places and tags keys by it). Not for anything persisted: only
+// equal strings must hash equal.
 #include <bit>
 #include <cstdint>
 #include <cstring>

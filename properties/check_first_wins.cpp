@@ -21,11 +21,11 @@
 #include <variant>
 #include <vector>
 
+#include "model/dense_table.h"
 #include "model/model.h"
 #include "properties/checks.h"
 #include "properties/event_pass.h"
 #include "properties/failure_sink.h"
-#include "properties/dense_ids.h"
 #include "properties/key_ids.h"
 #include "properties/message_ids.h"
 #include "properties/segment_keys.h"
@@ -143,7 +143,7 @@ class FirstWins final : public PassChecker {
   const KeyIds& keys_;
   const MessageIds& messages_;
   std::vector<size_t> first_of_key_;  // the current push's, reused
-  DenseIds<RequestKeyId, RequestKeyIdHash> frames_;  // (request, key id) of every frame walked
+  model::DenseValues<RequestKeyId, RequestKeyIdHash> frames_;  // (request, key id) of every frame walked
   std::vector<std::pair<uint32_t, size_t>> first_frame_;  // by frames_ number: (message id number, event) of the first
 
 };

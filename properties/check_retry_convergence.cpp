@@ -33,10 +33,10 @@
 #include <variant>
 #include <vector>
 
+#include "model/dense_table.h"
 #include "properties/checks.h"
 #include "properties/event_pass.h"
 #include "properties/failure_sink.h"
-#include "properties/dense_ids.h"
 #include "properties/key_ids.h"
 #include "properties/message_ids.h"
 #include "properties/step_index.h"
@@ -148,7 +148,7 @@ class RetryConvergence final : public PassChecker {
 
   void finish(const PassState& state) override {
     // Numbered in a flat table; the ids by that number.
-    DenseIds<PushKey, PushKeyHash> items;
+    model::DenseValues<PushKey, PushKeyHash> items;
     std::pmr::vector<Received> received(&arena_);
     items.reserve(index_.history().requests.size());
     received.reserve(index_.history().requests.size());
@@ -243,7 +243,7 @@ class RetryConvergence final : public PassChecker {
   const KeyIds& keys_;
   std::vector<Commit> commits_;  // by event: what a queued push's probe saw
   // (push, key) of every stored frame, numbered; by that number, the offsets.
-  DenseIds<PushKey, PushKeyHash> pushes_;
+  model::DenseValues<PushKey, PushKeyHash> pushes_;
   std::pmr::vector<std::pmr::vector<int64_t>> stored_by_push_{&arena_};
 };
 

@@ -3,11 +3,7 @@
 #include <cassert>
 #include <variant>
 
-#include "model/text_hash.h"
-
 namespace qdt::properties {
-
-using model::text_hash;
 
 KeyIds::KeyIds(const history::History& history) : history_(history) {
   size_t frames = 0;
@@ -27,13 +23,9 @@ KeyIds::KeyIds(const history::History& history) : history_(history) {
       characters += item.queue.size() + item.partition.size() + item.transaction_id.size();
     }
   }
-  size_t capacity = 16;
-  while (capacity < 2 * (frames + items)) capacity *= 2;
-  slots_.resize(capacity);
-  characters_.reserve(characters);
-  views_.reserve(frames + items);
+  keys_.reserve(frames + items, characters);
   auto id = [&](std::string_view queue, std::string_view partition, std::string_view txn) {
-    return number(KeyView{queue, partition, txn});
+    return keys_.insert({queue, partition, txn}).first;
   };
   frames_.reserve(frames);
   frames_start_.reserve(history.events.size() + 1);
@@ -53,48 +45,7 @@ KeyIds::KeyIds(const history::History& history) : history_(history) {
   items_start_.push_back(items_.size());
 }
 
-namespace {
-
-uint64_t key_hash(const KeyView& key) {
-  return text_hash(key.txn, text_hash(key.partition, text_hash(key.queue)));
-}
-
-}  // namespace
-
-uint32_t KeyIds::number(const KeyView& key) {
-  assert(2 * (views_.size() + 1) <= slots_.size());  // sized for every frame and item
-  const uint64_t h = key_hash(key);
-  const auto tag = static_cast<uint32_t>(h >> 32);
-  const size_t mask = slots_.size() - 1;
-  for (size_t i = h & mask;; i = (i + 1) & mask) {
-    Slot& s = slots_[i];
-    if (s.id == 0) {
-      auto copy = [&](std::string_view text) {
-        assert(characters_.size() + text.size() <= characters_.capacity());  // the views stay valid
-        const size_t at = characters_.size();
-        characters_.insert(characters_.end(), text.begin(), text.end());
-        return std::string_view(characters_.data() + at, text.size());
-      };
-      const std::string_view queue = copy(key.queue);
-      const std::string_view partition = copy(key.partition);
-      views_.push_back(KeyView{queue, partition, copy(key.txn)});
-      s = Slot{tag, static_cast<uint32_t>(views_.size())};
-      return s.id - 1;
-    }
-    if (s.hash == tag && views_[s.id - 1] == key) return s.id - 1;
-  }
-}
-
-std::optional<uint32_t> KeyIds::find(const KeyView& key) const {
-  const uint64_t h = key_hash(key);
-  const auto tag = static_cast<uint32_t>(h >> 32);
-  const size_t mask = slots_.size() - 1;
-  for (size_t i = h & mask;; i = (i + 1) & mask) {  // never full: ends at an empty slot
-    const Slot& s = slots_[i];
-    if (s.id == 0) return std::nullopt;
-    if (s.hash == tag && views_[s.id - 1] == key) return s.id - 1;
-  }
-}
+std::optional<uint32_t> KeyIds::find(const KeyView& key) const { return keys_.find({key.queue, key.partition, key.txn}); }
 
 std::span<const uint32_t> KeyIds::items(const history::RequestRecord& request) const {
   assert(holds(request));

@@ -15,6 +15,7 @@
 #include <span>
 #include <vector>
 
+#include "model/dense_table.h"
 #include "properties/history.h"
 #include "properties/key_view.h"
 
@@ -26,7 +27,7 @@ class KeyIds {
   KeyIds(const KeyIds&) = delete;
   KeyIds& operator=(const KeyIds&) = delete;
   // Ids are [0, size()).
-  size_t size() const { return views_.size(); }
+  size_t size() const { return keys_.size(); }
   // The keys of the frames of events[e], in frame order (empty for an event
   // that is no push).
   std::span<const uint32_t> frames(size_t e) const {
@@ -41,29 +42,17 @@ class KeyIds {
   // The keys of the items of `request`, a record of this history's requests.
   std::span<const uint32_t> items(const history::RequestRecord& request) const;
   // The key of an id (views into the ids' own copy of the characters).
-  const KeyView& key(uint32_t id) const {
-    assert(id < views_.size());
-    return views_[id];
-  }
+  KeyView key(uint32_t id) const { return KeyView{keys_.text(id, 0), keys_.text(id, 1), keys_.text(id, 2)}; }
   // The id of any key; nullopt when no frame or item of the history has it.
   std::optional<uint32_t> find(const KeyView& key) const;
 
  private:
   const history::History& history_;
-  struct Slot {
-    uint32_t hash = 0;  // the upper half of the key's hash
-    uint32_t id = 0;    // id + 1; 0: empty
-  };
-  uint32_t number(const KeyView& key);
-  // Open addressing over (hash, id), at most half full, sized once from the
-  // history: a node table keyed by three views chased a node and the
-  // history's strings per frame and item.
-  std::vector<Slot> slots_;
-  // Every distinct key's characters, in numbering order, sized once (never
-  // moves): views_ point here, and a hit compares against memory read
-  // roughly in order.
-  std::vector<char> characters_;
-  std::vector<KeyView> views_;         // by id
+  // Sized once from the history: a node table keyed by three views chased a
+  // node and the history's strings per frame and item. Every distinct key's
+  // characters are copied once, in numbering order: a hit compares against
+  // memory read roughly in order.
+  model::DenseTexts<3> keys_;
   std::vector<uint32_t> frames_;       // every push's frame keys, in event order
   std::vector<size_t> frames_start_;   // per event, where its frames begin (one more at the end)
   std::vector<uint32_t> items_;        // every request's item keys, in request order

@@ -2,11 +2,7 @@
 
 #include <variant>
 
-#include "model/text_hash.h"
-
 namespace qdt::properties {
-
-using model::text_hash;
 
 MessageIds::MessageIds(const history::History& history) {
   size_t frames = 0;
@@ -27,13 +23,9 @@ MessageIds::MessageIds(const history::History& history) {
     reads += read.messages.size();
     for (const history::ReadMessage& m : read.messages) characters += m.message_id.size();
   }
-  characters_.reserve(characters);
   // Most responses and final reads repeat a frame's id: the frames bound the
   // distinct ids of a correct run; a broken one may grow the table.
-  size_t capacity = 16;
-  while (capacity < 2 * (frames + 8)) capacity *= 2;
-  slots_.resize(capacity);
-  texts_.reserve(frames + 8);
+  ids_.reserve(frames + 8, characters);
 
   frames_.reserve(frames);
   frames_start_.reserve(history.events.size() + 1);
@@ -60,35 +52,6 @@ MessageIds::MessageIds(const history::History& history) {
   final_reads_start_.push_back(final_reads_.size());
 }
 
-uint32_t MessageIds::number(std::string_view id) {
-  if (2 * (texts_.size() + 1) > slots_.size()) {  // keep it at most half full
-    std::vector<Slot> old(slots_.size() * 2);
-    old.swap(slots_);
-    const size_t mask = slots_.size() - 1;
-    for (const Slot& s : old) {
-      if (s.id == 0) continue;
-      size_t i = text_hash(texts_[s.id - 1]) & mask;
-      while (slots_[i].id != 0) i = (i + 1) & mask;
-      slots_[i] = s;
-    }
-  }
-  const uint64_t h = text_hash(id);
-  const auto tag = static_cast<uint32_t>(h >> 32);
-  const size_t mask = slots_.size() - 1;
-  for (size_t i = h & mask;; i = (i + 1) & mask) {
-    Slot& s = slots_[i];
-    if (s.id == 0) {
-      assert(characters_.size() + id.size() <= characters_.capacity());  // the views stay valid
-      const size_t at = characters_.size();
-      characters_.insert(characters_.end(), id.begin(), id.end());
-      texts_.emplace_back(characters_.data() + at, id.size());
-      s = Slot{tag, static_cast<uint32_t>(texts_.size())};
-      return s.id - 1;
-    }
-    if (s.hash == tag && texts_[s.id - 1] == id) return s.id - 1;
-  }
-}
-
 std::span<const MessageIds::ReadCopy> MessageIds::final_copies(uint32_t id) const {
   assert(id < size());
   if (copies_start_.empty()) {  // counted, summed, then filled: each group keeps the read order
@@ -107,15 +70,6 @@ std::span<const MessageIds::ReadCopy> MessageIds::final_copies(uint32_t id) cons
   return {copies_.data() + copies_start_[id], copies_start_[id + 1] - copies_start_[id]};
 }
 
-std::optional<uint32_t> MessageIds::find(std::string_view id) const {
-  const uint64_t h = text_hash(id);
-  const auto tag = static_cast<uint32_t>(h >> 32);
-  const size_t mask = slots_.size() - 1;
-  for (size_t i = h & mask;; i = (i + 1) & mask) {
-    const Slot& s = slots_[i];
-    if (s.id == 0) return std::nullopt;
-    if (s.hash == tag && texts_[s.id - 1] == id) return s.id - 1;
-  }
-}
+std::optional<uint32_t> MessageIds::find(std::string_view id) const { return ids_.find({id}); }
 
 }  // namespace qdt::properties

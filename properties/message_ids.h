@@ -7,9 +7,8 @@
 // each did, per frame or per response): those tables were memory-bound.
 // Equal numbers mean equal ids; every text still quotes the history's strings.
 //
-// The table is open addressing over one array with the hash stored beside
-// each number, so a lookup touches one cache line and compares characters
-// only when the stored hashes agree.
+// The table is a model::DenseTexts: a lookup touches one slot and compares
+// characters only when the stored tags agree.
 #include <cassert>
 #include <cstddef>
 #include <cstdint>
@@ -18,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "model/dense_table.h"
 #include "properties/history.h"
 
 namespace qdt::properties {
@@ -28,11 +28,8 @@ class MessageIds {
   MessageIds(const MessageIds&) = delete;
   MessageIds& operator=(const MessageIds&) = delete;
   // Numbers are [0, size()).
-  size_t size() const { return texts_.size(); }
-  std::string_view text(uint32_t id) const {
-    assert(id < texts_.size());
-    return texts_[id];
-  }
+  size_t size() const { return ids_.size(); }
+  std::string_view text(uint32_t id) const { return ids_.text(id); }
   // The ids of the frames of events[e], in frame order (empty for an event that is no push).
   std::span<const uint32_t> frames(size_t e) const { return part(frames_, frames_start_, e); }
   // The ids of the responses of requests[r], in response order.
@@ -49,22 +46,16 @@ class MessageIds {
   std::optional<uint32_t> find(std::string_view id) const;
 
  private:
-  struct Slot {
-    uint32_t hash = 0;  // the upper half of the id's hash
-    uint32_t id = 0;    // number + 1; 0: empty
-  };
   static std::span<const uint32_t> part(const std::vector<uint32_t>& all, const std::vector<size_t>& start, size_t i) {
     assert(i + 1 < start.size());
     return {all.data() + start[i], start[i + 1] - start[i]};
   }
-  uint32_t number(std::string_view id);
+  uint32_t number(std::string_view id) { return ids_.insert({id}).first; }
 
-  std::vector<Slot> slots_;  // a power of two, at most half full
-  // Every distinct id's characters, in numbering order, sized once (never
-  // moves): a lookup that hits compares against this copy, read roughly in
-  // order, instead of a string somewhere in the history's heap.
-  std::vector<char> characters_;
-  std::vector<std::string_view> texts_;  // by number: views into characters_
+  // Every distinct id's characters, in numbering order, copied once: a
+  // lookup that hits compares against this copy, read roughly in order,
+  // instead of a string somewhere in the history's heap.
+  model::DenseTexts<1> ids_;
   std::vector<uint32_t> frames_;
   std::vector<size_t> frames_start_;  // per event, where its frames begin (one more at the end)
   std::vector<uint32_t> responses_;

@@ -35,8 +35,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "model/dense_table.h"
 #include "properties/history.h"
-#include "properties/dense_ids.h"
 #include "properties/key_ids.h"
 #include "properties/key_view.h"
 #include "properties/message_ids.h"
@@ -125,7 +125,7 @@ class Verdicts {
   // (origin request, key id) -> the frame's outcomes, one per message id:
   // numbered in a flat table, the outcomes by that number (a node table was
   // a twentieth of the checkers' time).
-  DenseIds<RequestKeyId, RequestKeyIdHash> frames_;
+  model::DenseValues<RequestKeyId, RequestKeyIdHash> frames_;
   std::pmr::vector<std::pmr::vector<Outcome>> outcomes_{&arena_};
   std::unordered_map<FetchKey, Fetches, FetchKeyHash> fetches_;
   struct Leader {
