@@ -15,10 +15,10 @@ constexpr size_t kSmallMaxBytes = 512;                            // classes 16,
 constexpr size_t kSmallClasses = kSmallMaxBytes / kSmallStepBytes;  // 32
 // Above 512 bytes, eight classes per doubling (576, 640, ..., 1024, 1152,
 // ..., 8192): a request wastes at most an eighth. Powers of two alone put
-// SQLite's page-cache entries (a 4 KiB page and its header, ~4.3 KiB) in
-// 8 KiB blocks and its journal chunks (1 KiB and a pointer) in 2 KiB ones,
-// and the untouched halves cost page faults (first touches) all the same
-// as they spread the used bytes over twice the pages.
+// SQLite's 4 360-byte allocations (a 4 KiB page and its header) in 8 KiB
+// blocks and a batch of ten validated push items (1 040 bytes) in 2 KiB
+// ones, and the untouched halves cost page faults (first touches) all the
+// same as they spread the used bytes over twice the pages.
 constexpr size_t kStepsPerDoubling = 8;
 constexpr size_t kDoublings = 4;  // 512 -> 8192
 constexpr size_t kLargeClasses = kStepsPerDoubling * kDoublings;

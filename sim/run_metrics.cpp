@@ -1,5 +1,9 @@
 #include "sim/run_metrics.h"
 
+#include <array>
+#include <iterator>
+#include <utility>
+
 #include "sim/repeat_metrics.h"
 
 namespace qdt::sim {
@@ -14,34 +18,32 @@ int64_t fused_segments(const World& world) {
 }
 
 json cache_metrics(const World& world) {
-  impl::DedupCache::Stats total;
+  // Each counter summed over the brokers, under its name in the metrics.
+  using Field = uint64_t impl::DedupCache::Stats::*;
+  static constexpr std::pair<const char*, Field> kCounters[] = {
+      {"answers", &impl::DedupCache::Stats::answers},
+      {"vouched", &impl::DedupCache::Stats::vouched},
+      {"hits", &impl::DedupCache::Stats::hits},
+      {"hydrations_full", &impl::DedupCache::Stats::hydrations_full},
+      {"hydrations_span", &impl::DedupCache::Stats::hydrations_span},
+      {"hydration_failures", &impl::DedupCache::Stats::hydration_failures},
+      {"rebuilds", &impl::DedupCache::Stats::rebuilds},
+      {"evictions", &impl::DedupCache::Stats::evictions},
+      {"suppressed_partitions", &impl::DedupCache::Stats::declined},
+      {"disabled_answers", &impl::DedupCache::Stats::disabled},
+      {"cache_bytes", &impl::DedupCache::Stats::bytes}};
+  std::array<uint64_t, std::size(kCounters)> sums{};
+  uint64_t hashes = 0;
   for (uint32_t b = 0; b < world.broker_count(); ++b) {
-    const auto st = world.broker(b).cache().stats();
-    total.answers += st.answers;
-    total.vouched += st.vouched;
-    total.hits += st.hits;
-    total.hydrations_full += st.hydrations_full;
-    total.hydrations_span += st.hydrations_span;
-    total.hydration_failures += st.hydration_failures;
-    total.rebuilds += st.rebuilds;
-    total.evictions += st.evictions;
-    total.declined += st.declined;
-    total.disabled += st.disabled;
-    total.bytes += st.bytes;
-    total.hashes += st.hashes;
+    const impl::DedupCache::Stats st = world.broker(b).cache().stats();
+    for (size_t i = 0; i < sums.size(); ++i) sums[i] += st.*kCounters[i].second;
+    hashes += st.hashes;
   }
-  return {{"answers", total.answers},
-          {"vouched", total.vouched},
-          {"hits", total.hits},
-          {"hydrations_full", total.hydrations_full},
-          {"hydrations_span", total.hydrations_span},
-          {"hydration_failures", total.hydration_failures},
-          {"rebuilds", total.rebuilds},
-          {"evictions", total.evictions},
-          {"suppressed_partitions", total.declined},
-          {"disabled_answers", total.disabled},
-          {"cache_bytes", total.bytes},
-          {"bytes_per_hash", total.hashes ? static_cast<double>(total.bytes) / static_cast<double>(total.hashes) : 0.0}};
+  json out = json::object();
+  for (size_t i = 0; i < sums.size(); ++i) out[kCounters[i].first] = sums[i];
+  const uint64_t bytes = out["cache_bytes"].get<uint64_t>();
+  out["bytes_per_hash"] = hashes ? static_cast<double>(bytes) / static_cast<double>(hashes) : 0.0;
+  return out;
 }
 
 }  // namespace
