@@ -29,7 +29,7 @@ assert doc["quick"] is True
 figures = {f["name"]: f for f in doc["figures"]}
 profiles = ["default", "retry-storm", "window-edge", "retention", "reconfigure", "skew", "multi-broker",
             "cache-pressure", "swarm", "storage-faults", "power-loss"]
-required = ["items_per_s.batch1", "items_per_s.batch10", "items_per_s.batch1_checked",
+required = ["items_per_s.batch1", "items_per_s.batch10", "items_per_s.batch1_cold", "items_per_s.batch10_cold", "items_per_s.batch1_checked",
             "items_per_s.batch10_checked", "checked_cost.items", "check_share.batch1",
             "virtual_s_per_wall_s.batch1", "virtual_s_per_wall_s.default",
             "seeds_per_s.default_unchecked", "checked_cost.campaign",
