@@ -8,7 +8,7 @@
 #include <rapidcheck.h>
 #include <rapidcheck/gtest.h>
 
-#include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -54,8 +54,8 @@ std::optional<Pairs> run_match(Database& db, const std::string& row, const std::
 rc::Gen<Hash128> pooled_hash() {
   return rc::gen::map(rc::gen::inRange(0, 12), [](int n) {
     Hash128 h = hash_transaction_id("k" + std::to_string(n / 3));
-    if (n % 3 == 1) h.bytes[15] ^= 1;  // same first word, another second
-    if (n % 3 == 2) h.bytes[0] ^= 0x40;  // same second word, another first (same filter bit when low bits agree)
+    if (n % 3 == 1) h.bytes[15] ^= 1;    // same first word (and filter bit), another second
+    if (n % 3 == 2) h.bytes[7] ^= 0x80;  // another first word with the same low bits: the same filter bit
     return h;
   });
 }
