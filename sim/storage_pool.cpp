@@ -32,7 +32,10 @@ WriteCounter* pooled_counter(const StorageHandle& handle) {
 WriteCounter& Slot::counter(size_t entry) {
   assert(entry < entries_.size() && entries_[entry]->leased && entries_[entry]->storage);
   Entry& e = *entries_[entry];
-  if (!e.counter) e.counter = std::make_unique<WriteCounter>(*e.storage);
+  if (!e.counter) {
+    install_write_counter(*e.storage);  // once per connection, outside a transaction
+    e.counter = std::make_unique<WriteCounter>(*e.storage);
+  }
   return *e.counter;
 }
 

@@ -44,9 +44,10 @@ using StorageHandle = std::unique_ptr<impl::Storage, StorageReturn>;
 // A connection opened without the pool, closed when its handle dies.
 StorageHandle unpooled(std::unique_ptr<impl::Storage> storage);
 
-// The write counter reader (sim/write_counter.h) kept with a pooled
-// connection, its statements prepared once for every world that leases it;
-// null for an unpooled connection (its owner keeps its own).
+// The write counter (sim/write_counter.h) kept with a pooled connection,
+// made by the first call (outside a transaction: World::open_storage) and
+// kept for every world that leases it; null for an unpooled connection (its
+// owner keeps its own).
 WriteCounter* pooled_counter(const StorageHandle& handle);
 
 class Slot {
@@ -84,9 +85,9 @@ class Slot {
     ForwardingGate gate;
     impl::StorageOptions options;
     std::unique_ptr<impl::Storage> storage;
-    // Reads `storage`'s counter; after it, so destroyed first (its
-    // statements are finalized before the connection closes), and reset
-    // whenever `storage` is (close()).
+    // Counts `storage`'s writes; after it, so destroyed first (its hooks
+    // and statement go before the connection closes), and reset whenever
+    // `storage` is (close()).
     std::unique_ptr<WriteCounter> counter;
     bool leased = false;
     void close() {
@@ -97,8 +98,8 @@ class Slot {
   std::string uri_;
   std::vector<std::unique_ptr<Entry>> entries_;  // stable addresses: the forwarders are the connections' own
   // Empties the database: a connection of its own, never leased, so it has
-  // none of the write counter's triggers (sim/write_counter.h), which make
-  // SQLite delete row by row where a DELETE without WHERE truncates.
+  // none of the write counter's hooks (sim/write_counter.h): a pre-update
+  // hook makes SQLite delete row by row where a DELETE without WHERE truncates.
   impl::ManualClock cleaner_clock_;
   std::unique_ptr<impl::Storage> cleaner_;
 };

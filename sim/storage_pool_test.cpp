@@ -101,7 +101,7 @@ TEST(StoragePool, PooledConnectionReachesTheNewOwnersGateAndOptions) {
 }
 
 // The slot empties its database through a connection of its own, which has
-// none of the write counter's triggers: rows written through instrumented
+// none of the write counter's hooks: rows written through instrumented
 // connections are gone, and so are those of a connection that was closed
 // (the cleaner keeps the in-memory database alive without it).
 TEST(StoragePool, TheCleanerEmptiesRowsOfInstrumentedAndClosedConnections) {
@@ -110,7 +110,7 @@ TEST(StoragePool, TheCleanerEmptiesRowsOfInstrumentedAndClosedConnections) {
   Slot& slot = pool.acquire();
   {
     StorageHandle kept = slot.open({}, clock, nullptr);
-    install_write_counter(*kept);
+    ASSERT_NE(pooled_counter(kept), nullptr);  // instrumented: its hooks count
     kept->set_options("q", {});
     ASSERT_TRUE(kept->push(one_frame_segment("t1")).queued);
   }

@@ -131,8 +131,10 @@ StorageHandle World::open_storage(impl::StatementGate* gate, const impl::Storage
   StorageHandle storage = pool_lease_.slot != nullptr
                               ? pool_lease_.slot->open(options, *storage_clock_, gate)
                               : unpooled(std::make_unique<impl::Storage>(storage_uri_, *storage_clock_, gate, options));
-  // The recorder's instrument (sim/write_counter.h), while no lock is held.
-  install_write_counter(*storage);
+  // The recorder's instrument (sim/write_counter.h), while no lock is held:
+  // a pooled connection's counter lives in its slot, made once (its reader
+  // is made lazily, by the first fingerprint, inside a transaction).
+  if (pooled_counter(storage) == nullptr) install_write_counter(*storage);
   return storage;
 }
 

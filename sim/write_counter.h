@@ -1,20 +1,26 @@
 #pragma once
 // What the recorder counts of a push transaction's writes (SPEC 5
-// nothing-written-on-duplicate), counted by SQLite itself: temporary
-// triggers on one connection add every row that connection's statements
-// insert, update or delete in the segments and sidecar tables to a counter
-// in a temporary table. The counter commits and rolls back with the
-// transaction, so it moves exactly when a transaction committed a write to
-// those tables. The recorder reads it under the write lock before the push
-// and after it ended: O(1), where counting the rows read every one of them
-// (a per-push cost that grew with the database).
+// nothing-written-on-duplicate), counted by SQLite itself: the segment and
+// sidecar rows one connection's committed transactions inserted, updated or
+// deleted. The recorder reads the counter under the write lock before the
+// push and after it ended: O(1), where counting the rows read every one of
+// them (a per-push cost that grew with the database).
 //
-// The triggers are the testbed's instrument at the seam, installed on every
+// How SQLite tells us (sim/write_counter.cpp): its pre-update hook reports
+// every row change before it is made, tables WITHOUT ROWID included; its
+// commit and rollback hooks say what became of the transaction; and a row
+// changed by a statement that SQLite then undid alone (a constraint's ABORT
+// inside a transaction that goes on) is told apart by the connection's
+// change count, which such a statement leaves where it was. Earlier this
+// was temporary triggers adding to a temporary table: as exact, but a sixth
+// of every push's instructions (sub-programs, a second database's journal
+// and commit); the hooks cost a function call per row.
+//
+// The instrument is the testbed's, at the seam, installed on every
 // connection the world opens (World::open_storage), outside impl: impl's
-// statements run unchanged and never read the counter.
+// statements run unchanged and never see it.
 #include <cstdint>
 #include <memory>
-
 #include <string>
 
 #include "impl/sqlite.h"
@@ -26,27 +32,40 @@ namespace qdt::sim {
 struct WrittenRows {
   int64_t segments = 0;      // segment rows inserted, updated or deleted and committed
   int64_t sidecar_rows = 0;  // sidecar rows likewise
+  WrittenRows& operator+=(const WrittenRows& o) {
+    segments += o.segments;
+    sidecar_rows += o.sidecar_rows;
+    return *this;
+  }
+  bool operator==(const WrittenRows&) const = default;
 };
 
-// Installs the counter and its triggers on `storage`'s connection unless it
-// has them (cheap when it does: pooled connections keep theirs). Call while
-// no transaction is open on the connection.
+// Prepares `storage`'s connection for a counter: temporary objects in memory
+// (sorters never open a file through the power-loss VFS), and a check that
+// the schema has no triggers, which the abort rule assumes (write_counter.cpp).
+// Call while no transaction is open on the connection.
 void install_write_counter(impl::Storage& storage);
 
-// Reads one connection's counter; prepared on the first read.
+// Counts one connection's committed writes from its construction on; the
+// connection's hooks are its own while it lives (one counter per connection).
 class WriteCounter {
  public:
-  explicit WriteCounter(impl::Storage& storage) : storage_(storage) {}
+  explicit WriteCounter(impl::Storage& storage);
+  ~WriteCounter();
+  WriteCounter(const WriteCounter&) = delete;
+  WriteCounter& operator=(const WriteCounter&) = delete;
+
   WrittenRows read();
-  // The recorder's whole fingerprint in one statement: the partition's
-  // last_offset and txns_start (-1 and 0 when it does not exist, as
-  // Storage::partition_state says) beside the counter. Two reads per push
-  // instead of four: each is a statement as dear as the push's own.
+  // The recorder's whole fingerprint: the partition's last_offset and
+  // txns_start (-1 and 0 when it does not exist, as Storage::partition_state
+  // says), read by one statement, beside the counter.
   history::PartitionFingerprint fingerprint(const std::string& queue, const std::string& partition);
+
+  struct Log;  // the hooks' state (write_counter.cpp)
 
  private:
   impl::Storage& storage_;
-  std::unique_ptr<impl::Statement> read_;
+  std::unique_ptr<Log> log_;
   std::unique_ptr<impl::Statement> fingerprint_;
 };
 

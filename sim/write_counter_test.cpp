@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cassert>
+#include <memory>
+#include <stdexcept>
+
 #include "sim/test_segment.h"
 
 #include "impl/storage.h"
@@ -17,10 +21,6 @@ struct FailingCommit : impl::StatementGate {
     return armed && kind == impl::StatementKind::commit ? SQLITE_IOERR : SQLITE_OK;
   }
 };
-
-bool operator==(const WrittenRows& a, const WrittenRows& b) {
-  return a.segments == b.segments && a.sidecar_rows == b.sidecar_rows;
-}
 
 TEST(WriteCounter, CountsCommittedWritesOnly) {
   impl::ManualClock clock(1000);
@@ -93,6 +93,168 @@ TEST(WriteCounter, FingerprintIsThePartitionStateBesideTheCounter) {
   EXPECT_EQ(counter.fingerprint("q", "p").sidecar_rows, 2);
   EXPECT_EQ(counter.fingerprint("q", "missing"), expected("missing"));
   EXPECT_EQ(counter.fingerprint("other", "p"), expected("other"));
+}
+
+// A broken storage that answers duplicate but rewrote the original's sidecar
+// row on the way (made here by a gate that writes just before the COMMIT):
+// the fingerprints around the push differ, which is what the checker reads.
+struct WritesBeforeCommit : impl::StatementGate {
+  sqlite3* db = nullptr;
+  bool armed = false;
+  int before_statement(impl::TxnKind, int64_t, impl::StatementKind kind) override {
+    if (armed && kind == impl::StatementKind::commit) {
+      armed = false;
+      const int rc = sqlite3_exec(db, "UPDATE log_txns SET created_at_ms = created_at_ms", nullptr, nullptr, nullptr);
+      EXPECT_EQ(rc, SQLITE_OK);
+    }
+    return SQLITE_OK;
+  }
+};
+
+TEST(WriteCounter, SeesTheRowADuplicateVerdictWrote) {
+  impl::ManualClock clock(1000);
+  WritesBeforeCommit gate;
+  impl::Storage storage(impl::Storage::shared_memory_uri("write-counter-test-broken"), clock, &gate);
+  gate.db = storage.database().handle();
+  install_write_counter(storage);
+  WriteCounter counter(storage);
+  storage.set_options("q", {});
+  ASSERT_TRUE(storage.push(one_frame_segment("a")).queued);
+  const history::PartitionFingerprint before = counter.fingerprint("q", "p");
+  gate.armed = true;
+  ASSERT_FALSE(storage.push(one_frame_segment("a")).queued);
+  ASSERT_FALSE(gate.armed);
+  const history::PartitionFingerprint after = counter.fingerprint("q", "p");
+  EXPECT_EQ(after.sidecar_rows, before.sidecar_rows + 1);
+  EXPECT_EQ(after.segments, before.segments);
+  EXPECT_EQ(after.last_offset, before.last_offset);
+}
+
+// Raw SQL on an instrumented connection: each way SQLite keeps or undoes a
+// row change, against the count a reader of the rules expects.
+class WriteCounterSql : public ::testing::Test {
+ protected:
+  WriteCounterSql() : storage_(impl::Storage::shared_memory_uri("write-counter-sql"), clock_) {
+    install_write_counter(storage_);
+    counter_ = std::make_unique<WriteCounter>(storage_);
+  }
+  // Runs `sql`; false when SQLite refused it (its error is the point).
+  bool run(const std::string& sql) {
+    try {
+      storage_.database().exec(sql);
+      return true;
+    } catch (const impl::StorageError&) {
+      return false;
+    }
+  }
+  static std::string row(int end_offset) {
+    return "(1, " + std::to_string(end_offset) + ", " + std::to_string(end_offset) + ", 0, x'00')";
+  }
+  static std::string insert(const std::string& verb, std::initializer_list<int> end_offsets) {
+    std::string sql = verb + " INTO segments (partition_id, end_offset, base_offset, created_at_ms, frames) VALUES ";
+    for (int e : end_offsets) sql += row(e) + (e == *(end_offsets.end() - 1) ? "" : ", ");
+    return sql;
+  }
+  int64_t segments() { return counter_->read().segments; }
+  int64_t stored() {
+    impl::Statement s(storage_.database().handle(), "SELECT count(*) FROM segments");
+    const bool has = s.step();
+    assert(has);
+    return s.column_int(0);
+  }
+
+  impl::ManualClock clock_{1000};
+  impl::Storage storage_;
+  std::unique_ptr<WriteCounter> counter_;
+};
+
+TEST_F(WriteCounterSql, AutocommittedStatementsCountWhatTheyKept) {
+  ASSERT_TRUE(run(insert("INSERT", {0, 1})));
+  EXPECT_EQ(segments(), 2);
+  // The second row collides with row 1: SQLite undoes the whole statement.
+  ASSERT_FALSE(run(insert("INSERT", {2, 1})));
+  EXPECT_EQ(stored(), 2);
+  EXPECT_EQ(segments(), 2);
+  ASSERT_TRUE(run("UPDATE segments SET created_at_ms = 5"));
+  EXPECT_EQ(segments(), 4);
+  // No WHERE: with a pre-update hook SQLite deletes row by row, and says so.
+  ASSERT_TRUE(run("DELETE FROM segments"));
+  EXPECT_EQ(segments(), 6);
+  EXPECT_EQ(counter_->read().sidecar_rows, 0);
+}
+
+TEST_F(WriteCounterSql, AStatementUndoneInsideATransactionThatCommitsCountsNothing) {
+  ASSERT_TRUE(run(insert("INSERT", {0})));
+  ASSERT_TRUE(run("BEGIN IMMEDIATE"));
+  ASSERT_TRUE(run(insert("INSERT", {1})));
+  ASSERT_FALSE(run(insert("INSERT", {2, 0})));  // ABORT: row 2 undone, the transaction goes on
+  ASSERT_FALSE(run(insert("INSERT", {3, 0})));  // twice in a row: nothing ran in between
+  EXPECT_EQ(segments(), 1);                    // nothing of the open transaction yet
+  ASSERT_TRUE(run("COMMIT"));
+  EXPECT_EQ(stored(), 2);
+  EXPECT_EQ(segments(), 2);
+}
+
+TEST_F(WriteCounterSql, OrFailKeepsAndCountsTheRowsBeforeTheFailure) {
+  ASSERT_TRUE(run(insert("INSERT", {0})));
+  ASSERT_TRUE(run("BEGIN IMMEDIATE"));
+  ASSERT_FALSE(run(insert("INSERT OR FAIL", {1, 2, 0, 3})));
+  ASSERT_TRUE(run("COMMIT"));
+  EXPECT_EQ(stored(), 3);
+  EXPECT_EQ(segments(), 3);
+}
+
+TEST_F(WriteCounterSql, ARolledBackTransactionCountsNothing) {
+  ASSERT_TRUE(run("BEGIN IMMEDIATE"));
+  ASSERT_TRUE(run(insert("INSERT", {0, 1})));
+  ASSERT_TRUE(run("ROLLBACK"));
+  EXPECT_EQ(segments(), 0);
+  // The last statement before COMMIT is settled by the COMMIT.
+  ASSERT_TRUE(run("BEGIN IMMEDIATE; " + insert("INSERT", {0}) + "; COMMIT"));
+  EXPECT_EQ(segments(), 1);
+}
+
+// A COMMIT that another connection's reader holds off fails busy and leaves
+// the transaction open: nothing counts until the retry commits. (SQLite 3.40
+// calls the commit hook only once the lock is had; the counter does not rely
+// on that order: it asks whether the transaction ended.)
+TEST_F(WriteCounterSql, ACommitThatFailedBusyCountsNothingUntilItCommits) {
+  ASSERT_TRUE(run(insert("INSERT", {0})));
+  impl::Storage other(impl::Storage::shared_memory_uri("write-counter-sql"), clock_);
+  impl::Statement reading(other.database().handle(), "SELECT end_offset FROM segments");
+  ASSERT_TRUE(reading.step());  // a read transaction left open
+  ASSERT_TRUE(run("BEGIN IMMEDIATE"));
+  ASSERT_TRUE(run(insert("INSERT", {1})));
+  ASSERT_FALSE(run("COMMIT"));
+  ASSERT_FALSE(sqlite3_get_autocommit(storage_.database().handle()));
+  EXPECT_EQ(segments(), 1);
+  ASSERT_TRUE(run("ROLLBACK"));
+  EXPECT_EQ(segments(), 1);
+  ASSERT_TRUE(run("BEGIN IMMEDIATE; " + insert("INSERT", {1})));
+  ASSERT_FALSE(run("COMMIT"));
+  EXPECT_EQ(segments(), 1);
+  reading.reset();
+  ASSERT_TRUE(run("COMMIT"));  // the retry commits
+  EXPECT_EQ(segments(), 2);
+}
+
+TEST_F(WriteCounterSql, AnotherTablesRowsAreNotCounted) {
+  ASSERT_TRUE(run("INSERT INTO queues (name) VALUES ('q')"));
+  ASSERT_TRUE(run("INSERT INTO log_txns (partition_id, end_offset, base_offset, created_at_ms, hashes) "
+                  "VALUES (1, 0, 0, 0, zeroblob(16))"));
+  EXPECT_EQ(segments(), 0);
+  EXPECT_EQ(counter_->read().sidecar_rows, 1);
+}
+
+// The abort rule reads SQLite's change count, which a trigger's program
+// moves even when its statement is undone: a schema with triggers is refused.
+TEST_F(WriteCounterSql, RefusesASchemaWithTriggers) {
+  ASSERT_TRUE(run("CREATE TEMP TRIGGER t AFTER INSERT ON queues BEGIN DELETE FROM acks; END"));
+  EXPECT_THROW(install_write_counter(storage_), std::logic_error);
+  ASSERT_TRUE(run("DROP TRIGGER t"));
+  install_write_counter(storage_);
+  ASSERT_TRUE(run("CREATE TRIGGER main.t AFTER INSERT ON queues BEGIN DELETE FROM acks; END"));
+  EXPECT_THROW(install_write_counter(storage_), std::logic_error);
 }
 
 }  // namespace
