@@ -219,8 +219,9 @@ Statements::Statements(sqlite3* h) {
       "WHERE partition_id IN (SELECT p.partition_id FROM partitions p WHERE p.queue_id = "
       "(SELECT queue_id FROM partitions WHERE partition_id = ?1)) "
       "AND (partition_id != ?1 OR end_offset > ?2) AND created_at_ms >= ?3 ORDER BY end_offset");
+  // ?3: the last_offset the transaction read under the same lock (see Storage::write_segment).
   allocate = Statement::deferred(h,
-      "UPDATE partitions SET last_offset = last_offset + ?2 WHERE partition_id = ?1 RETURNING last_offset");
+      "UPDATE partitions SET last_offset = last_offset + ?2 WHERE partition_id = ?1 AND last_offset = ?3");
   insert_segment = Statement::deferred(h,
       "INSERT INTO segments (partition_id, end_offset, base_offset, created_at_ms, frames) VALUES (?1, ?2, ?3, ?4, ?5)");
   insert_sidecar = Statement::deferred(h,

@@ -1,5 +1,5 @@
-// Storage push throughput, in memory: dedup off (the single UPDATE ...
-// RETURNING path), dedup on with a full-window probe, dedup on with a
+// Storage push throughput, in memory: dedup off (the allocating UPDATE
+// alone, no probe), dedup on with a full-window probe, dedup on with a
 // watermark that vouches for everything before (what a warm cache sends),
 // and the transaction by probe span and batch size.
 // Run: build/impl/storage_bench

@@ -2,6 +2,7 @@
 // and the design variants that move the probe or the stamp out of it (SPEC 7).
 #include <algorithm>
 #include <cassert>
+#include <stdexcept>
 
 #include "impl/reached.h"
 #include "impl/storage.h"
@@ -123,15 +124,20 @@ PushResult Storage::push_probe_outside_lock(const SegmentPush& segment) {
 void Storage::write_segment(const PartitionRow& row, const SegmentPush& segment, const std::string& hashes,
                             PushResult& result) {
   const auto k = static_cast<int64_t>(segment.frames.size());
-  Statement& allocate = st_->allocate.reset().bind(1, row.partition_id).bind(2, k);
-  const bool allocated = conn_.step(allocate, StatementKind::write);
-  assert(allocated);
-  const int64_t last = allocate.column_int(0);
-  allocate.reset();
+  // One UPDATE under the write lock allocates the span. Queen writes it
+  // UPDATE ... RETURNING; in SQLite, RETURNING costs an ephemeral table per
+  // statement (opened, two pages zeroed, closed: 9 % of the instructions of
+  // a run of one-item pushes). `row` was read under this same lock, so the
+  // statement sets the span from it and its change count proves that the
+  // partition's last_offset was still the one read.
+  conn_.run(st_->allocate.reset().bind(1, row.partition_id).bind(2, k).bind(3, row.last_offset));
+  if (sqlite3_changes(conn_.handle()) != 1) {
+    throw std::logic_error("storage: the partition's last_offset moved under the write lock");
+  }
+  const int64_t last = row.last_offset + k;
   result.queued = true;
-  result.base_offset = last - k + 1;
+  result.base_offset = row.last_offset + 1;
   result.created_at_ms = result.now_ms;
-  assert(result.base_offset == row.last_offset + 1);
   const std::string blob = pack_frames(segment.frames);
   conn_.run(st_->insert_segment.reset()
                 .bind(1, row.partition_id)

@@ -243,3 +243,44 @@ TEST(Storage, CheckedModeSeesPastTheWatermark) {
 
 }  // namespace
 }  // namespace qdt::impl
+
+namespace qdt::impl {
+namespace {
+
+// Moves the partition's last_offset just before the push's first write, on
+// the pushing connection (what a second writer could do without the lock).
+struct MovesLastOffsetBeforeTheFirstWrite : StatementGate {
+  sqlite3* db = nullptr;
+  bool armed = false;
+  int before_statement(TxnKind, int64_t, StatementKind kind) override {
+    if (armed && kind == StatementKind::write) {
+      armed = false;
+      EXPECT_EQ(sqlite3_exec(db, "UPDATE partitions SET last_offset = last_offset + 5", nullptr, nullptr, nullptr),
+                SQLITE_OK);
+    }
+    return SQLITE_OK;
+  }
+};
+
+// The allocating UPDATE sets the span from the last_offset the transaction
+// read; had it moved since, the UPDATE changes no row and the push fails
+// (rolled back) instead of handing out offsets that overlap.
+TEST(Storage, AllocationRefusesALastOffsetThatMovedSinceItWasRead) {
+  test_clock().set(1000);
+  MovesLastOffsetBeforeTheFirstWrite gate;
+  Storage st(Storage::shared_memory_uri("storage-test-moved-offset"), test_clock(), &gate);
+  gate.db = st.database().handle();
+  st.set_options("q", {});
+  ASSERT_TRUE(st.push(segment({"a"})).queued);
+  gate.armed = true;
+  EXPECT_THROW(st.push(segment({"b"})), std::logic_error);
+  EXPECT_FALSE(gate.armed);
+  EXPECT_FALSE(st.in_transaction());
+  EXPECT_EQ(st.partition_state("q", "Default").last_offset, 0);
+  const PushResult r = st.push(segment({"b"}));
+  EXPECT_TRUE(r.queued);
+  EXPECT_EQ(r.base_offset, 1);
+}
+
+}  // namespace
+}  // namespace qdt::impl
