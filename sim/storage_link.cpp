@@ -94,13 +94,14 @@ void StorageLink::leave(uint64_t entered) {
   throw impl::StorageError::connection_lost("storage connection lost during the call: storage lost power");
 }
 
-history::PartitionFingerprint StorageLink::Lease::fingerprint(const std::string& queue, const std::string& partition) {
+history::PartitionFingerprint StorageLink::Lease::fingerprint(When when, const std::string& queue,
+                                                              const std::string& partition) {
   WriteCounter* counter = pooled_counter(conn_.storage);
   if (counter == nullptr) {
     if (!conn_.written) conn_.written = std::make_unique<WriteCounter>(*conn_.storage);
     counter = conn_.written.get();
   }
-  return counter->fingerprint(queue, partition);
+  return when == When::before ? counter->fingerprint(queue, partition) : counter->fingerprint_after(queue, partition);
 }
 
 StorageLink::Lease::~Lease() {
@@ -142,7 +143,7 @@ impl::PushResult StorageLink::push(const impl::SegmentPush& segment) {
   // lock (before) and right after the transaction ended (after): nothing else
   // can commit in between, so they show what this transaction wrote.
   history::PartitionFingerprint before;
-  gate.begin_call([&] { before = lease.fingerprint(segment.queue, segment.partition); });
+  gate.begin_call([&] { before = lease.fingerprint(Lease::When::before, segment.queue, segment.partition); });
   request_leg(gate, "before-commit");
   impl::PushResult result;
   const std::optional<impl::StorageError> failure = attempt([&] { result = storage.push(segment); });
@@ -158,7 +159,7 @@ impl::PushResult StorageLink::push(const impl::SegmentPush& segment) {
   history::PartitionFingerprint after = before;
   bool after_read = true;
   if (gate.locked_in_call()) {
-    if (!lost_since(entered)) after = lease.fingerprint(segment.queue, segment.partition);
+    if (!lost_since(entered)) after = lease.fingerprint(Lease::When::after, segment.queue, segment.partition);
     after_read = failure.has_value() || !lost_since(entered);
     if (!after_read) after = before;
   }

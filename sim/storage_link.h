@@ -90,8 +90,10 @@ class StorageLink : public impl::StoragePort, public impl::RetentionPort {
     ~Lease();
     ConnectionGate& gate() { return conn_.gate; }
     impl::Storage& storage() { return *conn_.storage; }
-    // The recorder's fingerprint of `queue`/`partition` on this connection.
-    history::PartitionFingerprint fingerprint(const std::string& queue, const std::string& partition);
+    // The recorder's fingerprint of `queue`/`partition` on this connection:
+    // before a transaction, or after it ended (WriteCounter::fingerprint_after).
+    enum class When { before, after };
+    history::PartitionFingerprint fingerprint(When when, const std::string& queue, const std::string& partition);
 
    private:
     StorageLink& link_;

@@ -3,10 +3,12 @@
 #define SQLITE_ENABLE_PREUPDATE_HOOK 1
 #include "sim/write_counter.h"
 
+#include <algorithm>
 #include <cassert>
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace qdt::sim {
 
@@ -26,38 +28,92 @@ namespace qdt::sim {
 //   back in autocommit mode at the next settling: a COMMIT that failed busy
 //   leaves the transaction open (and will call the hook again), one that
 //   failed otherwise rolls back, and the rollback hook drops everything.
+//
+// Changes to the partitions table ride along the same way: a row's new
+// last_offset and txns_start (SQLite's values for the row it is about to
+// write), or that a row was inserted or deleted.
 struct WriteCounter::Log {
+  struct PartitionWrite {
+    int64_t row = -1;
+    int64_t last_offset = -1;
+    int64_t txns_start = 0;
+    bool updated = true;  // false: the row was inserted or deleted
+  };
+  struct Changes {
+    WrittenRows rows;
+    std::vector<PartitionWrite> partitions;
+    bool empty() const { return rows == WrittenRows{} && partitions.empty(); }
+    void add(Changes& o) {
+      rows += o.rows;
+      partitions.insert(partitions.end(), o.partitions.begin(), o.partitions.end());
+      o.clear();
+    }
+    void clear() {
+      rows = {};
+      partitions.clear();
+    }
+  };
+
   sqlite3* db = nullptr;
   WrittenRows committed;
-  WrittenRows transaction;
-  WrittenRows statement;
+  std::vector<PartitionWrite> committed_partitions;  // since the last fingerprint()
+  Changes transaction;
+  Changes statement;
   sqlite3_int64 changes_at_statement_start = 0;
   bool commit_seen = false;
+
+  void commit(Changes& changes) {
+    committed += changes.rows;
+    committed_partitions.insert(committed_partitions.end(), changes.partitions.begin(), changes.partitions.end());
+    changes.clear();
+  }
 
   void settle() {
     if (commit_seen) {
       commit_seen = false;
       if (sqlite3_get_autocommit(db) != 0) {
         // An autocommitted statement commits inside its own run: it kept its rows.
-        committed += transaction;
-        committed += statement;
-        transaction = statement = {};
+        commit(transaction);
+        commit(statement);
       }
     }
-    if (statement != WrittenRows{}) {
-      if (sqlite3_total_changes64(db) != changes_at_statement_start) transaction += statement;
-      statement = {};
+    if (!statement.empty()) {
+      if (sqlite3_total_changes64(db) != changes_at_statement_start) {
+        transaction.add(statement);
+      } else {
+        statement.clear();
+      }
     }
   }
 
-  static void on_preupdate(void* self, sqlite3* /*db*/, int /*op*/, const char* database, const char* table,
-                           sqlite3_int64 /*key1*/, sqlite3_int64 /*key2*/) {
+  // partitions (partition_id INTEGER PRIMARY KEY, queue_id, name,
+  // last_offset, txns_start): impl/schema.cpp.
+  static constexpr int kLastOffsetColumn = 3;
+  static constexpr int kTxnsStartColumn = 4;
+
+  static int64_t new_value(sqlite3* db, int column) {
+    sqlite3_value* v = nullptr;
+    if (sqlite3_preupdate_new(db, column, &v) != SQLITE_OK || v == nullptr) {
+      throw std::logic_error("the write counter cannot read a partitions row's new value");
+    }
+    return sqlite3_value_int64(v);
+  }
+
+  static void on_preupdate(void* self, sqlite3* db, int op, const char* database, const char* table,
+                           sqlite3_int64 key1, sqlite3_int64 key2) {
     if (std::strcmp(database, "main") != 0) return;
     Log& log = *static_cast<Log*>(self);
     if (std::strcmp(table, "segments") == 0) {
-      log.statement.segments++;
+      log.statement.rows.segments++;
     } else if (std::strcmp(table, "log_txns") == 0) {
-      log.statement.sidecar_rows++;
+      log.statement.rows.sidecar_rows++;
+    } else if (std::strcmp(table, "partitions") == 0) {
+      if (op == SQLITE_UPDATE && key1 == key2) {
+        log.statement.partitions.push_back(
+            {key2, new_value(db, kLastOffsetColumn), new_value(db, kTxnsStartColumn), true});
+      } else {
+        log.statement.partitions.push_back({op == SQLITE_INSERT ? key2 : key1, -1, 0, false});
+      }
     }
   }
   static int on_trace(unsigned /*type*/, void* self, void* /*statement*/, void* /*sql*/) {
@@ -72,7 +128,8 @@ struct WriteCounter::Log {
   }
   static void on_rollback(void* self) {
     Log& log = *static_cast<Log*>(self);
-    log.transaction = log.statement = {};
+    log.transaction.clear();
+    log.statement.clear();
     log.commit_seen = false;
   }
 };
@@ -122,18 +179,41 @@ history::PartitionFingerprint WriteCounter::fingerprint(const std::string& queue
   if (!fingerprint_) {
     fingerprint_ = std::make_unique<impl::Statement>(
         storage_.database().handle(),
-        "SELECT p.last_offset, p.txns_start FROM main.partitions p "
+        "SELECT p.partition_id, p.last_offset, p.txns_start FROM main.partitions p "
         "WHERE p.queue_id = (SELECT queue_id FROM main.queues WHERE name = ?1) AND p.name = ?2");
   }
   impl::Statement& s = fingerprint_->reset().bind(1, queue).bind(2, partition);
   history::PartitionFingerprint f;
+  fingerprinted_row_ = -1;
   if (s.step()) {
-    f.last_offset = s.column_int(0);
-    f.txns_start = s.column_int(1);
+    fingerprinted_row_ = s.column_int(0);
+    f.last_offset = s.column_int(1);
+    f.txns_start = s.column_int(2);
   }
   s.reset();
   // After the statement: it settled what came before it (a read changes nothing).
   const WrittenRows rows = read();
+  f.segments = rows.segments;
+  f.sidecar_rows = rows.sidecar_rows;
+  log_->committed_partitions.clear();
+  fingerprinted_queue_ = queue;
+  fingerprinted_partition_ = partition;
+  fingerprinted_ = f;
+  return f;
+}
+
+history::PartitionFingerprint WriteCounter::fingerprint_after(const std::string& queue, const std::string& partition) {
+  const WrittenRows rows = read();
+  const bool exact = fingerprinted_row_ >= 0 && queue == fingerprinted_queue_ && partition == fingerprinted_partition_ &&
+                     std::all_of(log_->committed_partitions.begin(), log_->committed_partitions.end(),
+                                 [](const Log::PartitionWrite& w) { return w.updated; });
+  if (!exact) return fingerprint(queue, partition);
+  history::PartitionFingerprint f = fingerprinted_;
+  for (const Log::PartitionWrite& w : log_->committed_partitions) {
+    if (w.row != fingerprinted_row_) continue;
+    f.last_offset = w.last_offset;
+    f.txns_start = w.txns_start;
+  }
   f.segments = rows.segments;
   f.sidecar_rows = rows.sidecar_rows;
   return f;

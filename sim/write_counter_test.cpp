@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cassert>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 
@@ -101,10 +102,11 @@ TEST(WriteCounter, FingerprintIsThePartitionStateBesideTheCounter) {
 struct WritesBeforeCommit : impl::StatementGate {
   sqlite3* db = nullptr;
   bool armed = false;
+  std::string sql = "UPDATE log_txns SET created_at_ms = created_at_ms";
   int before_statement(impl::TxnKind, int64_t, impl::StatementKind kind) override {
     if (armed && kind == impl::StatementKind::commit) {
       armed = false;
-      const int rc = sqlite3_exec(db, "UPDATE log_txns SET created_at_ms = created_at_ms", nullptr, nullptr, nullptr);
+      const int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr);
       EXPECT_EQ(rc, SQLITE_OK);
     }
     return SQLITE_OK;
@@ -124,10 +126,71 @@ TEST(WriteCounter, SeesTheRowADuplicateVerdictWrote) {
   gate.armed = true;
   ASSERT_FALSE(storage.push(one_frame_segment("a")).queued);
   ASSERT_FALSE(gate.armed);
-  const history::PartitionFingerprint after = counter.fingerprint("q", "p");
+  const history::PartitionFingerprint after = counter.fingerprint_after("q", "p");
   EXPECT_EQ(after.sidecar_rows, before.sidecar_rows + 1);
   EXPECT_EQ(after.segments, before.segments);
   EXPECT_EQ(after.last_offset, before.last_offset);
+  // Another duplicate that bumped the partition's last_offset.
+  gate.sql = "UPDATE partitions SET last_offset = last_offset + 1";
+  gate.armed = true;
+  const history::PartitionFingerprint before_bump = counter.fingerprint("q", "p");
+  ASSERT_FALSE(storage.push(one_frame_segment("a")).queued);
+  ASSERT_FALSE(gate.armed);
+  EXPECT_EQ(counter.fingerprint_after("q", "p").last_offset, before_bump.last_offset + 1);
+}
+
+// fingerprint_after, which reads no statement, against fingerprint(), which
+// does, after each kind of transaction that follows a before-reading.
+TEST(WriteCounter, TheAfterFingerprintIsWhatAReadingSays) {
+  impl::ManualClock clock(1000);
+  FailingCommit gate;
+  impl::Storage storage(impl::Storage::shared_memory_uri("write-counter-test-after"), clock, &gate);
+  install_write_counter(storage);
+  WriteCounter counter(storage);
+  storage.set_options("q", {});
+  int transactions = 0;
+  // `write` runs between a before- and an after-reading of partition `p`.
+  auto around = [&](const std::string& p, const std::function<void()>& write) {
+    const history::PartitionFingerprint before = counter.fingerprint("q", p);
+    write();
+    ++transactions;
+    const history::PartitionFingerprint after = counter.fingerprint_after("q", p);
+    EXPECT_EQ(after, counter.fingerprint("q", p)) << "transaction " << transactions;
+    return std::make_pair(before, after);
+  };
+  auto [b1, a1] = around("p", [&] { ASSERT_TRUE(storage.push(one_frame_segment("a")).queued); });  // creates p
+  EXPECT_EQ(a1.last_offset, 0);
+  auto [b2, a2] = around("p", [&] { ASSERT_TRUE(storage.push(one_frame_segment("b")).queued); });
+  EXPECT_EQ(a2.last_offset, b2.last_offset + 1);
+  auto [b3, a3] = around("p", [&] { ASSERT_FALSE(storage.push(one_frame_segment("a")).queued); });
+  EXPECT_EQ(a3, b3);
+  gate.armed = true;
+  auto [b4, a4] = around("p", [&] { EXPECT_THROW(storage.push(one_frame_segment("c")), impl::StorageError); });
+  gate.armed = false;
+  EXPECT_EQ(a4, b4);
+  auto [b5, a5] = around("p", [&] { ASSERT_TRUE(storage.push(one_frame_segment("d", "p2")).queued); });
+  EXPECT_EQ(a5.last_offset, b5.last_offset);
+  EXPECT_EQ(a5.sidecar_rows, b5.sidecar_rows + 1);
+  auto [b5b, a5b] = around("p", [&] {
+    ASSERT_TRUE(storage.push(one_frame_segment("f", "p2")).queued);
+    ASSERT_TRUE(storage.push(one_frame_segment("g", "p2")).queued);  // p2's last_offset is not p's
+  });
+  EXPECT_EQ(a5b.last_offset, b5b.last_offset);  // another row's update
+  // Both partitions renamed alike: the second row collides (UNIQUE (queue_id,
+  // name)) and SQLite undoes the statement, the first row's update with it.
+  auto [b6, a6] = around("p", [&] {
+    storage.database().exec("BEGIN IMMEDIATE");
+    storage.database().exec("UPDATE partitions SET txns_start = 1 WHERE name = 'p'");
+    EXPECT_THROW(storage.database().exec("UPDATE partitions SET last_offset = last_offset + 7, name = 'same'"),
+                 impl::StorageError);
+    storage.database().exec("COMMIT");
+  });
+  EXPECT_EQ(a6.last_offset, b6.last_offset);
+  EXPECT_EQ(a6.txns_start, 1);
+  // A partition that did not exist at the before-reading is read.
+  auto [b7, a7] = around("new", [&] { ASSERT_TRUE(storage.push(one_frame_segment("e", "new")).queued); });
+  EXPECT_EQ(b7.last_offset, -1);
+  EXPECT_EQ(a7.last_offset, 0);
 }
 
 // Raw SQL on an instrumented connection: each way SQLite keeps or undoes a
