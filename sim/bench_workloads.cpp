@@ -1,5 +1,6 @@
 #include "sim/bench_workloads.h"
 
+#include <algorithm>
 #include <atomic>
 #include <boost/fiber/fiber.hpp>
 #include <cassert>
@@ -152,57 +153,100 @@ PushFigures run_push_workload(const PushWorkload& w) {
   return out;
 }
 
-WindowFigures run_window_workload(const WindowWorkload& w) {
-  assert(w.rows >= 1 && w.pushes >= 1);
-  BenchClock clock;
-  const std::string uri = impl::Storage::shared_memory_uri(unique_name());
-  // The filler's connection never runs checked mode: it would re-probe the
-  // whole window per row and the fill would cost O(rows^2).
-  impl::Storage filler(uri, clock, nullptr, {});
-  filler.set_options("q", {.dedup_window_seconds = 3600});
-  prefill(filler, w.rows, clock.now);
+namespace {
+impl::StorageOptions options_of(const WindowWorkload& w) {
   impl::StorageOptions options;
   options.checked_mode = w.checked_mode;
-  impl::Storage storage(uri, clock, nullptr, options);
-  DirectPort port(storage);
+  return options;
+}
+}  // namespace
+
+struct WindowRun::State {
+  explicit State(const WindowWorkload& w)
+      : uri(impl::Storage::shared_memory_uri(unique_name())),
+        // The filler's connection never runs checked mode: it would re-probe
+        // the whole window per row and the fill would cost O(rows^2).
+        filler(uri, clock, nullptr, {}),
+        storage(uri, clock, nullptr, options_of(w)),
+        port(storage),
+        broker(0, clock, random, port) {}
+  BenchClock clock;
+  std::string uri;
+  impl::Storage filler;
+  impl::Storage storage;
+  DirectPort port;
   CountingRandom random;
-  impl::Broker broker(0, clock, random, port);
-  broker.configure_cache({.enabled = w.cache});
+  impl::Broker broker;
+  uint64_t key = 0;
+  uint64_t timed_pushes = 0;
+  std::vector<double> rates;
+};
+
+WindowRun::WindowRun(const WindowWorkload& w) {
+  assert(w.rows >= 1);
+  state_ = std::make_unique<State>(w);
+  State& s = *state_;
+  s.filler.set_options("q", {.dedup_window_seconds = 3600});
+  prefill(s.filler, w.rows, s.clock.now);
+  s.broker.configure_cache({.enabled = w.cache});
   // Warm-up: the broker learns the window, the cache hydrates the whole
   // window once; neither is what a push costs afterwards.
-  uint64_t key = 0;
   for (int i = 0; i < 3; ++i) {
-    clock.now += 1;
-    broker.push(one_item(key), key);
-    ++key;
+    s.clock.now += 1;
+    s.broker.push(one_item(s.key), s.key);
+    ++s.key;
   }
-  port.rows_scanned = 0;
+  s.port.rows_scanned = 0;
+}
+
+WindowRun::~WindowRun() = default;
+
+double WindowRun::timed_round(uint64_t pushes) {
+  assert(pushes >= 1);
+  State& s = *state_;
   const Steady::time_point start = Steady::now();
-  for (uint64_t i = 0; i < w.pushes; ++i) {
-    clock.now += 1;
-    const impl::PushResponse r = broker.push(one_item(key), key);
-    ++key;
+  for (uint64_t i = 0; i < pushes; ++i) {
+    s.clock.now += 1;
+    const impl::PushResponse r = s.broker.push(one_item(s.key), s.key);
+    ++s.key;
     if (r.items.size() != 1 || r.items[0].status != impl::ItemStatus::queued) {
       throw std::logic_error("bench: a fresh key was not queued");
     }
   }
-  const double wall_s = seconds_since(start);
+  const double rate = static_cast<double>(pushes) / seconds_since(start);
+  s.timed_pushes += pushes;
+  s.rates.push_back(rate);
+  return rate;
+}
+
+WindowFigures WindowRun::figures() {
+  State& s = *state_;
+  assert(!s.rates.empty());
+  std::vector<double> rates = s.rates;
+  std::sort(rates.begin(), rates.end());
   WindowFigures out;
-  out.pushes_per_s = static_cast<double>(w.pushes) / wall_s;
-  out.rows_scanned_per_push = static_cast<double>(port.rows_scanned) / static_cast<double>(w.pushes);
-  const impl::DedupCache::Stats stats = broker.cache().stats();
+  out.pushes_per_s = rates[rates.size() / 2];
+  out.rows_scanned_per_push = static_cast<double>(s.port.rows_scanned) / static_cast<double>(s.timed_pushes);
+  const impl::DedupCache::Stats stats = s.broker.cache().stats();
   out.cache_hashes = stats.hashes;
   if (stats.hashes > 0) {
     out.cache_bytes_per_hash = static_cast<double>(stats.bytes) / static_cast<double>(stats.hashes);
     // What the cache holds on the heap: in-use bytes before and after it is
     // dropped (the broker's other state is small and stays).
     const size_t heap_full = heap_in_use_bytes();
-    broker.cache().clear();
+    s.broker.cache().clear();
     const size_t heap_cleared = heap_in_use_bytes();
     out.heap_bytes_per_hash =
         static_cast<double>(heap_full > heap_cleared ? heap_full - heap_cleared : 0) / static_cast<double>(stats.hashes);
   }
   return out;
+}
+
+WindowFigures run_window_workload(const WindowWorkload& w) {
+  assert(w.pushes >= 1);
+  WindowRun run(w);
+  run.timed_round(w.pushes);
+  return run.figures();
 }
 
 }  // namespace qdt::sim

@@ -12,6 +12,7 @@
 //                        the dedup cache saves, with and without checked mode.
 // Lives in the qdt executable, beside bench_command.cpp.
 #include <cstdint>
+#include <memory>
 
 #include "properties/history.h"
 
@@ -56,5 +57,24 @@ struct WindowFigures {
 };
 
 WindowFigures run_window_workload(const WindowWorkload& workload);
+
+// The same workload kept alive between timed rounds, so that rounds of
+// several workloads can alternate (a slow spell of the shared machine then
+// falls on all of them alike). Construction pre-fills and warms up.
+class WindowRun {
+ public:
+  explicit WindowRun(const WindowWorkload& workload);
+  ~WindowRun();
+  WindowRun(const WindowRun&) = delete;
+  WindowRun& operator=(const WindowRun&) = delete;
+  // One timed round of `pushes` fresh keys: pushes per wall second.
+  double timed_round(uint64_t pushes);
+  // The figures so far: pushes_per_s is the median round's.
+  WindowFigures figures();
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
 
 }  // namespace qdt::sim
