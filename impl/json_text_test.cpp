@@ -75,6 +75,28 @@ TEST(JsonText, AppendsToWhatIsThere) {
   EXPECT_EQ(out, R"(body={"data":{"n":-3,"x":[1.5,null,true]},"queue":"q","t":"k\"1"})");
 }
 
+// Every byte nlohmann escapes or validates, at every position of a 17-byte
+// string, and every byte it writes unchanged: the fast path for plain
+// strings must agree with dump() on each.
+TEST(JsonText, EveryByteAtEveryPositionIsWhatDumpWrites) {
+  for (int byte = 1; byte < 256; ++byte) {
+    for (size_t at = 0; at < 17; ++at) {
+      std::string text(17, 'a');
+      text[at] = static_cast<char>(byte);
+      const nlohmann::json value = text;
+      std::string dumped;
+      try {
+        dumped = value.dump();
+      } catch (const nlohmann::json::type_error&) {
+        EXPECT_THROW(json_text(value), nlohmann::json::type_error) << byte << " at " << at;
+        continue;
+      }
+      EXPECT_EQ(json_text(value), dumped) << byte << " at " << at;
+      EXPECT_EQ(json_text_bytes(value), dumped.size()) << byte << " at " << at;
+    }
+  }
+}
+
 // Invalid UTF-8 is refused as dump() refuses it, not written.
 TEST(JsonText, RefusesInvalidUtf8AsDumpDoes) {
   const nlohmann::json bad = std::string("a\xff");
