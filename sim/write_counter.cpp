@@ -91,10 +91,14 @@ struct WriteCounter::Log {
   static constexpr int kLastOffsetColumn = 3;
   static constexpr int kTxnsStartColumn = 4;
 
-  static int64_t new_value(sqlite3* db, int column) {
+  // A hook runs inside SQLite's C code, where no exception may pass: a value
+  // it cannot read marks the log, and the next read() throws.
+  bool unreadable = false;
+  int64_t new_value(sqlite3* db, int column) {
     sqlite3_value* v = nullptr;
     if (sqlite3_preupdate_new(db, column, &v) != SQLITE_OK || v == nullptr) {
-      throw std::logic_error("the write counter cannot read a partitions row's new value");
+      unreadable = true;
+      return -1;
     }
     return sqlite3_value_int64(v);
   }
@@ -110,7 +114,7 @@ struct WriteCounter::Log {
     } else if (std::strcmp(table, "partitions") == 0) {
       if (op == SQLITE_UPDATE && key1 == key2) {
         log.statement.partitions.push_back(
-            {key2, new_value(db, kLastOffsetColumn), new_value(db, kTxnsStartColumn), true});
+            {key2, log.new_value(db, kLastOffsetColumn), log.new_value(db, kTxnsStartColumn), true});
       } else {
         log.statement.partitions.push_back({op == SQLITE_INSERT ? key2 : key1, -1, 0, false});
       }
@@ -171,6 +175,7 @@ WriteCounter::~WriteCounter() {
 }
 
 WrittenRows WriteCounter::read() {
+  if (log_->unreadable) throw std::logic_error("the write counter could not read a partitions row's new values");
   log_->settle();
   return log_->committed;
 }
