@@ -56,7 +56,11 @@ struct WriteCounter::Log {
 
   sqlite3* db = nullptr;
   WrittenRows committed;
-  std::vector<PartitionWrite> committed_partitions;  // since the last fingerprint()
+  // Since the last fingerprint(), up to kPartitionWritesKept: a connection
+  // that never asks (an admin's, retention's) keeps no more than that.
+  static constexpr size_t kPartitionWritesKept = 256;
+  std::vector<PartitionWrite> committed_partitions;
+  bool partitions_overflowed = false;
   Changes transaction;
   Changes statement;
   sqlite3_int64 changes_at_statement_start = 0;
@@ -65,6 +69,10 @@ struct WriteCounter::Log {
   void commit(Changes& changes) {
     committed += changes.rows;
     committed_partitions.insert(committed_partitions.end(), changes.partitions.begin(), changes.partitions.end());
+    if (committed_partitions.size() > kPartitionWritesKept) {
+      committed_partitions.clear();
+      partitions_overflowed = true;
+    }
     changes.clear();
   }
 
@@ -201,6 +209,7 @@ history::PartitionFingerprint WriteCounter::fingerprint(const std::string& queue
   f.segments = rows.segments;
   f.sidecar_rows = rows.sidecar_rows;
   log_->committed_partitions.clear();
+  log_->partitions_overflowed = false;
   fingerprinted_queue_ = queue;
   fingerprinted_partition_ = partition;
   fingerprinted_ = f;
@@ -210,6 +219,7 @@ history::PartitionFingerprint WriteCounter::fingerprint(const std::string& queue
 history::PartitionFingerprint WriteCounter::fingerprint_after(const std::string& queue, const std::string& partition) {
   const WrittenRows rows = read();
   const bool exact = fingerprinted_row_ >= 0 && queue == fingerprinted_queue_ && partition == fingerprinted_partition_ &&
+                     !log_->partitions_overflowed &&
                      std::all_of(log_->committed_partitions.begin(), log_->committed_partitions.end(),
                                  [](const Log::PartitionWrite& w) { return w.updated; });
   if (!exact) return fingerprint(queue, partition);

@@ -66,8 +66,9 @@ class WriteCounter {
   // partition ended, without a statement: that reading moved by the updates
   // of its row committed since (SQLite's own new values, from the pre-update
   // hook). Read as fingerprint() does when the partition did not exist then,
-  // or a partitions row was inserted or deleted since. A statement costs as
-  // much as a fifth of the push it inspects.
+  // or a partitions row was inserted or deleted since, or more rows were
+  // written than the counter keeps. A statement costs as much as a fifth of
+  // the push it inspects.
   history::PartitionFingerprint fingerprint_after(const std::string& queue, const std::string& partition);
 
   struct Log;  // the hooks' state (write_counter.cpp)
