@@ -139,9 +139,11 @@ impl::PushResult StorageLink::push(const impl::SegmentPush& segment) {
   Lease lease(*this, acquire());
   ConnectionGate& gate = lease.gate();
   impl::Storage& storage = lease.storage();
-  // The fingerprints are read on this connection while it holds the write
-  // lock (before) and right after the transaction ended (after): nothing else
-  // can commit in between, so they show what this transaction wrote.
+  // The fingerprints are taken on this connection while it holds the write
+  // lock (before: a reading) and right after the transaction ended (after:
+  // that reading moved by what SQLite's hooks saw this connection commit,
+  // sim/write_counter.h): nothing else can commit in between, so they show
+  // what this transaction wrote.
   history::PartitionFingerprint before;
   gate.begin_call([&] { before = lease.fingerprint(Lease::When::before, segment.queue, segment.partition); });
   request_leg(gate, "before-commit");

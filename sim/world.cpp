@@ -132,8 +132,9 @@ StorageHandle World::open_storage(impl::StatementGate* gate, const impl::Storage
                               ? pool_lease_.slot->open(options, *storage_clock_, gate)
                               : unpooled(std::make_unique<impl::Storage>(storage_uri_, *storage_clock_, gate, options));
   // The recorder's instrument (sim/write_counter.h), while no lock is held:
-  // a pooled connection's counter lives in its slot, made once (its reader
-  // is made lazily, by the first fingerprint, inside a transaction).
+  // a pooled connection's counter is made here once and kept in its slot;
+  // an unpooled connection is prepared here, and its counter is made by its
+  // first fingerprint (under the lock, before the push writes anything).
   if (pooled_counter(storage) == nullptr) install_write_counter(*storage);
   return storage;
 }
