@@ -3,6 +3,7 @@
 // the JSON path of the first broken rule, or every item is accepted.
 #include <nlohmann/json_fwd.hpp>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -11,10 +12,13 @@ namespace qdt::impl {
 inline constexpr size_t kMaxNameBytes = 255;
 inline constexpr const char* kDefaultPartition = "Default";
 
+// Views into the request (or, for a partition not given, into
+// kDefaultPartition): valid while the request is. A broker copies what it
+// keeps; a request's items are read once and most are not kept.
 struct PushItem {
-  std::string queue;
-  std::string partition;
-  std::string transaction_id;  // empty when the item carried none
+  std::string_view queue;
+  std::string_view partition;
+  std::string_view transaction_id;  // empty when the item carried none
   const nlohmann::json* data = nullptr;  // points into the request
 };
 

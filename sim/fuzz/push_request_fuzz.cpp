@@ -32,11 +32,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (items.size() != in.doc->size()) contract_broken("items lost", std::to_string(items.size()));
   std::vector<qdt::impl::Frame> frames;
   for (const qdt::impl::PushItem& item : items) {
-    for (const std::string* name : {&item.queue, &item.partition}) {
-      if (name->empty() || name->size() > qdt::impl::kMaxNameBytes) contract_broken("name out of bounds", *name);
+    for (const std::string_view name : {item.queue, item.partition}) {
+      if (name.empty() || name.size() > qdt::impl::kMaxNameBytes) contract_broken("name out of bounds", std::string(name));
     }
     if (item.transaction_id.size() > qdt::impl::kMaxNameBytes) contract_broken("transactionId too long", "");
-    if (item.data == nullptr) contract_broken("accepted item without data", item.queue);
+    if (item.data == nullptr) contract_broken("accepted item without data", std::string(item.queue));
     qdt::impl::Frame f;
     f.transaction_id = item.transaction_id;
     f.payload = item.data->dump();
