@@ -1,5 +1,6 @@
 #include "impl/broker.h"
 
+#include <algorithm>
 #include <cassert>
 #include <deque>
 #include <exception>
@@ -116,14 +117,15 @@ PushResponse Broker::push(const nlohmann::json& request, uint64_t request_id) {
   std::vector<PendingFrame> frames;
   frames.reserve(items.size());
   std::vector<size_t> frame_of_item(items.size());
+  std::vector<size_t> frames_made_by;  // per frame, the item that made it
+  frames_made_by.reserve(items.size());
   // Keyed transactionId first: it tells keys apart at the first comparison
   // (a request's items mostly share queue and partition). Only looked up.
   std::map<std::tuple<std::string_view, std::string_view, std::string_view>, size_t> leader_frame;
   for (size_t i = 0; i < items.size(); ++i) {
     const PushItem& item = items[i];
     const bool keyed = !item.transaction_id.empty();
-    const auto key = std::make_tuple(std::string_view(item.transaction_id), std::string_view(item.queue),
-                                     std::string_view(item.partition));
+    const auto key = std::make_tuple(item.transaction_id, item.queue, item.partition);
     if (keyed) {
       if (auto it = leader_frame.find(key); it != leader_frame.end()) {
         (this->*on_repeat_)(frames[it->second], item, i);
@@ -136,7 +138,7 @@ PushResponse Broker::push(const nlohmann::json& request, uint64_t request_id) {
     pending.frame.message_id = make_uuid_v7(clock_.now_ms(), random_.next_u64(), random_.next_u64());
     // An item without a key cannot deduplicate: it gets a unique one. (The
     // simulated SDK always sets one first, as SPEC 2.12 says; this covers raw requests.)
-    pending.frame.transaction_id = keyed ? item.transaction_id : "auto:" + to_string(pending.frame.message_id);
+    pending.frame.transaction_id = keyed ? std::string(item.transaction_id) : "auto:" + to_string(pending.frame.message_id);
     pending.frame.payload = json_text(*item.data);
     pending.frame.hash = hash_transaction_id(pending.frame.transaction_id);
     pending.frame.origin_request = request_id;
@@ -144,36 +146,50 @@ PushResponse Broker::push(const nlohmann::json& request, uint64_t request_id) {
     pending.partition = item.partition;
     pending.leader_item = i;
     frame_of_item[i] = frames.size();
+    frames_made_by.push_back(i);
     frames.push_back(std::move(pending));
   }
 
   // One segment per partition, partitions in order of first appearance.
-  std::vector<std::pair<std::string, std::string>> order;
-  std::map<std::pair<std::string, std::string>, std::vector<size_t>> by_partition;
-  for (size_t f = 0; f < frames.size(); ++f) {
-    auto key = std::make_pair(frames[f].queue, frames[f].partition);
-    auto [it, inserted] = by_partition.try_emplace(key);
-    if (inserted) order.push_back(key);
-    it->second.push_back(f);
-  }
-  for (const auto& key : order) {
-    std::vector<PendingFrame> group;
-    const auto& indices = by_partition[key];
-    group.reserve(indices.size());
-    for (size_t f : indices) group.push_back(std::move(frames[f]));
-    submit(key, group);
-    for (size_t g = 0; g < indices.size(); ++g) frames[indices[g]] = std::move(group[g]);
+  const bool one_partition = std::all_of(frames.begin(), frames.end(), [&](const PendingFrame& f) {
+    return f.queue == frames.front().queue && f.partition == frames.front().partition;
+  });
+  if (!frames.empty() && one_partition) {
+    // The common request: its frames are the one group, in order, as they are.
+    submit({frames.front().queue, frames.front().partition}, frames);
+  } else {
+    std::vector<std::pair<std::string, std::string>> order;
+    std::map<std::pair<std::string, std::string>, std::vector<size_t>> by_partition;
+    for (size_t f = 0; f < frames.size(); ++f) {
+      auto key = std::make_pair(frames[f].queue, frames[f].partition);
+      auto [it, inserted] = by_partition.try_emplace(key);
+      if (inserted) order.push_back(key);
+      it->second.push_back(f);
+    }
+    for (const auto& key : order) {
+      std::vector<PendingFrame> group;
+      const auto& indices = by_partition[key];
+      group.reserve(indices.size());
+      for (size_t f : indices) group.push_back(std::move(frames[f]));
+      submit(key, group);
+      for (size_t g = 0; g < indices.size(); ++g) frames[indices[g]] = std::move(group[g]);
+    }
   }
 
   response.items.resize(items.size());
-  for (size_t i = 0; i < items.size(); ++i) {
-    const PendingFrame& f = frames[frame_of_item[i]];
+  // Backwards, so that a frame's first item (the one that made it, the
+  // smallest index naming it) is the last to read it and takes its id
+  // instead of copying it.
+  for (size_t i = items.size(); i-- > 0;) {
+    PendingFrame& f = frames[frame_of_item[i]];
     assert(f.status != ItemStatus::undecided);
     ItemResponse& r = response.items[i];
-    r.transaction_id = items[i].transaction_id.empty() ? f.frame.transaction_id : items[i].transaction_id;
+    if (items[i].transaction_id.empty()) r.transaction_id = f.frame.transaction_id;
+    else r.transaction_id = items[i].transaction_id;
     r.queue = items[i].queue;
     r.partition = items[i].partition;
-    r.message_id = f.message_id;
+    if (frames_made_by[frame_of_item[i]] == i) r.message_id = std::move(f.message_id);
+    else r.message_id = f.message_id;
     r.error = f.error;
     // A follower echoes its leader's final id; it is never itself written.
     r.status = (f.leader_item == i || f.status == ItemStatus::error) ? f.status : ItemStatus::duplicate;
@@ -215,7 +231,34 @@ void Broker::submit(const std::pair<std::string, std::string>& partition, std::v
   if (mine.error) std::rethrow_exception(mine.error);
 }
 
+namespace {
+// Whether no two frames share a hash (then none of them follows another).
+template <class Frames>
+bool distinct_hashes(const Frames& frames) {
+  if (frames.size() < 2) return true;
+  std::vector<Hash128> hashes;
+  hashes.reserve(frames.size());
+  for (const auto& f : frames) hashes.push_back(f.frame.hash);
+  std::sort(hashes.begin(), hashes.end());
+  return std::adjacent_find(hashes.begin(), hashes.end()) == hashes.end();
+}
+}  // namespace
+
 void Broker::flush_round(const std::vector<Batch*>& round) {
+  if (round.size() == 1 && distinct_hashes(*round.front()->frames)) {
+    // One request alone in the lane, every frame its own leader (the common
+    // case): what the fused path below computes is the request's frames
+    // pushed as they are, so they are, without the copy and the hash map.
+    Batch* batch = round.front();
+    try {
+      push_partition(*batch->frames);
+    } catch (...) {
+      batch->error = std::current_exception();  // a crash: the request is lost, its frames unread
+    }
+    batch->finished = true;
+    wait_->notify(batch->wake, WaitPort::Wake::answered);
+    return;
+  }
   // Layer 2: across the fused requests, the first frame of each hash leads.
   std::vector<PendingFrame> fused;
   std::vector<std::pair<PendingFrame*, size_t>> members;  // every frame -> its fused leader
