@@ -1,5 +1,6 @@
 #include "impl/json_text.h"
 
+#include <array>
 #include <charconv>
 #include <string_view>
 
@@ -13,13 +14,20 @@ void append_dumped(std::string& out, const nlohmann::json& value) {
   s.dump(value, false, false, 0);
 }
 
+// Bytes nlohmann writes between quotes unchanged: printable ASCII but the
+// quote and the backslash. A table: one load a byte where four compares
+// were (the trace writes every request's body through here).
+constexpr std::array<bool, 256> kPlainByte = [] {
+  std::array<bool, 256> t{};
+  for (int c = 0x20; c < 0x7f; ++c) t[static_cast<size_t>(c)] = c != '"' && c != '\\';
+  return t;
+}();
+
 // True when nlohmann writes `text` between quotes unchanged.
 bool plain(std::string_view text) {
-  for (const char c : text) {
-    const auto u = static_cast<unsigned char>(c);
-    if (u < 0x20 || u >= 0x7f || c == '"' || c == '\\') return false;
-  }
-  return true;
+  bool all = true;
+  for (const char c : text) all &= kPlainByte[static_cast<unsigned char>(c)];
+  return all;
 }
 
 void append_string(std::string& out, const std::string& text) {
