@@ -83,7 +83,9 @@ void Network::deliver(impl::Broker& broker, const nlohmann::json& request, const
     // record may name this request, and checkers must find its keys.
     const auto validated = impl::validate_push_request(request);
     if (const auto* items = std::get_if<std::vector<impl::PushItem>>(&validated)) {
-      for (const impl::PushItem& item : *items) record.items.push_back({item.queue, item.partition, item.transaction_id});
+      for (const impl::PushItem& item : *items) {
+        record.items.push_back({std::string(item.queue), std::string(item.partition), std::string(item.transaction_id)});
+      }
     }
     history_.requests.push_back(std::move(record));
     return;
@@ -92,6 +94,8 @@ void Network::deliver(impl::Broker& broker, const nlohmann::json& request, const
   record.error = response.error;
   Trace& t = trace_.begin(clock_.now_ms(), "respond").field("req", static_cast<int64_t>(request_id));
   if (response.rejected) t.field("rejected", response.error);
+  record.items.reserve(response.items.size());
+  record.responses.reserve(response.items.size());
   for (const impl::ItemResponse& r : response.items) {
     record.items.push_back({r.queue, r.partition, r.transaction_id});
     record.responses.push_back({impl::status_name(r.status), r.message_id, r.transaction_id, r.queue});

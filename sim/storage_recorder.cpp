@@ -37,7 +37,7 @@ void record_push_of(StorageSide& side, uint32_t owner, const history::FaultRecor
   Trace& t = side.trace;
   t.begin(side.clock.now_ms(), "push").field("b", owner).field("q", segment.queue).field("p", segment.partition);
   t.field("pv", segment.p_verified);
-  for (const auto& f : ev.frames) t.field("f", f.message_id + "/" + f.transaction_id);
+  for (const auto& f : ev.frames) t.field("f", f.message_id, '/', f.transaction_id);
   for (const auto& f : ev.followers) t.field("follow", std::to_string(f.request) + "@" + std::to_string(f.frame));
   if (result == nullptr) {
     ev.failed = true;

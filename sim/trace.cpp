@@ -34,6 +34,16 @@ Trace& Trace::field(std::string_view key, std::string_view value) {
   return *this;
 }
 
+Trace& Trace::field(std::string_view key, std::string_view first, char separator, std::string_view second) {
+  line_.push_back(' ');
+  line_.append(key);
+  line_.push_back('=');
+  line_.append(first);
+  line_.push_back(separator);
+  line_.append(second);
+  return *this;
+}
+
 Trace& Trace::field(std::string_view key, int64_t value) {
   char buf[24];
   auto [end, ec] = std::to_chars(buf, buf + sizeof buf, value);

@@ -24,6 +24,9 @@ class Trace {
   Trace& begin(int64_t t_ms, std::string_view kind);
   Trace& field(std::string_view key, std::string_view value);
   Trace& field(std::string_view key, int64_t value);
+  // key=first<separator>second, the same bytes as field(key, first + sep +
+  // second) without the joined string (a push writes one per frame).
+  Trace& field(std::string_view key, std::string_view first, char separator, std::string_view second);
   // key=value.dump(), serialized straight into the line.
   Trace& field_json(std::string_view key, const nlohmann::json& value);
   Trace& raw(std::string_view text);

@@ -20,5 +20,16 @@ TEST(Trace, JsonFieldIsTheDumpOfTheValue) {
   EXPECT_NE(direct.text().find(R"("transactionId":"k\"1\\")"), std::string::npos);
 }
 
+// A frame's id and key are written side by side without being joined first:
+// the line must be what the joined string gave.
+TEST(Trace, PairFieldIsTheJoinedValue) {
+  Trace joined(true), pair(true);
+  joined.begin(3, "push").field("f", std::string("0190-ab") + "/" + "k1").field("f", std::string("") + "/" + "").end();
+  pair.begin(3, "push").field("f", "0190-ab", '/', "k1").field("f", "", '/', "").end();
+  EXPECT_EQ(pair.text(), joined.text());
+  EXPECT_EQ(pair.hash_hex(), joined.hash_hex());
+  EXPECT_NE(pair.text().find(" f=0190-ab/k1 f=/"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace qdt::sim

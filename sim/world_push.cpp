@@ -85,6 +85,8 @@ World::PushOutcome World::push(const std::string& step, uint32_t broker, const s
   r.finished = true;
   if (outcome.response) {
     r.rejected = outcome.response->rejected;
+    r.statuses.reserve(outcome.response->items.size());
+    r.message_ids.reserve(outcome.response->items.size());
     for (const auto& item : outcome.response->items) {
       r.statuses.push_back(impl::status_name(item.status));
       r.message_ids.push_back(item.message_id);
