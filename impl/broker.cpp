@@ -5,6 +5,7 @@
 #include <deque>
 #include <exception>
 #include <map>
+#include <optional>
 #include <tuple>
 
 #include "impl/json_text.h"
@@ -100,6 +101,41 @@ nlohmann::json PushResponse::to_json() const {
   return out;
 }
 
+namespace {
+// Layer 1's index: a request's keyed items, by key, to the frame the first
+// of them made. Searched in a list while the request is small (most are: a
+// tree cost a node per item and a three-way compare per step), in a tree
+// beyond. Keyed transactionId first: it tells keys apart at once (a
+// request's items mostly share queue and partition).
+class LeaderFrames {
+ public:
+  using Key = std::tuple<std::string_view, std::string_view, std::string_view>;
+  explicit LeaderFrames(size_t items) : listed_(items <= kListedMax) {
+    if (listed_) list_.reserve(items);
+  }
+  std::optional<size_t> find(const Key& key) const {
+    if (listed_) {
+      for (const auto& [k, frame] : list_) {
+        if (k == key) return frame;
+      }
+      return std::nullopt;
+    }
+    const auto it = tree_.find(key);
+    return it == tree_.end() ? std::nullopt : std::optional<size_t>(it->second);
+  }
+  void add(const Key& key, size_t frame) {
+    if (listed_) list_.emplace_back(key, frame);
+    else tree_.emplace(key, frame);
+  }
+
+ private:
+  static constexpr size_t kListedMax = 32;
+  bool listed_;
+  std::vector<std::pair<Key, size_t>> list_;
+  std::map<Key, size_t> tree_;
+};
+}  // namespace
+
 PushResponse Broker::push(const nlohmann::json& request, uint64_t request_id) {
   stats_.requests++;
   PushResponse response;
@@ -119,20 +155,18 @@ PushResponse Broker::push(const nlohmann::json& request, uint64_t request_id) {
   std::vector<size_t> frame_of_item(items.size());
   std::vector<size_t> frames_made_by;  // per frame, the item that made it
   frames_made_by.reserve(items.size());
-  // Keyed transactionId first: it tells keys apart at the first comparison
-  // (a request's items mostly share queue and partition). Only looked up.
-  std::map<std::tuple<std::string_view, std::string_view, std::string_view>, size_t> leader_frame;
+  LeaderFrames leader_frame(items.size());
   for (size_t i = 0; i < items.size(); ++i) {
     const PushItem& item = items[i];
     const bool keyed = !item.transaction_id.empty();
-    const auto key = std::make_tuple(item.transaction_id, item.queue, item.partition);
+    const LeaderFrames::Key key{item.transaction_id, item.queue, item.partition};
     if (keyed) {
-      if (auto it = leader_frame.find(key); it != leader_frame.end()) {
-        (this->*on_repeat_)(frames[it->second], item, i);
-        frame_of_item[i] = it->second;
+      if (const std::optional<size_t> leader = leader_frame.find(key)) {
+        (this->*on_repeat_)(frames[*leader], item, i);
+        frame_of_item[i] = *leader;
         continue;
       }
-      leader_frame.emplace(key, frames.size());
+      leader_frame.add(key, frames.size());
     }
     PendingFrame pending;
     pending.frame.message_id = make_uuid_v7(clock_.now_ms(), random_.next_u64(), random_.next_u64());

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -61,6 +62,31 @@ TEST_F(BrokerFixture, FollowersEchoTheLeadersFinalId) {
   const auto body = r.to_json();
   EXPECT_EQ(body[3]["index"], 3);
   EXPECT_EQ(body[3]["queueName"], "q");
+}
+
+// Layer 1 keeps small requests' keys in a list and large ones' in a tree:
+// both must find a repeat however far from its leader it comes, and tell
+// keys apart that differ only in queue or partition.
+TEST_F(BrokerFixture, RepeatsFollowTheirLeaderInSmallAndLargeRequests) {
+  for (const size_t n : {size_t{6}, size_t{32}, size_t{33}, size_t{200}}) {
+    nlohmann::json request = nlohmann::json::array();
+    const std::string prefix = "n" + std::to_string(n) + "-";
+    for (size_t i = 0; i + 3 < n; ++i) {
+      request.push_back({{"queue", "q"}, {"transactionId", prefix + std::to_string(i)}, {"data", i}});
+    }
+    request.push_back({{"queue", "q"}, {"transactionId", prefix + "1"}, {"data", "repeat"}});  // follows item 1
+    request.push_back({{"queue", "q2"}, {"transactionId", prefix + "1"}, {"data", "other queue"}});
+    request.push_back({{"queue", "q"}, {"partition", "p2"}, {"transactionId", prefix + "1"}, {"data", "other partition"}});
+    const PushResponse r = broker.push(request, next_request++);
+    ASSERT_EQ(r.items.size(), n) << n;
+    for (size_t i = 0; i + 3 < n; ++i) EXPECT_EQ(r.items[i].status, ItemStatus::queued) << n << " item " << i;
+    EXPECT_EQ(r.items[n - 3].status, ItemStatus::duplicate) << n;
+    EXPECT_EQ(r.items[n - 3].message_id, r.items[1].message_id) << n;
+    for (size_t i : {n - 2, n - 1}) {
+      EXPECT_EQ(r.items[i].status, ItemStatus::queued) << n << " item " << i;
+      EXPECT_NE(r.items[i].message_id, r.items[1].message_id) << n << " item " << i;
+    }
+  }
 }
 
 TEST_F(BrokerFixture, PartialDuplicateRepushesTheSurvivors) {
