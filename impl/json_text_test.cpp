@@ -97,6 +97,25 @@ TEST(JsonText, EveryByteAtEveryPositionIsWhatDumpWrites) {
   }
 }
 
+// Strings are quoted in a 128-byte buffer when they fit, straight into the
+// text when they do not: lengths on both sides of the edge, plain and with
+// a byte to escape, as values, as keys, in empty and full objects.
+TEST(JsonText, StringsAroundTheBufferEdgeAreWhatDumpWrites) {
+  for (size_t n = 118; n <= 130; ++n) {
+    for (const char odd : {'a', '"', '\n'}) {
+      std::string text(n, 'x');
+      text[n / 2] = odd;
+      const nlohmann::json values[] = {text, nlohmann::json::object({{text, text}}),
+                                       nlohmann::json::object({{"a", 1}, {text, nlohmann::json::object()}}),
+                                       nlohmann::json::array({text, nlohmann::json::object(), text})};
+      for (const nlohmann::json& value : values) {
+        EXPECT_EQ(json_text(value), value.dump()) << n << " " << static_cast<int>(odd);
+        EXPECT_EQ(json_text_bytes(value), value.dump().size()) << n;
+      }
+    }
+  }
+}
+
 // Invalid UTF-8 is refused as dump() refuses it, not written.
 TEST(JsonText, RefusesInvalidUtf8AsDumpDoes) {
   const nlohmann::json bad = std::string("a\xff");
