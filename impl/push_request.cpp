@@ -38,7 +38,8 @@ std::variant<std::vector<PushItem>, std::string> validate_push_request(const nlo
     const nlohmann::json* partition = nullptr;
     const nlohmann::json* transaction_id = nullptr;
     const nlohmann::json* data = nullptr;
-    for (const auto& [name, member] : item.get_ref<const nlohmann::json::object_t&>()) {
+    for (const auto& [key, member] : item.get_ref<const nlohmann::json::object_t&>()) {
+      const std::string_view name = key;  // compares lengths first: the four names' differ
       if (name == "queue") queue = &member;
       else if (name == "partition") partition = &member;
       else if (name == "transactionId") transaction_id = &member;

@@ -380,8 +380,10 @@ void World::finish_history() {
   if (!history_.open_transactions_at_end.empty()) return;
   for (const auto& [queue, partition] : admin_->storage().inspect_partitions()) {
     history::FinalRead read{queue, partition, {}};
-    for (const auto& m : admin_->storage().inspect_messages(queue, partition)) {
-      read.messages.push_back({m.offset, impl::to_string(m.message_id), m.transaction_id});
+    std::vector<impl::StoredMessage> stored = admin_->storage().inspect_messages(queue, partition);
+    read.messages.reserve(stored.size());
+    for (impl::StoredMessage& m : stored) {
+      read.messages.push_back({m.offset, impl::to_string(m.message_id), std::move(m.transaction_id)});
     }
     history_.final_reads.push_back(std::move(read));
   }
