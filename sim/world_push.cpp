@@ -2,6 +2,8 @@
 
 #include <cassert>
 
+#include "sim/held_request.h"
+
 // A producer's push (World::push), its producers and the footprints of its
 // sends: apart from world.cpp, which builds and runs the world.
 namespace qdt::sim {
@@ -36,7 +38,7 @@ World::PushOutcome World::push(const std::string& step, uint32_t broker, const s
   const uint64_t region = send_region != 0 ? send_region : SeededScheduler::new_region();
   Producer& p = producer(producer_name);
   // Keys are set once: every retry resends the same items with the same transactionIds.
-  auto request = std::make_shared<const nlohmann::json>(p.prepare(std::move(items)));
+  const std::shared_ptr<const nlohmann::json> request = hold_request(p.prepare(std::move(items)));
   const uint64_t push_id = ++next_push_;
   const uint64_t producer_push = p.next_push();
   PushOutcome outcome;
