@@ -24,16 +24,38 @@ constexpr size_t kDoublings = 4;  // 512 -> 8192
 constexpr size_t kLargeClasses = kStepsPerDoubling * kDoublings;
 constexpr size_t kClasses = kSmallClasses + kLargeClasses;
 static_assert(kSmallMaxBytes << kDoublings == kLargestClassBytes);
-constexpr size_t kChunkBytes = 256 * 1024;
+// Blocks of a class live in pages of their own: a page is 64 KiB, aligned,
+// so a block finds its page by masking its address; pages come from 2 MiB
+// regions. A class allocates from one page at a time (its free blocks, then
+// its never-used tail) and moves to another page only when that one is
+// full. One global list per class scattered a run's blocks over every page
+// the last run freed into: measured, a batch-10 items run whose free lists
+// were sorted by address first ran 1.2x faster, so locality, not
+// instructions, was the cost. Within a page, freed blocks are reused last
+// freed first.
+constexpr size_t kPageBytes = 64 * 1024;
+constexpr size_t kRegionBytes = 2 * 1024 * 1024;
 
 struct FreeBlock {
   FreeBlock* next;
 };
 
+// At the start of every page; the page's blocks follow it (each with its
+// 16-byte header), so the first block is 16-byte aligned.
+struct alignas(16) Page {
+  FreeBlock* free;   // freed blocks of this page
+  char* unused;      // the first never-used block's header
+  char* end;
+  Page* next_open;   // the next page of the class with room, while listed
+  bool listed;       // the class's current page, or in its list of pages with room
+};
+static_assert(sizeof(Page) % 16 == 0 && sizeof(Page) <= 48);
+
 // Constant-initialized: operator new may run before any dynamic initializer.
-constinit std::array<FreeBlock*, kClasses> free_lists{};
-constinit char* chunk_next = nullptr;
-constinit char* chunk_end = nullptr;
+constinit std::array<Page*, kClasses> current_page{};  // where a class allocates
+constinit std::array<Page*, kClasses> open_pages{};    // other pages of the class with room
+constinit char* region_next = nullptr;
+constinit char* region_end = nullptr;
 
 size_t class_bytes(size_t c) {
   if (c < kSmallClasses) return (c + 1) * kSmallStepBytes;
@@ -55,17 +77,39 @@ size_t class_of(size_t bytes) {
 
 uint64_t header_of(const void* p) { return *reinterpret_cast<const uint64_t*>(static_cast<const char*>(p) - kHeaderBytes); }
 
-// A never-used block of class `c`, header written, from the current chunk
-// (the tail of a chunk too short for it is left unused).
-void* carve(size_t c) {
-  const size_t need = kHeaderBytes + class_bytes(c);
-  if (chunk_next == nullptr || static_cast<size_t>(chunk_end - chunk_next) < need) {
-    chunk_next = static_cast<char*>(std::malloc(kChunkBytes));
-    if (chunk_next == nullptr) return nullptr;
-    chunk_end = chunk_next + kChunkBytes;
+Page* page_of(const void* block) {
+  return reinterpret_cast<Page*>(reinterpret_cast<uintptr_t>(block) & ~uintptr_t{kPageBytes - 1});
+}
+
+// A fresh page for class `c`, from the current region (a new region when it
+// is used up); nullptr when the system refuses memory.
+Page* new_page(size_t c) {
+  if (region_next == region_end) {
+    region_next = static_cast<char*>(std::aligned_alloc(kPageBytes, kRegionBytes));
+    if (region_next == nullptr) return nullptr;
+    region_end = region_next + kRegionBytes;
   }
-  char* raw = chunk_next;
-  chunk_next += need;
+  Page* page = reinterpret_cast<Page*>(region_next);
+  region_next += kPageBytes;
+  const size_t need = kHeaderBytes + class_bytes(c);
+  char* first = reinterpret_cast<char*>(page) + sizeof(Page);
+  page->free = nullptr;
+  page->unused = first;
+  page->end = first + (kPageBytes - sizeof(Page)) / need * need;
+  page->next_open = nullptr;
+  page->listed = true;
+  return page;
+}
+
+// A block of class `c` from `page`, or nullptr when the page is full.
+void* take(Page* page, size_t c) {
+  if (FreeBlock* b = page->free) {
+    page->free = b->next;
+    return b;
+  }
+  if (page->unused == page->end) return nullptr;
+  char* raw = page->unused;
+  page->unused += kHeaderBytes + class_bytes(c);
   *reinterpret_cast<uint64_t*>(raw) = c;
   return raw + kHeaderBytes;
 }
@@ -81,11 +125,20 @@ void* allocate(size_t bytes) {
     *reinterpret_cast<uint64_t*>(raw) = kLargeFlag | bytes;
     return raw + kHeaderBytes;
   }
-  if (FreeBlock* b = free_lists[c]) {
-    free_lists[c] = b->next;
-    return b;
+  for (;;) {
+    if (Page* page = current_page[c]) {
+      if (void* b = take(page, c)) return b;
+      page->listed = false;  // full: listed again when a block of it is freed
+    }
+    Page* next = open_pages[c];
+    if (next != nullptr) {
+      open_pages[c] = next->next_open;
+    } else {
+      next = new_page(c);
+      if (next == nullptr) return nullptr;
+    }
+    current_page[c] = next;
   }
-  return carve(c);
 }
 
 void release(void* block) {
@@ -96,9 +149,15 @@ void release(void* block) {
     return;
   }
   assert(h < kClasses);
+  Page* page = page_of(block);
   FreeBlock* b = static_cast<FreeBlock*>(block);
-  b->next = free_lists[h];
-  free_lists[h] = b;
+  b->next = page->free;
+  page->free = b;
+  if (!page->listed) {  // it was full: it has room again
+    page->listed = true;
+    page->next_open = open_pages[h];
+    open_pages[h] = page;
+  }
 }
 
 size_t usable_size(const void* block) {

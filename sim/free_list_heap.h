@@ -1,9 +1,13 @@
 #pragma once
-// A heap for qdt's one-threaded process (issue 11): per-size free lists, no
-// locking, no coalescing, no return to the system. A freed block goes on its
-// size class's list and is what the next request of that class gets, so a
-// campaign's steady state (the same shapes allocated and freed seed after
-// seed) never reaches malloc. Fresh blocks are carved from 256 KiB chunks.
+// A heap for qdt's one-threaded process (issue 11): size classes, no
+// locking, no coalescing, no return to the system. Each class has pages of
+// its own (64 KiB, aligned, from 2 MiB regions) and allocates from one page
+// at a time: that page's freed blocks (last freed first), then its unused
+// tail, then the next page with room. A campaign's steady state (the same
+// shapes allocated and freed seed after seed) never reaches malloc, and a
+// run's blocks stay close together: one free list per class handed them out
+// from every page the previous run had freed into (1.2x slower on the
+// batch-10 items workload).
 //
 // It serves two seams: SQLite's allocator (sim/sqlite_allocator.h,
 // SQLITE_CONFIG_MALLOC) and, in the qdt executable only, the global
