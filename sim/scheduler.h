@@ -124,7 +124,7 @@ class SeededScheduler : public boost::fibers::algo::algorithm_with_properties<Fi
 
  private:
   static FiberSlot* active_worker_slot();
-  void end_step(boost::fibers::context* self);
+  void end_step();
 
   std::vector<boost::fibers::context*> ready_;  // worker fibers, reserved once
   std::vector<uint64_t> ready_ordinals_;        // scratch for the policy
