@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Two qdt binaries' `items` figures, measured in turns: BIN_A's
+# `qdt bench --only items --json`, then BIN_B's, REPS times, so that a slow
+# spell of a shared machine falls on both alike. Prints, per case, each
+# binary's median over its runs (each run's figure is already the median
+# of five warm rounds) and B/A. Measures; asserts nothing about speed.
+#
+# Usage: scripts/alternate-items.sh [--quick] BIN_A BIN_B [REPS]   (REPS: 5)
+# Example (before/after a change): build a copy of the old tree, then
+#   scripts/alternate-items.sh /tmp/qdt-before build/sim/qdt 10
+set -euo pipefail
+quick=()
+if [ "${1:-}" = "--quick" ]; then quick=(--quick); shift; fi
+if [ $# -lt 2 ] || [ $# -gt 3 ]; then
+  echo "usage: $0 [--quick] BIN_A BIN_B [REPS]" >&2
+  exit 2
+fi
+a=$1 b=$2 reps=${3:-5}
+for bin in "$a" "$b"; do
+  [ -x "$bin" ] || { echo "$0: $bin: not an executable" >&2; exit 2; }
+done
+[[ "$reps" =~ ^[1-9][0-9]*$ ]] || { echo "$0: REPS: expected a positive integer, got '$reps'" >&2; exit 2; }
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+for ((r = 1; r <= reps; ++r)); do
+  echo "[alternate] round $r of $reps" >&2
+  "$a" bench "${quick[@]}" --only items --json >"$out/a-$r.json" 2>/dev/null
+  "$b" bench "${quick[@]}" --only items --json >"$out/b-$r.json" 2>/dev/null
+done
+python3 - "$out" "$reps" "$a" "$b" <<'PY'
+import json, statistics, sys
+out, reps, a, b = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+def figures(side):
+    runs = [{f["name"]: f["value"] for f in json.load(open(f"{out}/{side}-{r}.json"))["figures"]}
+            for r in range(1, reps + 1)]
+    names = [n for n in runs[0] if n.startswith("items_per_s.")]
+    return {n: [run[n] for run in runs] for n in names}
+fa, fb = figures("a"), figures("b")
+print(f"A = {a}\nB = {b}\n{reps} alternated runs each; medians of the runs' figures (items/s)")
+print(f"{'case':32s} {'A':>10s} {'B':>10s} {'B/A':>6s}")
+for name in fa:
+    ma, mb = statistics.median(fa[name]), statistics.median(fb[name])
+    print(f"{name:32s} {ma:10.0f} {mb:10.0f} {mb / ma:6.2f}")
+PY
