@@ -24,5 +24,7 @@ struct PushItem {
 
 // Either the items, or "PATH: reason" (e.g. "/3/transactionId: expected a string").
 std::variant<std::vector<PushItem>, std::string> validate_push_request(const nlohmann::json& request);
+// The items view the request: a temporary one would leave them dangling.
+std::variant<std::vector<PushItem>, std::string> validate_push_request(const nlohmann::json&& request) = delete;
 
 }  // namespace qdt::impl

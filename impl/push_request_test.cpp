@@ -8,14 +8,17 @@ namespace qdt::impl {
 namespace {
 
 std::string error_of(const char* text) {
-  const auto result = validate_push_request(nlohmann::json::parse(text));
+  const nlohmann::json request = nlohmann::json::parse(text);
+  const auto result = validate_push_request(request);
   const auto* error = std::get_if<std::string>(&result);
   return error ? *error : "";
 }
 
 TEST(PushRequest, AcceptsValidItemsWithDefaults) {
-  const auto result = validate_push_request(nlohmann::json::parse(
-      R"([{"queue":"q","data":{}},{"queue":"q","partition":"p","transactionId":"t","data":null}])"));
+  // The items view the request, which must outlive them.
+  const nlohmann::json request = nlohmann::json::parse(
+      R"([{"queue":"q","data":{}},{"queue":"q","partition":"p","transactionId":"t","data":null}])");
+  const auto result = validate_push_request(request);
   const auto& items = std::get<std::vector<PushItem>>(result);
   ASSERT_EQ(items.size(), 2u);
   EXPECT_EQ(items[0].partition, "Default");
