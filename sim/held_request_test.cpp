@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <boost/fiber/all.hpp>
+#include <memory>
+
 #include <string>
 
 namespace qdt::sim {
@@ -9,7 +12,17 @@ namespace {
 
 nlohmann::json nested(int levels) {
   nlohmann::json v = "leaf";
-  for (int i = 0; i < levels; ++i) v = (i % 2 == 0) ? nlohmann::json::array({v, i}) : nlohmann::json{{"k", v}, {"n", i}};
+  for (int i = 0; i < levels; ++i) {  // moved in, not copied: a copy per level would be quadratic
+    nlohmann::json next = (i % 2 == 0) ? nlohmann::json::array() : nlohmann::json::object();
+    if (i % 2 == 0) {
+      next.push_back(std::move(v));
+      next.push_back(i);
+    } else {
+      next["k"] = std::move(v);
+      next["n"] = i;
+    }
+    v = std::move(next);
+  }
   return v;
 }
 
@@ -25,9 +38,7 @@ TEST(HeldRequest, EveryHolderSeesTheBodyAsGiven) {
 }
 
 // Taken apart to its depth, a value is an empty container; deeper ones are
-// left whole for nlohmann's destructor (which the depth test below needs
-// to be safe: ten thousand levels would overflow a fiber's stack if taken
-// apart by recursion).
+// left whole for nlohmann's destructor; depth 0 touches nothing.
 TEST(HeldRequest, DismantlingEmptiesToItsDepthAndLeavesDeeperTreesWhole) {
   nlohmann::json shallow = nested(5);
   dismantle_json(shallow);
@@ -42,9 +53,19 @@ TEST(HeldRequest, DismantlingEmptiesToItsDepthAndLeavesDeeperTreesWhole) {
   dismantle_json(kept, 0);
   EXPECT_EQ(kept.dump(), "[[[1,2]]]");  // depth 0 touches nothing
 
-  auto hostile = hold_request(nested(10'000));
+}
+
+// A hostile depth is freed on a fiber's small stack: taken apart by
+// recursion all the way down, 100 000 levels would overflow 64 KiB and
+// crash the test; bounded at kDismantleDepth, nlohmann's own (iterative)
+// destructor takes the rest.
+TEST(HeldRequest, AHostileDepthIsFreedOnASmallFiberStack) {
+  auto hostile = hold_request(nested(100'000));
   EXPECT_FALSE(hostile->empty());
-  hostile.reset();  // freed without recursion past kDismantleDepth
+  boost::fibers::fiber release(std::allocator_arg, boost::fibers::fixedsize_stack(64 * 1024),
+                               [&] { hostile.reset(); });
+  release.join();
+  EXPECT_EQ(hostile, nullptr);
 }
 
 }  // namespace
