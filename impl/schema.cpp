@@ -176,13 +176,20 @@ uint32_t match_u32(const char* p) {
   return v;
 }
 
-void create_schema(Database& db) {
+void create_schema(Database& db, int64_t page_size_bytes) {
   // Every connection calls this and only the database's first needs the DDL:
   // asking is cheaper than parsing five CREATE TABLE IF NOT EXISTS again.
   Statement present(db.handle(),
                     "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
                     "name IN ('queues', 'partitions', 'segments', 'log_txns', 'acks')");
   if (present.step() && present.column_int(0) == 5) return;
+  if (page_size_bytes != 0) {
+    assert(page_size_bytes >= 512 && page_size_bytes <= 65536 && (page_size_bytes & (page_size_bytes - 1)) == 0);
+    // The open read would pin page 1, and SQLite then ignores the size
+    // without a word: let go of it first.
+    present.reset();
+    db.exec("PRAGMA page_size=" + std::to_string(page_size_bytes));
+  }
   db.exec(kSchema);
 }
 

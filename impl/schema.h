@@ -16,7 +16,7 @@
 namespace qdt::impl {
 
 // Creates the tables when missing (every connection runs it; the first wins).
-void create_schema(Database& db);
+void create_schema(Database& db, int64_t page_size_bytes = 0);
 
 // Counts the sidecar rows the probe function looked at (rows_scanned).
 struct ProbeCounter {

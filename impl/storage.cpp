@@ -35,7 +35,7 @@ void Storage::init() {
          options_.synchronous == "OFF");
   // Per connection, before the first write: how durable a COMMIT is.
   if (!options_.synchronous.empty()) conn_.db().exec("PRAGMA synchronous=" + options_.synchronous);
-  create_schema(conn_.db());
+  create_schema(conn_.db(), options_.page_size_bytes);
   // Variant bloom-filter swaps the exact matcher for a small Bloom filter.
   register_match_function(conn_.db(), counter_,
                           options_.variant == Variant::bloom_filter ? MatchKind::bloom : MatchKind::exact);
@@ -68,6 +68,11 @@ void Storage::clear_rows() {
 void Storage::set_purge_batch(int64_t rows) {
   assert(rows >= 1);
   options_.purge_batch = rows;
+}
+
+int64_t Storage::page_size_bytes() {
+  Statement s(conn_.handle(), "PRAGMA page_size");
+  return s.step() ? s.column_int(0) : 0;
 }
 
 std::string Storage::integrity_check() {

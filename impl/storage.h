@@ -44,6 +44,9 @@ struct StorageOptions {
   // PRAGMA synchronous for a file database ("FULL", "NORMAL", "OFF"); empty
   // keeps SQLite's default (in-memory databases have nothing to sync).
   std::string synchronous;
+  // PRAGMA page_size for a database this connection creates (0: SQLite's
+  // 4096); a database that exists keeps the size it was made with.
+  int64_t page_size_bytes = 0;
 };
 
 class Storage {
@@ -115,6 +118,8 @@ class Storage {
   Database& database() { return conn_.db(); }
   // PRAGMA integrity_check, its rows joined by "; " ("ok" when sound).
   std::string integrity_check();
+  // PRAGMA page_size: what the database was created with.
+  int64_t page_size_bytes();
   std::vector<std::pair<std::string, std::string>> inspect_partitions();
   std::vector<StoredMessage> inspect_messages(const std::string& queue, const std::string& partition);
 

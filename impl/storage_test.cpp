@@ -85,6 +85,24 @@ TEST(Storage, DuplicateWritesNothingAndNamesSmallestOffset) {
   EXPECT_EQ(st.partition_state("q", "Default").last_offset, 3);
 }
 
+TEST(Storage, TheConnectionThatCreatesTheDatabaseChoosesItsPageSize) {
+  const std::string uri = Storage::shared_memory_uri("storage-test-page-size");
+  StorageOptions small;
+  small.page_size_bytes = 1024;
+  Storage first(uri, test_clock(), nullptr, small);
+  EXPECT_EQ(first.page_size_bytes(), 1024);
+  StorageOptions other;
+  other.page_size_bytes = 2048;
+  Storage second(uri, test_clock(), nullptr, other);  // the database exists: its size stays
+  EXPECT_EQ(second.page_size_bytes(), 1024);
+  first.set_options("q", {});
+  EXPECT_TRUE(push_at(second, segment({"a", "b"}), 1000).queued);
+  EXPECT_EQ(first.integrity_check(), "ok");
+
+  Storage plain(test_clock());  // a private database with no size asked: SQLite's own
+  EXPECT_EQ(plain.page_size_bytes(), 4096);
+}
+
 TEST(Storage, WindowBoundaryIsInclusive) {
   Storage st{test_clock()};
   st.set_options("q", {.dedup_window_seconds = 60});

@@ -14,6 +14,7 @@
 #include "sim/runner.h"
 #include "sim/scenario.h"
 #include "sim/workload.h"
+#include "sim/world_config.h"
 
 namespace qdt::sim {
 namespace {
@@ -126,8 +127,17 @@ class Replayer {
 
 }  // namespace
 
+namespace {
+// The page size a world's in-memory database has: the floor replays the same SQL on the same pages.
+impl::StorageOptions floor_options() {
+  impl::StorageOptions options;
+  options.page_size_bytes = kMemoryPageBytes;
+  return options;
+}
+}  // namespace
+
 StorageFloor::StorageFloor(const history::History& warm_up)
-    : storage_(impl::Storage::shared_memory_uri(floor_database_name()), clock_, nullptr, {}) {
+    : storage_(impl::Storage::shared_memory_uri(floor_database_name()), clock_, nullptr, floor_options()) {
   FloorReplay discarded;
   replay(warm_up, discarded);
 }

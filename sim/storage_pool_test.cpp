@@ -160,6 +160,35 @@ TEST(StoragePool, ConnectionLeftInATransactionIsClosedNotPooled) {
   pool.release(again);
 }
 
+// A world's in-memory database is made with the memory page size (a world
+// that only asked SQLite for its default would make 4096-byte pages).
+TEST(StoragePool, AWorldMakesItsInMemoryDatabaseWithTheMemoryPageSize) {
+  const char* text = R"({"name": "one", "seed": 1, "queues": {"q": {}},
+    "steps": [{"id": "p", "op": "push", "items": [{"queue": "q", "transactionId": "k", "data": {}}]}]})";
+  LoadResult loaded = load_scenario_text(text, "t.json");
+  ASSERT_TRUE(loaded.scenario);
+  StoragePool& pool = StoragePool::process();
+  std::vector<Slot*> held;
+  Slot* fresh_slot = &pool.acquire();
+  while (fresh_slot->idle() != 0) {  // one with no connection: its database is made by the next world
+    held.push_back(fresh_slot);
+    fresh_slot = &pool.acquire();
+  }
+  const std::string uri = fresh_slot->uri();
+  pool.release(*fresh_slot);
+  const RunOutcome run = run_scenario(*loaded.scenario, {});
+  EXPECT_TRUE(run.result["failures"].empty());
+  Slot& after = pool.acquire();
+  ASSERT_EQ(after.uri(), uri);
+  impl::ManualClock clock(1000);
+  {
+    StorageHandle look = after.open({}, clock, nullptr);
+    EXPECT_EQ(look->page_size_bytes(), kMemoryPageBytes);
+  }
+  pool.release(after);
+  for (Slot* s : held) pool.release(*s);
+}
+
 // The same seed gives the same trace whether its world gets a fresh database
 // or one emptied after another scenario ran in it.
 TEST(StoragePool, ReusedDatabaseGivesTheSameTraceAsAFreshOne) {

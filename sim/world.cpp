@@ -150,6 +150,7 @@ std::unique_ptr<StorageLink> World::connect(uint32_t owner, const uint64_t* epoc
   options.purge_batch = config_.storage.purge_batch;
   options.checked_mode = checked_mode;
   options.variant = config_.variant;
+  if (config_.storage.path == ":memory:") options.page_size_bytes = kMemoryPageBytes;
   return std::make_unique<StorageLink>(
       *side_, owner, epoch,
       [this, options](impl::StatementGate* gate) { return open_storage(gate, options); },  // by value: restart() opens again later
