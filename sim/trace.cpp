@@ -1,76 +1,98 @@
 #include "sim/trace.h"
 
+#include <algorithm>
 #include <cassert>
 #include <charconv>
+#include <cstring>
 
 #include "impl/json_text.h"
 
 namespace qdt::sim {
+namespace {
+// An int64_t in decimal, sign included.
+constexpr size_t kMaxDigits = 20;
+}  // namespace
 
 Trace::Trace(bool keep_text) : state_(XXH3_createState()), keep_text_(keep_text) {
   assert(state_ != nullptr);
   XXH3_128bits_reset(state_);
-  line_.reserve(256);
+  line_.resize(256);
 }
 
 Trace::~Trace() { XXH3_freeState(state_); }
 
+char* Trace::extend(size_t bytes) {
+  if (line_.size() - length_ < bytes) line_.resize(std::max(2 * line_.size(), length_ + bytes));
+  return line_.data() + length_;
+}
+
+char* Trace::put(char* at, std::string_view text) {
+  std::memcpy(at, text.data(), text.size());
+  return at + text.size();
+}
+
 Trace& Trace::begin(int64_t t_ms, std::string_view kind) {
-  line_.clear();
-  char buf[24];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, t_ms);
-  assert(ec == std::errc());
-  line_.append(buf, end);
-  line_.push_back(' ');
-  line_.append(kind);
+  length_ = 0;
+  char* at = extend(kMaxDigits + 1 + kind.size());
+  at = std::to_chars(at, at + kMaxDigits, t_ms).ptr;
+  *at++ = ' ';
+  at = put(at, kind);
+  length_ = static_cast<size_t>(at - line_.data());
   return *this;
 }
 
 Trace& Trace::field(std::string_view key, std::string_view value) {
-  line_.push_back(' ');
-  line_.append(key);
-  line_.push_back('=');
-  line_.append(value);
+  char* at = extend(key.size() + value.size() + 2);
+  *at++ = ' ';
+  at = put(at, key);
+  *at++ = '=';
+  at = put(at, value);
+  length_ = static_cast<size_t>(at - line_.data());
   return *this;
 }
 
 Trace& Trace::field(std::string_view key, std::string_view first, char separator, std::string_view second) {
-  line_.push_back(' ');
-  line_.append(key);
-  line_.push_back('=');
-  line_.append(first);
-  line_.push_back(separator);
-  line_.append(second);
+  char* at = extend(key.size() + first.size() + second.size() + 3);
+  *at++ = ' ';
+  at = put(at, key);
+  *at++ = '=';
+  at = put(at, first);
+  *at++ = separator;
+  at = put(at, second);
+  length_ = static_cast<size_t>(at - line_.data());
   return *this;
 }
 
 Trace& Trace::field(std::string_view key, int64_t value) {
-  char buf[24];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, value);
-  assert(ec == std::errc());
-  return field(key, std::string_view(buf, static_cast<size_t>(end - buf)));
-}
-
-Trace& Trace::field_json(std::string_view key, const nlohmann::json& value) {
-  line_.push_back(' ');
-  line_.append(key);
-  line_.push_back('=');
-  // What value.dump() returns, appended where it belongs: a request's body
-  // is the trace's longest field.
-  impl::append_json(line_, value);
+  char* at = extend(key.size() + 2 + kMaxDigits);
+  *at++ = ' ';
+  at = put(at, key);
+  *at++ = '=';
+  at = std::to_chars(at, at + kMaxDigits, value).ptr;
+  length_ = static_cast<size_t>(at - line_.data());
   return *this;
 }
 
+Trace& Trace::field_json(std::string_view key, const nlohmann::json& value) {
+  // What value.dump() returns: a request's body is the trace's longest field.
+  json_.clear();
+  impl::append_json(json_, value);
+  return field(key, json_);
+}
+
 Trace& Trace::raw(std::string_view text) {
-  line_.push_back(' ');
-  line_.append(text);
+  char* at = extend(text.size() + 1);
+  *at++ = ' ';
+  at = put(at, text);
+  length_ = static_cast<size_t>(at - line_.data());
   return *this;
 }
 
 void Trace::end() {
-  line_.push_back('\n');
-  XXH3_128bits_update(state_, line_.data(), line_.size());
-  if (keep_text_) text_.append(line_);
+  *extend(1) = '\n';
+  ++length_;
+  XXH3_128bits_update(state_, line_.data(), length_);
+  if (keep_text_) text_.append(line_.data(), length_);
   ++lines_;
 }
 

@@ -37,9 +37,18 @@ class Trace {
   uint64_t lines() const { return lines_; }
 
  private:
+  // Room for `bytes` more at line_[length_]; returns where to write.
+  char* extend(size_t bytes);
+  char* put(char* at, std::string_view text);
+
   XXH3_state_t* state_;
   bool keep_text_;
+  // The line being written is line_[0, length_): line_ is kept at its full
+  // size so a field is one capacity check and plain copies (a push writes
+  // about 16 fields a message; string appends checked capacity per piece).
   std::string line_;
+  size_t length_ = 0;
+  std::string json_;  // field_json's text, reused
   std::string text_;
   uint64_t lines_ = 0;
 };
