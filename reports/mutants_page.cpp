@@ -156,7 +156,7 @@ std::vector<Chart> mutants_charts(const json& doc) {
   for (Chart* c : {&seeds, &steps}) {
     c->categorical_x = true;
     c->style = ChartStyle::bars;
-    c->series.push_back({"caught", {}});
+    c->series.push_back(ChartSeries{.title = "caught"});
   }
   seeds.log_y = true;
   double x = 0;

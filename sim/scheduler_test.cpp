@@ -75,7 +75,9 @@ TEST(SeededScheduler, ReportsWhichStepReadiedAFiberAndLabelsFirstSteps) {
   });
   while (!done) {
     boost::this_fiber::yield();
-    if (!done) ASSERT_TRUE(clock.fire_next());
+    if (!done) {
+      ASSERT_TRUE(clock.fire_next());
+    }
   }
   parent.join();
   scheduler.set_policy(nullptr);
