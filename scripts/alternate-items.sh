@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # Two qdt binaries' `items` figures, measured in turns: BIN_A's
-# `qdt bench --only items --json`, then BIN_B's, REPS times, so that a slow
-# spell of a shared machine falls on both alike. Prints, per case, each
-# binary's median over its runs (each run's figure is already the median
-# of five warm rounds) and B/A. Measures; asserts nothing about speed.
+# `qdt bench --only items --json`, then BIN_B's, REPS times (B first in
+# every other turn, so a spell that starts or ends mid-turn favours
+# neither), so that a slow spell of a shared machine falls on both alike.
+# Prints, per case, each binary's median over its runs (each run's figure
+# is already the median of five warm rounds), B/A of those medians, and the
+# paired ratio: the median over turns of B's figure over A's in the same
+# turn, with its range, which drift between turns cannot move. Measures;
+# asserts nothing about speed.
 #
 # Usage: scripts/alternate-items.sh [--quick] BIN_A BIN_B [REPS]   (REPS: 5)
 # Example (before/after a change): build a copy of the old tree, then
@@ -24,8 +28,11 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 for ((r = 1; r <= reps; ++r)); do
   echo "[alternate] round $r of $reps" >&2
-  "$a" bench "${quick[@]}" --only items --json >"$out/a-$r.json" 2>/dev/null
-  "$b" bench "${quick[@]}" --only items --json >"$out/b-$r.json" 2>/dev/null
+  if ((r % 2 == 1)); then order=(a b); else order=(b a); fi
+  for side in "${order[@]}"; do
+    if [ "$side" = a ]; then bin=$a; else bin=$b; fi
+    "$bin" bench "${quick[@]}" --only items --json >"$out/$side-$r.json" 2>/dev/null
+  done
 done
 python3 - "$out" "$reps" "$a" "$b" <<'PY'
 import json, statistics, sys
@@ -37,8 +44,10 @@ def figures(side):
     return {n: [run[n] for run in runs] for n in names}
 fa, fb = figures("a"), figures("b")
 print(f"A = {a}\nB = {b}\n{reps} alternated runs each; medians of the runs' figures (items/s)")
-print(f"{'case':32s} {'A':>10s} {'B':>10s} {'B/A':>6s}")
+print(f"{'case':32s} {'A':>10s} {'B':>10s} {'B/A':>6s} {'paired':>6s} {'range':>11s}")
 for name in fa:
     ma, mb = statistics.median(fa[name]), statistics.median(fb[name])
-    print(f"{name:32s} {ma:10.0f} {mb:10.0f} {mb / ma:6.2f}")
+    pairs = sorted(y / x for x, y in zip(fa[name], fb[name]))
+    print(f"{name:32s} {ma:10.0f} {mb:10.0f} {mb / ma:6.2f} {statistics.median(pairs):6.2f} "
+          f"{pairs[0]:.2f}-{pairs[-1]:.2f}")
 PY

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# scripts/alternate-items.sh end to end, in its quick form: one turn of each
-# binary, a row per items case with both figures and their ratio; bad usage
+# scripts/alternate-items.sh end to end, in its quick form: two turns of
+# each binary (the second in the other order), a row per items case with
+# both figures, their ratio and the paired ratio with its range; bad usage
 # exits 2. Shape only, never a speed. Usage: check-alternate-items.sh QDT
 set -euo pipefail
 qdt=$1
 here=$(cd "$(dirname "$0")" && pwd)
-out=$(bash "$here/alternate-items.sh" --quick "$qdt" "$qdt" 1 2>/dev/null)
+out=$(bash "$here/alternate-items.sh" --quick "$qdt" "$qdt" 2 2>/dev/null)
 for case in batch1 batch10 batch1_checked batch10_checked batch1_cold batch10_cold; do
-  echo "$out" | grep -Eq "^items_per_s\.$case +[0-9]+ +[0-9]+ +[0-9]+\.[0-9]{2}$" ||
+  echo "$out" | grep -Eq "^items_per_s\.$case +[0-9]+ +[0-9]+ +[0-9]+\.[0-9]{2} +[0-9]+\.[0-9]{2} +[0-9]+\.[0-9]{2}-[0-9]+\.[0-9]{2}$" ||
     { echo "FAIL: no row for $case" >&2; echo "$out" >&2; exit 1; }
 done
 for bad in "" "$qdt" "$qdt $qdt 0" "$qdt /nonexistent 1"; do
