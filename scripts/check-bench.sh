@@ -6,7 +6,7 @@
 # chart; the table prints a row per figure; --help and a bad --only behave.
 # And the unchecked switch changes no trace: qdt check --unchecked has the
 # checked campaign's digest. Never a duration: benchmarks measure, this test
-# checks shape. Usage: check-bench.sh QDT
+# checks shape. --case and --rounds narrow the items group. Usage: check-bench.sh QDT
 set -euo pipefail
 qdt=$1
 out=$(mktemp -d)
@@ -88,3 +88,26 @@ fi
 digest() { "$qdt" check --profile default --seeds 20 --quiet --json --max-shrinks 0 "$@" | python3 -c 'import json,sys; print(json.load(sys.stdin)["campaign_digest"])'; }
 [ "$(digest)" = "$(digest --unchecked)" ] || { echo "FAIL: --unchecked changed the campaign digest" >&2; exit 1; }
 echo "ok: --unchecked keeps the digest"
+# --case and --rounds narrow the items group (what one profiles): only the
+# cases asked, each figure's command carries the flags, checked_cost.items
+# only beside batch 1's unchecked figure; without --only items, or with an
+# unknown case or one round, exit 2 and print nothing on stdout.
+"$qdt" bench --only items --quick --case batch1_checked --case batch10 --rounds 3 --json >"$out/narrow.json" 2>"$out/narrow.err"
+[ "$(grep -c 'items, round' "$out/narrow.err")" -eq 3 ] || { echo "FAIL: --rounds 3 did not run three rounds" >&2; cat "$out/narrow.err" >&2; exit 1; }
+python3 - "$out/narrow.json" <<'PY'
+import json, sys
+figures = {f["name"]: f for f in json.load(open(sys.argv[1]))["figures"]}
+assert set(figures) == {"items_per_s.batch10", "items_per_s.batch10_cold", "items_per_s.batch1_checked"}, sorted(figures)
+for f in figures.values():
+    assert f["command"].endswith("bench --only items --quick --case batch1_checked --case batch10 --rounds 3"), f["command"]
+assert "median of 2 warm runs" in figures["items_per_s.batch10"]["note"], figures["items_per_s.batch10"]["note"]
+PY
+for bad in "--case batch1" "--only items --case batch2" "--only items --rounds 1" "--only window --rounds 3"; do
+  set +e
+  # shellcheck disable=SC2086
+  said=$("$qdt" bench --quick $bad 2>/dev/null)
+  rc=$?
+  set -e
+  [ "$rc" -eq 2 ] && [ -z "$said" ] || { echo "FAIL: 'bench $bad' exits $rc (not 2) or printed figures" >&2; exit 1; }
+done
+echo "ok: --case and --rounds narrow the items group"

@@ -9,7 +9,9 @@
 #include <nlohmann/json.hpp>
 
 #include "reports/gnuplot.h"
+#include "sim/bench_context.h"
 #include "sim/bench_floor.h"
+#include "sim/bench_items.h"
 #include "sim/bench_machine.h"
 #include "sim/bench_report.h"
 #include "sim/bench_workloads.h"
@@ -20,20 +22,6 @@ namespace qdt::sim {
 namespace {
 
 using json = nlohmann::json;
-
-struct Bench {
-  const BenchOptions& options;
-  std::vector<BenchFigure> figures;
-  long child_peak_kb = 0;
-  std::string child_peak_command;
-  bool void_run = false;  // a workload failed a property
-
-  std::string self_command(const std::string& group) const {
-    return options.program + " bench --only " + group + (options.quick ? " --quick" : "");
-  }
-  void progress(const std::string& what) const { std::cerr << "[bench] " << what << "\n" << std::flush; }
-  void add(BenchFigure f) { figures.push_back(std::move(f)); }
-};
 
 // One `qdt check` campaign in a child; its summary (seeds_per_s, ...).
 json campaign(Bench& b, const std::string& profile, uint64_t seeds, uint64_t jobs, bool unchecked,
@@ -56,85 +44,6 @@ json campaign(Bench& b, const std::string& profile, uint64_t seeds, uint64_t job
   }
   summary["cpu_s"] = run.cpu_s;  // the bench's own reading, not a qdt check field
   return summary;
-}
-
-// Target 1 is a throughput figure: the property checkers run, checked mode
-// (cache-transparency's full re-probe of the window per push, an instrument
-// whose cost grows with the window like the cache-off push) does not, as
-// issue 11 says of throughput figures. The checked runs are reported beside
-// them with their cost.
-//
-// The cases run in 1 + kWarmItemRuns rounds in this process, one run of each
-// case per round, so a slow spell of the shared machine falls on every case
-// alike. The first round meets cold memory (the heap and SQLite's page
-// caches grow, the storage pool opens its databases), as a one-shot `qdt
-// replay` does; it is reported as `_cold`. The other rounds are a
-// campaign's steady state, and a case's figure is their median: a run lasts
-// 0.1-0.5 s, and single runs of one binary varied 1.6x on this machine.
-constexpr int kWarmItemRuns = 5;
-
-struct ItemCase {
-  const char* name;
-  int batch;
-  bool checked;
-  PushFigures cold;
-  std::vector<PushFigures> warm;  // sorted by rate once every round ran, slowest first
-
-  static double rate(const PushFigures& f) { return static_cast<double>(f.items) / (f.run_wall_s + f.check_wall_s); }
-  const PushFigures& median() const { return warm[warm.size() / 2]; }
-};
-
-std::string rounded(double v) { return std::to_string(static_cast<long long>(v + 0.5)); }
-
-void items_group(Bench& b) {
-  const std::string cmd = b.self_command("items");
-  const int requests = b.options.quick ? 100 : 1000;
-  std::vector<ItemCase> cases = {{"batch1", 1, false, {}, {}}, {"batch10", 10, false, {}, {}}, {"batch1_checked", 1, true, {}, {}},
-                                 {"batch10_checked", 10, true, {}, {}}};
-  const int rounds = 1 + (b.options.quick ? 1 : kWarmItemRuns);
-  for (int round = 0; round < rounds; ++round) {
-    b.progress("items, round " + std::to_string(round + 1) + " of " + std::to_string(rounds) +
-               (round == 0 ? " (cold)" : ""));
-    for (ItemCase& c : cases) {
-      PushWorkload w;
-      w.batch = c.batch;
-      w.requests = c.batch == 1 ? requests : requests / 4;
-      w.checked_mode = c.checked;
-      PushFigures f = run_push_workload(w);
-      if (f.failures > 0) b.void_run = true;
-      if (round == 0) c.cold = std::move(f);
-      else c.warm.push_back(std::move(f));
-    }
-  }
-  double unchecked_rate = 0;
-  for (ItemCase& c : cases) {
-    std::sort(c.warm.begin(), c.warm.end(),
-              [](const PushFigures& x, const PushFigures& y) { return ItemCase::rate(x) < ItemCase::rate(y); });
-    const PushFigures& f = c.median();
-    const double wall = f.run_wall_s + f.check_wall_s;
-    const double rate = ItemCase::rate(f);
-    const std::string name = std::string("items_per_s.") + c.name;
-    const std::string note =
-        std::string("8 producers, cache on, window 3600 s, checkers on (") +
-        std::to_string(static_cast<int>(100 * f.check_wall_s / wall)) + "% of the wall time), checked mode " +
-        (c.checked ? "on" : "off") + "; median of " + std::to_string(c.warm.size()) + " warm runs (" +
-        rounded(ItemCase::rate(c.warm.front())) + "-" + rounded(ItemCase::rate(c.warm.back())) +
-        "), the cold first run " + rounded(ItemCase::rate(c.cold));
-    if (!c.checked) {
-      b.add(bench_figure(name, rate, "items/s", cmd, '>', c.batch == 1 ? 50'000 : 200'000, note));
-      b.add(bench_figure(name + "_cold", ItemCase::rate(c.cold), "items/s", cmd, 0, 0,
-                         "the first run in the process: the heap, SQLite's page caches and the storage pool start empty"));
-      if (c.batch == 1) {
-        unchecked_rate = rate;
-        b.add(bench_figure("virtual_s_per_wall_s.batch1", f.virtual_s / wall, "s/s", cmd));
-        b.add(bench_figure("check_share.batch1", f.check_wall_s / wall, "fraction", cmd, 0, 0,
-                     "the checkers' part of the wall time"));
-      }
-    } else {
-      b.add(bench_figure(name, rate, "items/s", cmd, 0, 0, note));
-      if (c.batch == 1) b.add(bench_figure("checked_cost.items", unchecked_rate / rate, "x", cmd, 0, 0, "batch 1"));
-    }
-  }
 }
 
 // What the mechanism's own SQL costs alone (sim/bench_floor.h): the runs of
@@ -356,10 +265,18 @@ CLI::App* add_bench(CLI::App& app, BenchOptions& o) {
   cmd->add_flag("--json", o.as_json, "Print the figures as JSON");
   cmd->add_option("--only", o.only, "Run one group of figures")->check(CLI::IsMember(bench_groups()));
   cmd->add_option("--out", o.out_dir, "Also write DIR/bench.json and the push-cost chart DIR/push-cost.svg");
+  cmd->add_option("--case", o.item_cases, "With --only items: run this case only (repeatable), e.g. to profile it")
+      ->check(CLI::IsMember(item_case_names()));
+  cmd->add_option("--rounds", o.item_rounds, "With --only items: rounds, the cold first one included (default 6, --quick 2)")
+      ->check(CLI::Range(2, 1000));
   return cmd;
 }
 
 int run_bench(const BenchOptions& options) {
+  if ((!options.item_cases.empty() || options.item_rounds != 0) && options.only != "items") {
+    std::cerr << "qdt bench: --case and --rounds narrow the items group: add --only items\n";
+    return kExitBadInput;
+  }
   Bench b{options, {}, 0, "", false};
   const double load_before = load_average();
   auto runs = [&](const std::string& g) { return options.only.empty() || options.only == g; };
