@@ -9,14 +9,25 @@
 # turn, with its range, which drift between turns cannot move. Measures;
 # asserts nothing about speed.
 #
-# Usage: scripts/alternate-items.sh [--quick] BIN_A BIN_B [REPS]   (REPS: 5)
+# Usage: scripts/alternate-items.sh [--quick] [--case NAME] BIN_A BIN_B [REPS]   (REPS: 5)
+# --case runs that items case only (qdt bench --case), a turn in a third
+# of the time.
 # Example (before/after a change): build a copy of the old tree, then
 #   scripts/alternate-items.sh /tmp/qdt-before build/sim/qdt 10
 set -euo pipefail
 quick=()
-if [ "${1:-}" = "--quick" ]; then quick=(--quick); shift; fi
+narrow=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --quick) quick=(--quick); shift ;;
+    --case)
+      [ $# -ge 2 ] || { echo "$0: --case needs a case name" >&2; exit 2; }
+      narrow+=(--case "$2"); shift 2 ;;
+    *) break ;;
+  esac
+done
 if [ $# -lt 2 ] || [ $# -gt 3 ]; then
-  echo "usage: $0 [--quick] BIN_A BIN_B [REPS]" >&2
+  echo "usage: $0 [--quick] [--case NAME] BIN_A BIN_B [REPS]" >&2
   exit 2
 fi
 a=$1 b=$2 reps=${3:-5}
@@ -31,7 +42,7 @@ for ((r = 1; r <= reps; ++r)); do
   if ((r % 2 == 1)); then order=(a b); else order=(b a); fi
   for side in "${order[@]}"; do
     if [ "$side" = a ]; then bin=$a; else bin=$b; fi
-    "$bin" bench "${quick[@]}" --only items --json >"$out/$side-$r.json" 2>/dev/null
+    "$bin" bench "${quick[@]}" --only items "${narrow[@]}" --json >"$out/$side-$r.json" 2>/dev/null
   done
 done
 python3 - "$out" "$reps" "$a" "$b" <<'PY'

@@ -11,7 +11,11 @@ for case in batch1 batch10 batch1_checked batch10_checked batch1_cold batch10_co
   echo "$out" | grep -Eq "^items_per_s\.$case +[0-9]+ +[0-9]+ +[0-9]+\.[0-9]{2} +[0-9]+\.[0-9]{2} +[0-9]+\.[0-9]{2}-[0-9]+\.[0-9]{2}$" ||
     { echo "FAIL: no row for $case" >&2; echo "$out" >&2; exit 1; }
 done
-for bad in "" "$qdt" "$qdt $qdt 0" "$qdt /nonexistent 1"; do
+# --case passes through: that case's rows only.
+one=$(bash "$here/alternate-items.sh" --quick --case batch10 "$qdt" "$qdt" 1 2>/dev/null)
+echo "$one" | grep -Eq "^items_per_s\.batch10 " && ! echo "$one" | grep -Eq "^items_per_s\.batch1 " ||
+  { echo "FAIL: --case batch10 did not narrow the rows" >&2; echo "$one" >&2; exit 1; }
+for bad in "" "$qdt" "$qdt $qdt 0" "$qdt /nonexistent 1" "--case" "--case batch2 $qdt $qdt 1"; do
   # shellcheck disable=SC2086
   if bash "$here/alternate-items.sh" $bad >/dev/null 2>&1; then echo "FAIL: '$bad' must be refused" >&2; exit 1; fi
   set +e
