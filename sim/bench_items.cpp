@@ -44,10 +44,22 @@ std::string items_command(const Bench& b) {
   return cmd;
 }
 
+struct ItemCaseSpec {
+  const char* name;
+  int batch;
+  bool checked;
+};
+constexpr ItemCaseSpec kItemCases[] = {
+    {"batch1", 1, false}, {"batch10", 10, false}, {"batch1_checked", 1, true}, {"batch10_checked", 10, true}};
+
 }  // namespace
 
 const std::vector<std::string>& item_case_names() {
-  static const std::vector<std::string> names = {"batch1", "batch10", "batch1_checked", "batch10_checked"};
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const ItemCaseSpec& c : kItemCases) out.emplace_back(c.name);
+    return out;
+  }();
   return names;
 }
 
@@ -57,10 +69,10 @@ void items_group(Bench& b) {
   const std::string cmd = items_command(b);
   const int requests = b.options.quick ? 100 : 1000;
   std::vector<ItemCase> cases;
-  for (const std::string& name : item_case_names()) {
-    const std::vector<std::string>& only = b.options.item_cases;
-    if (!only.empty() && std::find(only.begin(), only.end(), name) == only.end()) continue;
-    cases.push_back({name, name.starts_with("batch10") ? 10 : 1, name.ends_with("_checked"), {}, {}});
+  const std::vector<std::string>& only = b.options.item_cases;
+  for (const ItemCaseSpec& spec : kItemCases) {
+    if (!only.empty() && std::find(only.begin(), only.end(), spec.name) == only.end()) continue;
+    cases.push_back({spec.name, spec.batch, spec.checked, {}, {}});
   }
   const int rounds = b.options.item_rounds != 0 ? b.options.item_rounds : default_item_rounds(b.options.quick);
   assert(rounds >= 2 && !cases.empty());
