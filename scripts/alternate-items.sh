@@ -4,10 +4,10 @@
 # every other turn, so a spell that starts or ends mid-turn favours
 # neither), so that a slow spell of a shared machine falls on both alike.
 # Prints, per case, each binary's median over its runs (each run's figure
-# is already the median of five warm rounds), B/A of those medians, and the
-# paired ratio: the median over turns of B's figure over A's in the same
-# turn, with its range, which drift between turns cannot move. Measures;
-# asserts nothing about speed.
+# is the fastest of five warm rounds, its `_median` row their median), B/A
+# of those medians, and the paired ratio: the median over turns of B's
+# figure over A's in the same turn, with its range, which drift between
+# turns cannot move. Measures; asserts nothing about speed.
 #
 # Usage: scripts/alternate-items.sh [--quick] [--case NAME] BIN_A BIN_B [REPS]   (REPS: 5)
 # --case runs that items case only (qdt bench --case): a turn took 0.8 s

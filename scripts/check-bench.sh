@@ -30,6 +30,7 @@ figures = {f["name"]: f for f in doc["figures"]}
 profiles = ["default", "retry-storm", "window-edge", "retention", "reconfigure", "skew", "multi-broker",
             "cache-pressure", "swarm", "storage-faults", "power-loss"]
 required = ["items_per_s.batch1", "items_per_s.batch10", "items_per_s.batch1_cold", "items_per_s.batch10_cold", "items_per_s.batch1_checked",
+            "items_per_s.batch1_median", "items_per_s.batch10_median",
             "items_per_s.batch10_checked", "checked_cost.items", "check_share.batch1",
             "virtual_s_per_wall_s.batch1", "virtual_s_per_wall_s.default",
             "seeds_per_s.default_unchecked", "checked_cost.campaign",
@@ -71,6 +72,12 @@ import re
 for floor in ["floor_items_per_s.batch1", "floor_items_per_s.batch10", "floor_seeds_per_s.default"]:
     m = re.search(r"(\d+) storage transactions", figures[floor]["note"])
     assert m and int(m.group(1)) > 0, f"{floor}: the note names no replayed transactions: {figures[floor]['note']!r}"
+# The speedup is the ratio of the two sides' fastest runs; its note lists
+# the turns' own ratios (two turns with --quick: neither of them is the
+# speedup unless both sides' fastest runs fell in one turn).
+speedup = figures["jobs_speedup.2_over_1"]
+assert abs(speedup["value"] - figures["seeds_per_s.default_jobs2"]["value"] / figures["seeds_per_s.default_jobs1"]["value"]) < 1e-9, speedup
+assert re.search(r"the turns' own ratios: \d+\.\d\d, \d+\.\d\d$", speedup["note"]), speedup["note"]
 assert abs(figures["floor_us_per_seed.default"]["value"] * figures["floor_seeds_per_s.default"]["value"] - 1e6) < 1e3
 svg = f"{out}/files/push-cost.svg"
 assert os.path.exists(svg), "no push-cost chart"
@@ -91,16 +98,27 @@ echo "ok: --unchecked keeps the digest"
 # --case and --rounds narrow the items group (what one profiles): only the
 # cases asked, each figure's command carries the flags, checked_cost.items
 # only beside batch 1's unchecked figure; without --only items, or with an
-# unknown case or one round, exit 2 and print nothing on stdout.
-"$qdt" bench --only items --quick --case batch1_checked --case batch10 --rounds 3 --json >"$out/narrow.json" 2>"$out/narrow.err"
-[ "$(grep -c 'items, round' "$out/narrow.err")" -eq 3 ] || { echo "FAIL: --rounds 3 did not run three rounds" >&2; cat "$out/narrow.err" >&2; exit 1; }
+# unknown case or one round, exit 2 and print nothing on stdout. An items
+# figure is its fastest warm run, above the median and the slowest its note
+# names: with three warm runs the median is another run, and two runs of
+# 0.01-0.1 s never time within the microsecond that would tie them.
+"$qdt" bench --only items --quick --case batch1_checked --case batch10 --rounds 4 --json >"$out/narrow.json" 2>"$out/narrow.err"
+[ "$(grep -c 'items, round' "$out/narrow.err")" -eq 4 ] || { echo "FAIL: --rounds 4 did not run four rounds" >&2; cat "$out/narrow.err" >&2; exit 1; }
 python3 - "$out/narrow.json" <<'PY'
 import json, sys
 figures = {f["name"]: f for f in json.load(open(sys.argv[1]))["figures"]}
-assert set(figures) == {"items_per_s.batch10", "items_per_s.batch10_cold", "items_per_s.batch1_checked"}, sorted(figures)
+assert set(figures) == {"items_per_s.batch10", "items_per_s.batch10_median", "items_per_s.batch10_cold",
+                        "items_per_s.batch1_checked"}, sorted(figures)
 for f in figures.values():
-    assert f["command"].endswith("bench --only items --quick --case batch1_checked --case batch10 --rounds 3"), f["command"]
-assert "median of 2 warm runs" in figures["items_per_s.batch10"]["note"], figures["items_per_s.batch10"]["note"]
+    assert f["command"].endswith("bench --only items --quick --case batch1_checked --case batch10 --rounds 4"), f["command"]
+import re
+for name in ["items_per_s.batch10", "items_per_s.batch1_checked"]:
+    note = figures[name]["note"]
+    m = re.search(r"the fastest of 3 warm runs .*median (\d+), slowest (\d+)", note)
+    assert m, note
+    median, slowest = int(m.group(1)), int(m.group(2))
+    assert figures[name]["value"] > median + 0.5 and median >= slowest, (figures[name]["value"], note)
+assert abs(figures["items_per_s.batch10_median"]["value"] - int(re.search(r"median (\d+)", figures["items_per_s.batch10"]["note"]).group(1))) <= 0.5
 PY
 for bad in "--case batch1" "--only items --case batch2" "--only items --rounds 1" "--only window --rounds 3"; do
   set +e
