@@ -46,7 +46,8 @@ required = ["items_per_s.batch1", "items_per_s.batch10", "items_per_s.batch1_col
             "floor_items_per_s.batch1", "floor_items_per_s.batch10", "floor_seeds_per_s.default",
             "floor_us_per_seed.default", "floor_checkers_us_per_seed.default",
             "floor_with_checkers_seeds_per_s.default", "floor_with_checkers_items_per_s.batch1",
-            "floor_with_checkers_items_per_s.batch10"] + [f"seeds_per_s.{p}" for p in profiles]
+            "floor_with_checkers_items_per_s.batch10", "floor_generation_us_per_seed.default",
+            "floor_with_generation_seeds_per_s.default"] + [f"seeds_per_s.{p}" for p in profiles]
 missing = [n for n in required if n not in figures]
 assert not missing, f"figures missing: {missing}"
 for name, f in figures.items():
@@ -78,6 +79,10 @@ for floor in ["floor_items_per_s.batch1", "floor_items_per_s.batch10", "floor_se
 speedup = figures["jobs_speedup.2_over_1"]
 assert abs(speedup["value"] - figures["seeds_per_s.default_jobs2"]["value"] / figures["seeds_per_s.default_jobs1"]["value"]) < 1e-9, speedup
 assert re.search(r"the turns' own ratios: \d+\.\d\d, \d+\.\d\d$", speedup["note"]), speedup["note"]
+# The floor with generation adds generation's time to the SQL's and the checkers'.
+per_seed = (1e6 / figures["floor_with_checkers_seeds_per_s.default"]["value"] +
+            figures["floor_generation_us_per_seed.default"]["value"])
+assert abs(1e6 / figures["floor_with_generation_seeds_per_s.default"]["value"] - per_seed) < 1e-6 * per_seed, per_seed
 assert abs(figures["floor_us_per_seed.default"]["value"] * figures["floor_seeds_per_s.default"]["value"] - 1e6) < 1e3
 svg = f"{out}/files/push-cost.svg"
 assert os.path.exists(svg), "no push-cost chart"

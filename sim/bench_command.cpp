@@ -94,6 +94,16 @@ void floor_group(Bench& b) {
   b.add(bench_figure("floor_with_checkers_seeds_per_s.default",
                static_cast<double>(seeds) / (floor.wall_s + floor.checkers_wall_s), "seeds/s", cmd, 0, 0,
                "the storage floor and the checkers together: what target 2 (checkers on) leaves nothing else"));
+  // A campaign's seed is a scenario document, generated then loaded (its
+  // failure's file is that document): part of every seed however fast the
+  // world becomes.
+  b.add(bench_figure("floor_generation_us_per_seed.default", 1e6 * floor.generation_wall_s / static_cast<double>(seeds),
+                     "us", cmd, 0, 0, "generating and loading the same seeds' scenario documents (no schema validation)"));
+  b.add(bench_figure("floor_with_generation_seeds_per_s.default",
+                     static_cast<double>(seeds) / (floor.wall_s + floor.checkers_wall_s + floor.generation_wall_s),
+                     "seeds/s", cmd, 0, 0,
+                     "the storage floor, the checkers and the scenarios' generation and loading: a campaign's seed "
+                     "with no world at all"));
 }
 
 void campaigns_group(Bench& b) {

@@ -33,6 +33,7 @@ struct FloorReplay {
   // whose run failed a property: the floor measures the reference's SQL).
   uint64_t disagreements = 0;
   double checkers_wall_s = 0;  // campaign_storage_floor: every checker over the same histories
+  double generation_wall_s = 0;  // campaign_storage_floor: generating and loading the seeds' scenarios
 };
 
 // One shared-cache in-memory database and its connection (checked mode
