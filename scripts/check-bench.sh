@@ -79,6 +79,11 @@ for floor in ["floor_items_per_s.batch1", "floor_items_per_s.batch10", "floor_se
 speedup = figures["jobs_speedup.2_over_1"]
 assert abs(speedup["value"] - figures["seeds_per_s.default_jobs2"]["value"] / figures["seeds_per_s.default_jobs1"]["value"]) < 1e-9, speedup
 assert re.search(r"the turns' own ratios: \d+\.\d\d, \d+\.\d\d$", speedup["note"]), speedup["note"]
+# Checked mode's campaign cost is the same kind of ratio, of the default
+# profile's fastest unchecked and checked runs.
+cost = figures["checked_cost.campaign"]
+assert abs(cost["value"] - figures["seeds_per_s.default_unchecked"]["value"] / figures["seeds_per_s.default"]["value"]) < 1e-9, cost
+assert re.search(r"the turns' own ratios: \d+\.\d\d, \d+\.\d\d$", cost["note"]), cost["note"]
 # The floor with generation adds generation's time to the SQL's and the checkers'.
 per_seed = (1e6 / figures["floor_with_checkers_seeds_per_s.default"]["value"] +
             figures["floor_generation_us_per_seed.default"]["value"])
