@@ -1,11 +1,11 @@
 #include "sim/bench_command.h"
 
 #include <algorithm>
-#include <cstdio>
-#include <functional>
 #include <cassert>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
