@@ -114,13 +114,21 @@ void floor_group(Bench& b) {
 // over A's, for the note.
 struct Alternated {
   json a, b;
-  std::string turn_ratios;  // "1.94, 1.98, ..."
+  std::string a_runs, b_runs;  // each side's seeds/s, run by run: "1200.5, 1180.2, ..."
+  std::string turn_ratios;     // "1.94, 1.98, ..."
 };
 
 Alternated alternate(int turns, const std::function<json()>& run_a, const std::function<json()>& run_b) {
   Alternated out;
-  auto faster = [](json& best, const json& run) {
-    if (best.is_null() || run["seeds_per_s"].get<double>() > best["seeds_per_s"].get<double>()) best = run;
+  auto add = [](std::string& list, const char* format, double v) {
+    char text[32];
+    std::snprintf(text, sizeof text, format, v);
+    list += (list.empty() ? "" : ", ") + std::string(text);
+  };
+  auto take = [&](json& best, std::string& runs, const json& run) {
+    const double rate = run["seeds_per_s"].get<double>();
+    add(runs, "%.1f", rate);
+    if (best.is_null() || rate > best["seeds_per_s"].get<double>()) best = run;
   };
   for (int turn = 0; turn < turns; ++turn) {
     json a, b;
@@ -131,12 +139,9 @@ Alternated alternate(int turns, const std::function<json()>& run_a, const std::f
       b = run_b();
       a = run_a();
     }
-    faster(out.a, a);
-    faster(out.b, b);
-    char text[32];
-    std::snprintf(text, sizeof text, "%.2f",
-                  b["seeds_per_s"].get<double>() / std::max(a["seeds_per_s"].get<double>(), 1e-9));
-    out.turn_ratios += (out.turn_ratios.empty() ? "" : ", ") + std::string(text);
+    take(out.a, out.a_runs, a);
+    take(out.b, out.b_runs, b);
+    add(out.turn_ratios, "%.2f", b["seeds_per_s"].get<double>() / std::max(a["seeds_per_s"].get<double>(), 1e-9));
   }
   return out;
 }
@@ -153,12 +158,12 @@ void campaigns_group(Bench& b) {
       [&] { return campaign(b, "default", default_seeds, 1, true, unchecked_cmd); });
   const double checked_rate = d.a["seeds_per_s"].get<double>();
   const double unchecked_rate = d.b["seeds_per_s"].get<double>();
-  const std::string fastest = "the fastest of " + std::to_string(turns) + " runs, alternated with ";
+  const std::string fastest = "the fastest of " + std::to_string(turns) + " runs (";
   b.add(bench_figure("seeds_per_s.default", checked_rate, "seeds/s", checked_cmd, '>', 3000,
-                     "one process; " + fastest + "--unchecked"));
+                     "one process; " + fastest + d.a_runs + "), alternated with --unchecked"));
   b.add(bench_figure("virtual_s_per_wall_s.default", d.a["virtual_s_per_wall_s"].get<double>(), "s/s", checked_cmd));
   b.add(bench_figure("seeds_per_s.default_unchecked", unchecked_rate, "seeds/s", unchecked_cmd, 0, 0,
-                     "checked mode off; " + fastest + "checked mode on"));
+                     "checked mode off; " + fastest + d.b_runs + "), alternated with checked mode on"));
   b.add(bench_figure("checked_cost.campaign", unchecked_rate / std::max(checked_rate, 1e-9), "x", checked_cmd, '<', 2,
                      "seeds/s unchecked over checked, default profile, each the fastest of " + std::to_string(turns) +
                          " alternated runs; the turns' own ratios: " + d.turn_ratios));
@@ -191,14 +196,13 @@ void jobs_group(Bench& b) {
       [&] { return campaign(b, "default", seeds, 2, false, cmd2); });
   const json& s1 = j.a;
   const json& s2 = j.b;
-  const std::string& each = j.turn_ratios;
   const double one = s1["seeds_per_s"].get<double>(), two = s2["seeds_per_s"].get<double>();
-  const std::string runs = "the fastest of " + std::to_string(turns) + " runs, alternated with --jobs ";
-  b.add(bench_figure("seeds_per_s.default_jobs1", one, "seeds/s", cmd1, 0, 0, runs + "2"));
-  b.add(bench_figure("seeds_per_s.default_jobs2", two, "seeds/s", cmd2, 0, 0, runs + "1"));
+  const std::string runs = "the fastest of " + std::to_string(turns) + " runs (";
+  b.add(bench_figure("seeds_per_s.default_jobs1", one, "seeds/s", cmd1, 0, 0, runs + j.a_runs + "), alternated with --jobs 2"));
+  b.add(bench_figure("seeds_per_s.default_jobs2", two, "seeds/s", cmd2, 0, 0, runs + j.b_runs + "), alternated with --jobs 1"));
   b.add(bench_figure("jobs_speedup.2_over_1", two / std::max(one, 1e-9), "x", b.self_command("jobs"), '>', 1.8,
                      "on " + std::to_string(cpu_cores()) + " cores, shared; each side's fastest of " +
-                         std::to_string(turns) + " alternated runs; the turns' own ratios: " + each));
+                         std::to_string(turns) + " alternated runs; the turns' own ratios: " + j.turn_ratios));
   // Seeds per CPU second, workers included: what --jobs would give on idle
   // cores is this ratio times the jobs, when it is near 1 (a shared machine
   // takes cores away from the wall-clock figure, not from this one).
