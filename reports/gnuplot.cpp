@@ -9,6 +9,7 @@
 #include <tuple>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -20,15 +21,50 @@ namespace fs = std::filesystem;
 
 constexpr unsigned kGnuplotSeconds = 120;
 
-// A gnuplot double-quoted string.
+// A gnuplot double-quoted string that reads as data whatever it holds:
+// gnuplot substitutes `...` (a shell command) and @name (a macro) on the
+// command line even inside double quotes, before the string is parsed, so
+// every byte but letters, digits and a few inert marks is written as an octal
+// escape, which the string parser turns back into the byte.
 std::string quoted(const std::string& text) {
   std::string out = "\"";
-  for (char c : text) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (c == '\n') c = ' ';
-    out += c;
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte == 0x7f) {  // newlines, NUL and controls: a space, as a title is one line
+      out += ' ';
+      continue;
+    }
+    const bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+    if (alnum || std::strchr(" .,:;_-+=()[]/%", c) != nullptr) {
+      out += c;
+      continue;
+    }
+    char escaped[8];
+    std::snprintf(escaped, sizeof escaped, "\\%03o", byte);
+    out += escaped;
   }
   return out + "\"";
+}
+
+// "#rrggbb": gnuplot reads a colour name before any escape, so a colour is
+// written as it is, and only when it is one.
+bool is_rgb(const std::string& color) {
+  if (color.size() != 7 || color[0] != '#') return false;
+  for (size_t i = 1; i < 7; ++i) {
+    const char c = color[i];
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'))) return false;
+  }
+  return true;
+}
+
+// A field of a data file: quoted, on one line, without the quote that would end it.
+std::string data_field(const std::string& text) {
+  std::string out;
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    out += byte < 0x20 || byte == 0x7f ? ' ' : c == '"' ? '\'' : c;
+  }
+  return out;
 }
 
 std::string num(double v) {
@@ -70,11 +106,10 @@ std::string gnuplot_data(const Chart& chart) {
   std::ostringstream out;
   for (size_t s = 0; s < chart.series.size(); ++s) {
     if (s) out << "\n\n";  // two blank lines: the next `index`
-    out << "# " << chart.series[s].title << "\n";
+    out << "# " << data_field(chart.series[s].title) << "\n";
     for (const ChartPoint& p : chart.series[s].points) {
-      std::string label = p.label;
-      for (char& c : label) c = c == '"' ? '\'' : c;
-      out << num(p.x) << " " << num(p.mean) << " " << num(p.min) << " " << num(p.max) << " \"" << label << "\"\n";
+      out << num(p.x) << " " << num(p.mean) << " " << num(p.min) << " " << num(p.max) << " \"" << data_field(p.label)
+          << "\"\n";
     }
   }
   return out.str();
@@ -132,7 +167,7 @@ std::string gnuplot_script(const std::vector<Chart>& charts) {
       out << (s ? ", \\\n     " : "") << "'chart" << n << ".dat' index " << s;
       if (c.style == ChartStyle::points) {
         out << " using 1:2 with points pt " << series.point_type << " ps 1.3";
-        if (!series.color.empty()) out << " lc rgb " << quoted(series.color);
+        if (is_rgb(series.color)) out << " lc rgb \"" << series.color << "\"";
       } else if (c.style == ChartStyle::bars) {
         out << (c.categorical_x ? " using 1:2:xticlabels(5) with boxes" : " using 1:2 with boxes");
       } else {
