@@ -1,5 +1,7 @@
 #include "reports/html_page.h"
 
+#include <algorithm>
+
 namespace qdt::reports {
 
 std::string html_escape(const std::string& text) {
@@ -12,7 +14,12 @@ std::string html_escape(const std::string& text) {
       case '>': out += "&gt;"; break;
       case '"': out += "&quot;"; break;
       case '\'': out += "&#39;"; break;
-      default: out += c;
+      case '\t': case '\n': case '\r': out += c; break;
+      default:
+        // NUL and the other controls are not allowed in HTML: the replacement
+        // character browsers would show for them.
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) out += "\xef\xbf\xbd";
+        else out += c;
     }
   }
   return out;
@@ -20,11 +27,28 @@ std::string html_escape(const std::string& text) {
 
 std::string md_escape(const std::string& text) {
   std::string out;
-  for (char c : text) {
-    if (c == '|') out += "\\";
-    out += c == '\n' ? ' ' : c;
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte == 0x7f) out += ' ';
+    else if (c == '<') out += "&lt;";
+    else if (c == '|' || c == '\\' || c == '`') (out += '\\') += c;
+    else out += c;
   }
   return out;
+}
+
+std::string md_code(const std::string& text) {
+  size_t longest = 0, run = 0;
+  std::string flat;
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    run = c == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+    flat += byte < 0x20 || byte == 0x7f ? ' ' : c;
+  }
+  const std::string fence(longest + 1, '`');
+  const std::string pad = longest > 0 ? " " : "";  // a space each side keeps an edge backtick inside
+  return fence + pad + flat + pad + fence;
 }
 
 std::string page_begin(const std::string& title) {

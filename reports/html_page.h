@@ -8,11 +8,18 @@
 
 namespace qdt::reports {
 
-// Text for an HTML element or a double- or single-quoted attribute.
+// Text for an HTML element or a double- or single-quoted attribute; controls
+// HTML forbids (NUL among them) become U+FFFD.
 std::string html_escape(const std::string& text);
 
-// Text for a Markdown table cell: | escaped, newlines made spaces.
+// Text for Markdown, a table cell included: one line (controls made spaces),
+// no HTML tag (< as &lt;), and | \ ` escaped so that a name cannot end a cell
+// or open a code span.
 std::string md_escape(const std::string& text);
+
+// `text` as one Markdown code span, on one line: fenced by one backtick more
+// than the longest run inside it, so a name's backticks cannot end it.
+std::string md_code(const std::string& text);
 
 // From <!DOCTYPE html> to the opening <main>, titled `title` (escaped here).
 std::string page_begin(const std::string& title);

@@ -1,5 +1,7 @@
 #include "reports/summary.h"
 
+#include "reports/html_page.h"
+
 #include <algorithm>
 #include <sstream>
 
@@ -89,7 +91,7 @@ std::string summary_markdown(const std::string& title, const std::vector<json>& 
   out << "\n";
   for (const json& r : results) {
     out << "|";
-    for (const auto& c : cols) out << " " << c.cell(r) << " |";
+    for (const auto& c : cols) out << " " << md_escape(c.cell(r)) << " |";
     out << "\n";
   }
   bool any = false;
@@ -97,11 +99,12 @@ std::string summary_markdown(const std::string& title, const std::vector<json>& 
     if (r.value("passed", false)) continue;
     if (!any) out << "\n## Failures\n";
     any = true;
-    out << "\n### " << r.value("scenario", std::string("?")) << "\n\n";
-    out << "Replay: `qdt replay " << r.value("file", std::string("?")) << "`\n\n";
+    out << "\n### " << md_escape(r.value("scenario", std::string("?"))) << "\n\n";
+    out << "Replay: " << md_code("qdt replay " + r.value("file", std::string("?"))) << "\n\n";
     for (const json& f : r.value("failures", json::array())) {
-      out << "- **" << (f.value("property", json()).is_string() ? f["property"].get<std::string>() : "expectation")
-          << "** at step `" << f.value("step", std::string()) << "`: " << f.value("detail", std::string()) << "\n";
+      out << "- **" << md_escape(f.value("property", json()).is_string() ? f["property"].get<std::string>() : "expectation")
+          << "** at step " << md_code(f.value("step", std::string())) << ": " << md_escape(f.value("detail", std::string()))
+          << "\n";
     }
   }
   return out.str();

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "reports/html_page.h"
+
 namespace qdt::reports {
 namespace {
 
@@ -18,6 +20,32 @@ TEST(Summary, TableCountsPassesAndFailures) {
   EXPECT_NE(md.find("**1 of 2 scenarios passed.**"), std::string::npos);
   EXPECT_NE(md.find("**offsets** at step `p2`: gap"), std::string::npos);
   EXPECT_NE(md.find("qdt replay scenarios/bb.json"), std::string::npos);
+}
+
+// A name from a scenario file stays text in the Markdown report: one table
+// row, no HTML tag, no code span it can close.
+TEST(Summary, MarkdownKeepsHostileNamesAsText) {
+  const std::string hostile = "x|y\n<script>alert(1)</script>`z`\\";
+  const std::vector<nlohmann::json> results = {
+      {{"scenario", hostile}, {"passed", false}, {"file", "f`.json"},
+       {"failures", {{{"kind", "expectation"}, {"step", hostile}, {"detail", hostile}}}}}};
+  const std::string md = summary_markdown("Replay", results);
+  EXPECT_NE(md.find("### x\\|y &lt;script>"), std::string::npos) << md;
+  // Only inside a code span, where Markdown shows it as it is.
+  EXPECT_EQ(md.find("<script"), md.find("`` x|y <script") + 7) << md;
+  EXPECT_NE(md.find("| x\\|y &lt;script>alert(1)&lt;/script>\\`z\\`\\\\ |"), std::string::npos) << md;
+  EXPECT_NE(md.find("Replay: `` qdt replay f`.json ``"), std::string::npos) << md;
+  EXPECT_NE(md.find("at step `` x|y <script>alert(1)</script>`z`\\ ``"), std::string::npos) << md;
+  for (size_t at = md.find("\n|"); at != std::string::npos; at = md.find("\n|", at + 1)) {
+    EXPECT_EQ(md[md.find('\n', at + 1) - 1], '|') << "a row ends where it began";
+  }
+}
+
+TEST(Summary, CodeSpansAreFencedPastTheirBackticks) {
+  EXPECT_EQ(md_code("p2"), "`p2`");
+  EXPECT_EQ(md_code("a``b"), "``` a``b ```");
+  EXPECT_EQ(md_code("`"), "`` ` ``");
+  EXPECT_EQ(md_code("a\nb"), "`a b`");
 }
 
 }  // namespace
