@@ -1,5 +1,6 @@
 #include "sim/scenario.h"
 
+#include "sim/file_name.h"
 #include "sim/json_input.h"
 #include "sim/json_schema.h"
 
@@ -83,6 +84,18 @@ class Reader {
       return std::nullopt;
     }
     return it->get<std::string>();
+  }
+
+  // A queue, partition, consumer group or transactionId: one rule wherever a
+  // name appears, the one the broker applies to a push item.
+  std::optional<std::string> name(const json& obj, const std::string& path, const char* key, bool required) {
+    auto v = string(obj, path, key, required);
+    if (v && (v->empty() || v->size() > impl::kMaxNameBytes)) {
+      fail(path + "/" + key, "a name is 1-" + std::to_string(impl::kMaxNameBytes) + " bytes, got " +
+                                 std::to_string(v->size()));
+      return std::nullopt;
+    }
+    return v;
   }
 
   std::optional<bool> boolean(const json& obj, const std::string& path, const char* key) {
@@ -202,7 +215,17 @@ class Loader {
       const std::string p = "/world/storage";
       r_.only(*it, p, {"path", "purge_batch", "latency_ms", "interleave", "synchronous"});
       if (auto v = r_.boolean(*it, p, "interleave")) s.world.storage.interleave = *v;
-      if (auto v = r_.string(*it, p, "path", false)) s.world.storage.path = *v;
+      if (auto v = r_.string(*it, p, "path", false)) {
+        // A plain file name only: it becomes part of an SQLite URI, where "?"
+        // would add parameters (another VFS, an in-memory database) and "/" or
+        // ".." would leave the run's fresh folder.
+        if (*v != ":memory:" && (v->empty() || file_name_part(*v) != *v)) {
+          r_.fail(p + "/path", "expected \":memory:\" or a plain file name (1-128 bytes of A-Z a-z 0-9 . _ -, "
+                               "not starting with \".\"), made in a fresh folder of the run's own");
+        } else {
+          s.world.storage.path = *v;
+        }
+      }
       file_storage_ = s.world.storage.path != ":memory:";
       if (auto v = r_.string(*it, p, "synchronous", false)) {
         if (*v != "full" && *v != "normal" && *v != "off") {
@@ -342,7 +365,7 @@ class Loader {
       }
       case Op::configure: {
         r_.only(j, p, {"op", "id", "queue", "options"});
-        s.queue = r_.string(j, p, "queue", true);
+        s.queue = r_.name(j, p, "queue", true);
         if (!j.contains("options")) {
           r_.fail(p + "/options", "required");
           break;
@@ -357,12 +380,12 @@ class Loader {
       }
       case Op::retention:
         r_.only(j, p, {"op", "id", "queue"});
-        s.queue = r_.string(j, p, "queue", false);
+        s.queue = r_.name(j, p, "queue", false);
         break;
       case Op::delete_segment:
         r_.only(j, p, {"op", "id", "queue", "partition", "offset"});
-        s.queue = r_.string(j, p, "queue", true);
-        if (auto v = r_.string(j, p, "partition", false)) s.partition = *v;
+        s.queue = r_.name(j, p, "queue", true);
+        if (auto v = r_.name(j, p, "partition", false)) s.partition = *v;
         if (auto v = r_.integer(j, p, "offset", 0, INT64_MAX / 2)) s.offset = *v;
         else if (!j.contains("offset")) r_.fail(p + "/offset", "required");
         break;
@@ -389,8 +412,8 @@ class Loader {
       case Op::evict_cache:
         r_.only(j, p, {"op", "id", "broker", "queue", "partition"});
         required_broker(j, p, s);
-        s.queue = r_.string(j, p, "queue", false);
-        s.evict_partition = r_.string(j, p, "partition", false);
+        s.queue = r_.name(j, p, "queue", false);
+        s.evict_partition = r_.name(j, p, "partition", false);
         if (s.evict_partition && !s.queue) r_.fail(p + "/partition", "a partition needs its queue");
         break;
       case Op::cache:
@@ -409,15 +432,15 @@ class Loader {
         break;
       case Op::ack:
         r_.only(j, p, {"op", "id", "queue", "partition", "transactionId", "consumerGroup"});
-        s.queue = r_.string(j, p, "queue", true);
-        if (auto v = r_.string(j, p, "partition", false)) s.partition = *v;
-        if (auto v = r_.string(j, p, "transactionId", true)) s.transaction_id = *v;
-        if (auto v = r_.string(j, p, "consumerGroup", false)) s.consumer_group = *v;
+        s.queue = r_.name(j, p, "queue", true);
+        if (auto v = r_.name(j, p, "partition", false)) s.partition = *v;
+        if (auto v = r_.name(j, p, "transactionId", true)) s.transaction_id = *v;
+        if (auto v = r_.name(j, p, "consumerGroup", false)) s.consumer_group = *v;
         break;
       case Op::read:
         r_.only(j, p, {"op", "id", "queue", "partition", "from", "limit"});
-        s.queue = r_.string(j, p, "queue", true);
-        if (auto v = r_.string(j, p, "partition", false)) s.partition = *v;
+        s.queue = r_.name(j, p, "queue", true);
+        if (auto v = r_.name(j, p, "partition", false)) s.partition = *v;
         if (auto v = r_.integer(j, p, "from", 0, INT64_MAX / 2)) s.from = *v;
         if (auto v = r_.integer(j, p, "limit", 0, 1'000'000'000)) s.limit = *v;
         break;
@@ -580,12 +603,17 @@ class Loader {
     if (!value.is_object()) return r_.fail(p, "expected {\"queue/partition\": N}");
     for (const auto& [key, n] : value.items()) {
       const auto slash = key.find('/');
-      if (slash == std::string::npos || slash == 0 || slash + 1 == key.size() || key.size() > 2 * impl::kMaxNameBytes + 1) {
+      if (slash == std::string::npos || slash == 0 || slash + 1 == key.size() || slash > impl::kMaxNameBytes ||
+          key.size() - slash - 1 > impl::kMaxNameBytes) {
         r_.fail(p + "/" + key, "expected a \"queue/partition\" key (names of 1-255 bytes)");
         continue;
       }
-      if (!n.is_number_integer() || n.get<int64_t>() < 0) {
+      if (!n.is_number_integer() || (!n.is_number_unsigned() && n.get<int64_t>() < 0)) {
         r_.fail(p + "/" + key, "expected an integer >= 0");
+        continue;
+      }
+      if (n.is_number_unsigned() && n.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) {
+        r_.fail(p + "/" + key, "must be <= " + std::to_string(INT64_MAX));
         continue;
       }
       s.expect_stored.push_back({{key.substr(0, slash), key.substr(slash + 1)}, n.get<int64_t>()});
@@ -726,7 +754,9 @@ LoadResult load_scenario_document(const json& doc, const std::string& file, bool
     } else {
       for (const auto& [name, options] : it->items()) {
         impl::QueueOptions scratch;
-        if (name.empty() || name.size() > 255) r.fail("/queues/" + name, "a queue name is 1-255 bytes");
+        if (name.empty() || name.size() > impl::kMaxNameBytes) {
+          r.fail("/queues/" + json_pointer_token(name), "a queue name is 1-" + std::to_string(impl::kMaxNameBytes) + " bytes");
+        }
         if (auto error = impl::apply_options(options, "/queues/" + name, scratch)) loader.bad_options(*error);
         else s.queues.emplace_back(name, options);
       }

@@ -112,6 +112,63 @@ TEST(ScenarioLoader, CrashStorageAndSynchronousNeedFileStorage) {
 
 // storage_fail's fault fields and world.storage.interleave: defaults, every
 // accepted value, and a clear path and reason for the rest.
+// A storage path becomes part of an SQLite URI and a file in the run's own
+// folder: anything but a plain file name is refused at /world/storage/path.
+TEST(ScenarioLoader, StoragePathIsOnePlainFileName) {
+  const auto with_path = [](const std::string& path) {
+    return first_error(R"({"world": {"storage": {"path": ")" + path + R"("}}, "steps": []})");
+  };
+  const std::string reason =
+      "/world/storage/path: expected \":memory:\" or a plain file name (1-128 bytes of A-Z a-z 0-9 . _ -, not "
+      "starting with \".\"), made in a fresh folder of the run's own";
+  for (const std::string& bad : std::vector<std::string>{"..", ".", "", ".hidden", "x.db?mode=memory&a=", "x.db?vfs=unix&a=", "a/b.db",
+                                "/tmp/x.db", "x.db#f", "x%3F.db", std::string(300, 'a'), "sp ace.db"}) {
+    EXPECT_EQ(with_path(bad), reason) << bad;
+  }
+  EXPECT_EQ(with_path(std::string(129, 'a')), reason);
+  for (const std::string& good : std::vector<std::string>{":memory:", "qdt.db", "a", "x-1_2.sqlite", std::string(128, 'a')}) {
+    EXPECT_EQ(with_path(good), "") << good;
+  }
+}
+
+// One name rule wherever a queue, partition, consumer group or key appears:
+// 1-255 bytes (86 euro signs are 258 bytes).
+TEST(ScenarioLoader, NamesAreOneToTwoHundredFiftyFiveBytesInEveryStep) {
+  std::string euros;
+  for (int i = 0; i < 86; ++i) euros += "\xe2\x82\xac";
+  const std::string q = R"({"queues": {"q": {}}, "steps": [)";
+  const std::string reason = ": a name is 1-255 bytes, got 258";
+  EXPECT_EQ(first_error(q + R"({"op": "ack", "queue": ")" + euros + R"(", "transactionId": "t"}]})"),
+            "/steps/0/queue" + reason);
+  EXPECT_EQ(first_error(q + R"({"op": "ack", "queue": "q", "transactionId": ")" + euros + R"("}]})"),
+            "/steps/0/transactionId" + reason);
+  EXPECT_EQ(first_error(q + R"({"op": "ack", "queue": "q", "transactionId": "t", "consumerGroup": ")" + euros +
+                        R"("}]})"),
+            "/steps/0/consumerGroup" + reason);
+  EXPECT_EQ(first_error(q + R"({"op": "configure", "queue": ")" + euros + R"(", "options": {}}]})"),
+            "/steps/0/queue" + reason);
+  EXPECT_EQ(first_error(q + R"({"op": "read", "queue": "q", "partition": ")" + euros + R"("}]})"),
+            "/steps/0/partition" + reason);
+  EXPECT_EQ(first_error(q + R"({"op": "delete_segment", "queue": "q", "partition": ")" + euros +
+                        R"(", "offset": 0}]})"),
+            "/steps/0/partition" + reason);
+  EXPECT_EQ(first_error(q + R"({"op": "evict_cache", "broker": 0, "queue": "q", "partition": ")" + euros +
+                        R"("}]})"),
+            "/steps/0/partition" + reason);
+  EXPECT_EQ(first_error(q + R"({"op": "retention", "queue": ""}]})"), "/steps/0/queue: a name is 1-255 bytes, got 0");
+  EXPECT_EQ(first_error(R"({"queues": {")" + euros + R"(": {}}, "steps": []})"),
+            "/queues/" + euros + ": a queue name is 1-255 bytes");
+  EXPECT_EQ(first_error(q + R"(], "expect": {"stored": {")" + euros + R"(/p": 1}}})"),
+            "/expect/stored/" + euros + "/p: expected a \"queue/partition\" key (names of 1-255 bytes)");
+  // 255 bytes is a name.
+  EXPECT_EQ(first_error(q + R"({"op": "read", "queue": "q", "partition": ")" + std::string(255, 'p') + R"("}]})"), "");
+}
+
+TEST(ScenarioLoader, AHugeCountIsTooLargeNotNegative) {
+  EXPECT_EQ(first_error(R"({"queues": {"q": {}}, "steps": [], "expect": {"stored": {"q/p": 18446744073709551615}}})"),
+            "/expect/stored/q/p: must be <= 9223372036854775807");
+}
+
 TEST(ScenarioLoader, StorageFaultFieldsAndInterleave) {
   {
     const LoadResult r = load_scenario_text(R"({"steps": [{"op": "storage_fail", "count": 2}]})", "d.json");

@@ -42,6 +42,23 @@ class SimStorageClock : public impl::StorageClock {
   const VirtualClock& clock_;
 };
 
+// A file path as the path of an SQLite URI: "?" and "#" would end it and "%"
+// would be decoded, so each is percent-encoded (the folder comes from TMPDIR).
+std::string uri_path(const std::string& path) {
+  std::string out;
+  for (const char c : path) {
+    if (c == '%' || c == '?' || c == '#') {
+      static constexpr char kHex[] = "0123456789ABCDEF";
+      out += '%';
+      out += kHex[static_cast<unsigned char>(c) >> 4];
+      out += kHex[static_cast<unsigned char>(c) & 0xf];
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 // A name no other live world of this process uses: worlds never share rows.
 std::string unique_database_name() {
   static std::atomic<uint64_t> next{0};
@@ -190,7 +207,7 @@ World::World(const WorldConfig& config, bool keep_trace_text)
     temp_dir_.path = pattern;
     const std::string file = std::filesystem::path(config.storage.path).filename().string();
     // Through the disk that can lose power (crash_storage).
-    storage_uri_ = "file:" + (std::filesystem::path(pattern) / (file.empty() ? "qdt.db" : file)).string() +
+    storage_uri_ = "file:" + uri_path((std::filesystem::path(pattern) / (file.empty() ? "qdt.db" : file)).string()) +
                    "?vfs=" + power_vfs::install();
   }
   admin_ = connect(ConnectionGate::kAdmin, nullptr, false, kAdminConnections);

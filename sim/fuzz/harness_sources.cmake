@@ -7,7 +7,7 @@
 # Sets QDT_SCENARIO_FUZZ_SOURCES and QDT_PUSH_REQUEST_FUZZ_SOURCES; the
 # caller adds the harness and its main.
 set(QDT_SCENARIO_FUZZ_SOURCES
-  ${PROJECT_SOURCE_DIR}/sim/json_input.cpp ${PROJECT_SOURCE_DIR}/sim/scenario.cpp
+  ${PROJECT_SOURCE_DIR}/sim/json_input.cpp ${PROJECT_SOURCE_DIR}/sim/scenario.cpp ${PROJECT_SOURCE_DIR}/sim/file_name.cpp
   ${PROJECT_SOURCE_DIR}/sim/json_schema.cpp ${PROJECT_SOURCE_DIR}/sim/schedule_config.cpp
   ${CMAKE_BINARY_DIR}/sim/schema_text.cpp ${PROJECT_SOURCE_DIR}/impl/queue_options.cpp
   ${PROJECT_SOURCE_DIR}/impl/json_text.cpp ${PROJECT_SOURCE_DIR}/impl/uuid.cpp
