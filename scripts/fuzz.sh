@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 harnesses=("$@")
-[ ${#harnesses[@]} -gt 0 ] || harnesses=(scenario_fuzz sweep_fuzz push_request_fuzz merge_fuzz)
+[ ${#harnesses[@]} -gt 0 ] || harnesses=(scenario_fuzz sweep_fuzz push_request_fuzz merge_fuzz render_fuzz)
 work=${QDT_FUZZ_WORK:-/tmp/qdt-fuzz}
 
 bash scripts/install-deps.sh
