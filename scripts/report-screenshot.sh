@@ -25,12 +25,14 @@ if [ -z "$browser" ]; then
   browser=$(command -v chromium)
 fi
 abs=$(cd "$(dirname "$page")" && pwd)/$(basename "$page")
+# A file URL with the path percent-encoded: "#", "?" or "%" in a name stay part of it.
+url=$(python3 -c 'import pathlib, sys; print(pathlib.Path(sys.argv[1]).as_uri())' "$abs")
 mkdir -p "$(dirname "$out")"
 profile=$(mktemp -d)
 trap 'rm -rf "$profile"' EXIT
 # --proxy-server to nowhere: no network, so nothing external can load.
 timeout 120 "$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars --user-data-dir="$profile" \
-  --proxy-server=127.0.0.1:9 --window-size="${size/x/,}" --screenshot="$(realpath -m "$out")" "file://$abs" \
+  --proxy-server=127.0.0.1:9 --window-size="${size/x/,}" --screenshot="$(realpath -m "$out")" "$url" \
   >/dev/null 2>"$profile/log" || { cat "$profile/log" >&2; exit 1; }
 [ -s "$out" ] || { echo "error: chromium wrote no screenshot" >&2; cat "$profile/log" >&2; exit 1; }
 echo "$out ($size) from $page"
