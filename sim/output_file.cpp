@@ -61,8 +61,11 @@ std::optional<std::string> output_file_problem(const std::string& path) {
     return folder_takes_files(folder_of(path));
   }
   if (S_ISDIR(st.st_mode)) return path + " is a folder, not a file";
-  // A regular file is replaced by a rename in its folder.
-  if (S_ISREG(st.st_mode)) return folder_takes_files(folder_of(path));
+  // A regular file is replaced by a rename in its folder; a symbolic link is written through.
+  struct stat link {};
+  if (S_ISREG(st.st_mode) && ::lstat(path.c_str(), &link) == 0 && S_ISREG(link.st_mode)) {
+    return folder_takes_files(folder_of(path));
+  }
   // Opening a FIFO for writing waits for a reader: its kind is enough.
   if (S_ISFIFO(st.st_mode)) return std::nullopt;
   const int fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
@@ -85,16 +88,17 @@ std::optional<std::string> output_folder_problem(const std::string& dir) {
 }
 
 bool write_output_file(const std::string& path, const std::string& text, std::string* error) {
+  // Only a regular file (or none) is replaced by a rename: a rename over
+  // /dev/stdout or a symbolic link would replace the link or the device itself.
   struct stat st {};
-  const bool special = ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
-  if (!special) {
+  const bool replace = ::lstat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode);
+  if (replace) {
     std::string reason;
     if (write_file_atomically(path, text, &reason)) return true;
     if (error) *error = path + ": " + reason;
     return false;
   }
-  // A device or FIFO cannot be replaced by a rename: written in place.
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  const int fd = ::open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
   if (fd < 0) {
     if (error) *error = path + ": cannot open for writing: " + std::strerror(errno);
     return false;

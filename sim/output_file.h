@@ -19,7 +19,7 @@ std::optional<std::string> output_file_problem(const std::string& path);
 std::optional<std::string> output_folder_problem(const std::string& dir);
 
 // Writes `text` to `path`: a regular (or new) file atomically
-// (atomic_file.h), a device or FIFO directly. False with "PATH: reason" in
+// (atomic_file.h), a device, FIFO or symbolic link in place. False with "PATH: reason" in
 // `error` when any byte could not be written.
 bool write_output_file(const std::string& path, const std::string& text, std::string* error);
 

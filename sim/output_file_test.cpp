@@ -54,6 +54,12 @@ TEST(OutputFile, AFailedWriteIsAnErrorNamingThePath) {
   const std::string dir = fresh_dir();
   ASSERT_TRUE(write_output_file(dir + "/r.md", "kept\n", &error)) << error;
   EXPECT_EQ(fs::file_size(dir + "/r.md"), 5u);
+  // A symbolic link (as /dev/stdout is) is written through, never replaced.
+  fs::create_symlink(dir + "/r.md", dir + "/link.md");
+  EXPECT_EQ(output_file_problem(dir + "/link.md"), std::nullopt);
+  ASSERT_TRUE(write_output_file(dir + "/link.md", "through\n", &error)) << error;
+  EXPECT_TRUE(fs::is_symlink(dir + "/link.md"));
+  EXPECT_EQ(fs::file_size(dir + "/r.md"), 8u);
   fs::remove_all(dir);
 }
 
