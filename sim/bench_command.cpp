@@ -4,7 +4,6 @@
 #include <cassert>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <iostream>
 #include <memory>
@@ -17,7 +16,9 @@
 #include "sim/bench_machine.h"
 #include "sim/bench_report.h"
 #include "sim/bench_workloads.h"
+#include "sim/cli_checks.h"
 #include "sim/exit_codes.h"
+#include "sim/output_file.h"
 #include "sim/workload.h"
 
 namespace qdt::sim {
@@ -336,11 +337,12 @@ CLI::App* add_bench(CLI::App& app, BenchOptions& o) {
   cmd->add_flag("--quick", o.quick, "A short run (a few seconds): fewer seeds and pushes, growth to 10 000 rows");
   cmd->add_flag("--json", o.as_json, "Print the figures as JSON");
   cmd->add_option("--only", o.only, "Run one group of figures")->check(CLI::IsMember(bench_groups()));
-  cmd->add_option("--out", o.out_dir, "Also write DIR/bench.json and the push-cost chart DIR/push-cost.svg");
+  cmd->add_option("--out", o.out_dir, "Also write DIR/bench.json and the push-cost chart DIR/push-cost.svg")
+      ->check(OutputFolder());
   cmd->add_option("--case", o.item_cases, "With --only items: run this case only (repeatable), e.g. to profile it")
       ->check(CLI::IsMember(item_case_names()));
   cmd->add_option("--rounds", o.item_rounds, "With --only items: rounds, the cold first one included (default 6, --quick 2)")
-      ->check(CLI::Range(2, 1000));
+      ->check(WholeIn(2, 1000));
   return cmd;
 }
 
@@ -368,11 +370,18 @@ int run_bench(const BenchOptions& options) {
   if (!options.out_dir.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(options.out_dir, ec);
-    std::ofstream(options.out_dir + "/bench.json") << doc.dump(2) << "\n";
+    std::string write_error;
+    if (!write_output_file(options.out_dir + "/bench.json", doc.dump(2) + "\n", &write_error)) {
+      std::cerr << "error: --out " << write_error << "\n";
+      return kExitBadInput;
+    }
     if (!growth.empty()) {
       const reports::ChartsRendered drawn = reports::render_charts({growth_chart(growth)}, options.gnuplot);
       if (drawn.ok) {
-        std::ofstream(options.out_dir + "/push-cost.svg") << drawn.svgs.at(0) << "\n";
+        if (!write_output_file(options.out_dir + "/push-cost.svg", drawn.svgs.at(0) + "\n", &write_error)) {
+          std::cerr << "error: --out " << write_error << "\n";
+          return kExitBadInput;
+        }
         std::cerr << "[bench] wrote " << options.out_dir << "/push-cost.svg\n";
       } else {
         std::cerr << "[bench] no chart: " << drawn.error << "\n";

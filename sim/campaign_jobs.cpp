@@ -10,6 +10,7 @@
 #include "sim/campaign_forks.h"
 #include "sim/campaign_merge.h"
 #include "sim/coverage.h"
+#include "sim/decimal_text.h"
 #include "sim/exit_codes.h"
 #include "sim/failure_file.h"
 #include "sim/fork_pool.h"
@@ -22,15 +23,12 @@ using json = nlohmann::json;
 std::optional<Shard> parse_shard(const std::string& text) {
   if (text.empty()) return Shard{};
   const auto slash = text.find('/');
-  Shard shard;
-  try {
-    shard.index = std::stoull(text.substr(0, slash));
-    shard.count = std::stoull(text.substr(slash + 1));
-  } catch (...) {
-    return std::nullopt;
-  }
-  if (slash == std::string::npos || shard.count == 0 || shard.index >= shard.count) return std::nullopt;
-  return shard;
+  if (slash == std::string::npos) return std::nullopt;
+  // Strictly decimal: stoull would take "-1" as 2^64-1.
+  const std::optional<uint64_t> index = parse_decimal(std::string_view(text).substr(0, slash), nullptr);
+  const std::optional<uint64_t> count = parse_decimal(std::string_view(text).substr(slash + 1), nullptr);
+  if (!index || !count || *count == 0 || *index >= *count) return std::nullopt;
+  return Shard{*index, *count};
 }
 
 namespace {

@@ -18,7 +18,7 @@ struct CampaignOptions {
   uint64_t seeds = 100;       // per profile
   uint64_t first_seed = 1;
   std::string profile = "default";  // a profile name, or "all"
-  std::string out_dir = "qdt-failures";
+  std::string out_dir = "reports/out/failures";
   std::string shard;  // "I/N", or "" for the whole campaign
   double time_budget_s = 0;  // 0: no budget
   bool as_json = false;

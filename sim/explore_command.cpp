@@ -2,11 +2,11 @@
 #include "sim/file_name.h"
 
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 
 #include "reports/sweep_report.h"
 #include "sim/exit_codes.h"
+#include "sim/output_file.h"
 #include "sim/sweep.h"
 #include "sim/sweep_run.h"
 
@@ -21,11 +21,6 @@ int bad_input(const std::vector<LoadError>& errors) {
   return kExitBadInput;
 }
 
-bool write_file(const fs::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  return static_cast<bool>(out);
-}
 
 }  // namespace
 
@@ -55,15 +50,16 @@ int run_explore(const ExploreOptions& o, const WallClock& wall) {
 
   std::error_code ec;
   fs::create_directories(o.out_dir, ec);
+  std::string write_error;
   // The schema already limits a name to [A-Za-z0-9._-] not starting with '.';
   // cleaning again keeps the outputs inside --out even if that rule drifts.
   const fs::path base = fs::path(o.out_dir) / file_name_part(sweep.name);
   const std::string json_path = base.string() + ".json", md_path = base.string() + ".md",
                     html_path = base.string() + ".html";
-  if (!write_file(json_path, result.document.dump(2) + "\n") ||
-      !write_file(md_path, reports::sweep_markdown(result.document)) ||
-      !write_file(html_path, reports::sweep_html(result.document, o.gnuplot))) {
-    std::cerr << "error: " << o.out_dir << ": cannot write the reports\n";
+  if (!write_output_file(json_path, result.document.dump(2) + "\n", &write_error) ||
+      !write_output_file(md_path, reports::sweep_markdown(result.document), &write_error) ||
+      !write_output_file(html_path, reports::sweep_html(result.document, o.gnuplot), &write_error)) {
+    std::cerr << "error: --out " << write_error << "\n";
     return kExitBadInput;
   }
   const uint64_t failures = result.document["failures"].get<uint64_t>();

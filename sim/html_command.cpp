@@ -1,28 +1,23 @@
 #include "sim/html_command.h"
 
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <optional>
 #include <vector>
 
 #include "reports/check_report.h"
 #include "reports/replay_report.h"
+#include "sim/output_file.h"
 #include "sim/timeline.h"
 
 namespace qdt::sim {
 namespace {
 
 using json = nlohmann::json;
-namespace fs = std::filesystem;
 
 bool write_page(const std::string& path, const std::string& page) {
-  std::error_code ec;
-  if (fs::path(path).has_parent_path()) fs::create_directories(fs::path(path).parent_path(), ec);
-  std::ofstream out(path, std::ios::binary);
-  out << page;
-  if (out) return true;
-  std::cerr << "error: " << path << ": cannot write the HTML page\n";
+  std::string error;
+  if (write_output_file(path, page, &error)) return true;
+  std::cerr << "error: --html " << error << "\n";
   return false;
 }
 

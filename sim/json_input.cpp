@@ -107,10 +107,26 @@ std::string json_pointer_token(const std::string& key) {
   return out;
 }
 
-std::optional<std::string> read_input_file(const std::string& file, std::string& reason) {
+std::optional<std::string> input_file_problem(const std::string& file) {
+  namespace fs = std::filesystem;
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(file, ec)) {
-    reason = std::filesystem::exists(file, ec) ? "not a regular file" : "cannot open the file";
+  const fs::file_status st = fs::status(file, ec);
+  if (st.type() == fs::file_type::not_found) return std::string("no such file or folder");
+  if (ec) return "cannot open the file: " + ec.message();
+  switch (st.type()) {
+    case fs::file_type::regular: return std::nullopt;
+    case fs::file_type::directory: return std::string("a folder, not a file");
+    case fs::file_type::fifo: return std::string("not a regular file (a FIFO)");
+    case fs::file_type::character: return std::string("not a regular file (a character device)");
+    case fs::file_type::block: return std::string("not a regular file (a block device)");
+    case fs::file_type::socket: return std::string("not a regular file (a socket)");
+    default: return std::string("not a regular file");
+  }
+}
+
+std::optional<std::string> read_input_file(const std::string& file, std::string& reason) {
+  if (std::optional<std::string> problem = input_file_problem(file)) {
+    reason = std::move(*problem);
     return std::nullopt;
   }
   std::ifstream in(file, std::ios::binary);

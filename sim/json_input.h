@@ -33,6 +33,10 @@ JsonInput parse_json_input(const std::string& text);
 // set when it cannot.
 std::optional<std::string> read_input_file(const std::string& file, std::string& reason);
 
+// Why `file` is not a regular file to read ("no such file or folder", "not a
+// regular file (a FIFO)", ...), or nullopt when it is one.
+std::optional<std::string> input_file_problem(const std::string& file);
+
 // "~" and "/" escaped as RFC 6901 says, so a key cannot forge a path.
 std::string json_pointer_token(const std::string& key);
 

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -60,9 +63,17 @@ TEST(JsonInput, PointerTokensAreEscaped) {
 TEST(JsonInput, ReadsOnlyRegularFiles) {
   std::string reason;
   EXPECT_FALSE(read_input_file("/nonexistent/file.json", reason));
-  EXPECT_EQ(reason, "cannot open the file");
+  EXPECT_EQ(reason, "no such file or folder");
   EXPECT_FALSE(read_input_file("/dev/zero", reason));
-  EXPECT_EQ(reason, "not a regular file");
+  EXPECT_EQ(reason, "not a regular file (a character device)");
+  const std::string fifo = testing::TempDir() + "qdt_json_input_test.fifo";
+  ::unlink(fifo.c_str());
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_FALSE(read_input_file(fifo, reason));
+  EXPECT_EQ(reason, "not a regular file (a FIFO)");
+  ::unlink(fifo.c_str());
+  EXPECT_FALSE(read_input_file("/tmp", reason));
+  EXPECT_EQ(reason, "a folder, not a file");
 }
 
 // Read back byte for byte across chunk boundaries; refused one byte past the bound.

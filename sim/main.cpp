@@ -12,17 +12,18 @@
 #include <iostream>
 
 #include "reports/mutants_page.h"
-#include "sim/atomic_file.h"
 #include "sim/bench_command.h"
 #include "sim/campaign_jobs.h"
 #include "sim/campaign_merge.h"
 #include "sim/campaign_options.h"
+#include "sim/cli_checks.h"
 #include "sim/coverage.h"
 #include "sim/exit_codes.h"
 #include "sim/explore_command.h"
 #include "sim/html_command.h"
 #include "sim/json_input.h"
 #include "sim/mutants.h"
+#include "sim/output_file.h"
 #include "sim/replay_command.h"
 #include "sim/sqlite_allocator.h"
 #include "sim/schedule_cli.h"
@@ -51,9 +52,23 @@ std::string command_line(int argc, char** argv) {
   return out;
 }
 
+int run_qdt(int argc, char** argv);
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  const int code = run_qdt(argc, argv);
+  // A result that never reached standard output (a full disk, a closed pipe) is no result.
+  if (const std::optional<std::string> problem = qdt::sim::standard_output_problem()) {
+    std::cerr << "error: " << *problem << "\n";
+    return kExitBadInput;
+  }
+  return code;
+}
+
+namespace {
+
+int run_qdt(int argc, char** argv) {
   // qdt is one thread (fibers; --jobs forks processes), so SQLite's mutexes
   // and its allocation statistics guard nothing here; they were ~4 % of a
   // default campaign's instructions (callgrind), and a 2 000-seed campaign
@@ -72,15 +87,18 @@ int main(int argc, char** argv) {
   qdt::sim::ReplayOptions replay_args;
   replay_cmd->add_option("paths", replay_args.paths, "Scenario files or folders (searched recursively)")->required();
   replay_cmd->add_flag("--json", replay_args.as_json, "Print the result object(s) as JSON");
-  replay_cmd->add_option("--trace", replay_args.trace_file, "Write the canonical event log of the (single) scenario to FILE");
+  replay_cmd->add_option("--trace", replay_args.trace_file, "Write the canonical event log of the (single) scenario to FILE")
+      ->check(qdt::sim::OutputFile());
   replay_cmd->add_option("--cache", replay_args.cache, "Override world.cache.enabled")->check(CLI::IsMember({"on", "off"}));
-  replay_cmd->add_option("--report", replay_args.report_file, "Write a Markdown summary report to FILE");
+  replay_cmd->add_option("--report", replay_args.report_file, "Write a Markdown summary report to FILE")
+      ->check(qdt::sim::OutputFile());
   replay_cmd->add_flag("--quiet", replay_args.quiet, "No progress on stderr");
   qdt::sim::HtmlOutput html;
   replay_cmd->add_option("--html", html.file,
                          "Write one self-contained HTML page of the (single) scenario to FILE: its steps, responses "
                          "and faults, offsets over virtual time, and for a failure the offending events beside the "
-                         "model's answer");
+                         "model's answer")
+      ->check(qdt::sim::OutputFile());
 
   std::string variant_name = "none";
   std::vector<std::string> variant_choices = qdt::impl::variant_names();
@@ -94,8 +112,9 @@ int main(int argc, char** argv) {
   qdt::sim::CampaignOptions check_args;
   std::vector<CLI::Option*> campaign_defining;  // what --resume takes from the journal instead
   campaign_defining.push_back(check_cmd->add_option("--seeds", check_args.seeds, "Seeds per profile")
-                                  ->check(CLI::Range(uint64_t{1}, uint64_t{100'000'000})));
-  campaign_defining.push_back(check_cmd->add_option("--seed", check_args.first_seed, "First seed"));
+                                  ->check(qdt::sim::WholeIn(1, 100'000'000)));
+  campaign_defining.push_back(check_cmd->add_option("--seed", check_args.first_seed, "First seed")
+                                  ->check(qdt::sim::WholeIn(0, UINT64_MAX)));
   campaign_defining.push_back(check_cmd->add_option("--profile", check_args.profile, "Workload profile, or all")
       ->check(CLI::IsMember([] {
         auto names = qdt::sim::profile_names();
@@ -106,7 +125,9 @@ int main(int argc, char** argv) {
                                   ->check(CLI::IsMember(variant_choices)));
   auto* out_opt = check_cmd->add_option(
       "--out", check_args.out_dir,
-      "Where shrunk failures are written; when given, also a progress journal (DIR/journal) for --resume");
+      "Where shrunk failures are written (default reports/out/failures); when given, also a progress journal "
+      "(DIR/journal) for --resume")
+      ->check(qdt::sim::OutputFolder());
   campaign_defining.push_back(out_opt);
   campaign_defining.push_back(check_cmd->add_option(
       "--shard", check_args.shard, "Run only seeds with seed % N == I (I/N), to split a campaign across machines"));
@@ -114,11 +135,12 @@ int main(int argc, char** argv) {
   std::vector<std::string> merge_files;
   campaign_defining.push_back(
       check_cmd->add_option("--merge", merge_files, "Merge the --json summaries of shards instead of running"));
-  check_cmd->add_option("--jobs", jobs, "Worker processes")->check(CLI::Range(uint64_t{1}, uint64_t{64}));
-  check_cmd->add_option("--time-budget", check_args.time_budget_s, "Stop after this many wall seconds")->check(CLI::NonNegativeNumber);
+  check_cmd->add_option("--jobs", jobs, "Worker processes")->check(qdt::sim::WholeIn(1, 64));
+  check_cmd->add_option("--time-budget", check_args.time_budget_s, "Stop after this many wall seconds")
+      ->check(qdt::sim::NumberIn(0, 1e9));
   campaign_defining.push_back(
       check_cmd->add_option("--max-shrinks", check_args.max_shrinks, "Shrink at most this many failures")
-          ->check(CLI::NonNegativeNumber));
+          ->check(qdt::sim::WholeIn(0, INT32_MAX)));
   std::string interleave;
   campaign_defining.push_back(
       check_cmd
@@ -148,42 +170,48 @@ int main(int argc, char** argv) {
       ->add_option("--fork-rare", check_args.fork_rare_share,
                    "Fork a seed at each reachability point it is the first to reach while fewer than SHARE of the "
                    "seeds so far reached it: re-run it --forks times with the schedule after that point re-drawn")
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(qdt::sim::NumberIn(0.0, 1.0));
   check_cmd->add_option("--forks", check_args.forks, "Fork runs per rare point (with --fork-rare)")
-      ->check(CLI::Range(uint64_t{1}, uint64_t{1000}));
+      ->check(qdt::sim::WholeIn(1, 1000));
   std::string coverage_list;
   check_cmd->add_option("--coverage-list", coverage_list,
                         "The required points for --require-coverage: one name per line, # comments")
       ->check(CLI::ExistingFile);
   check_cmd->add_option("--html", html.file,
                         "Write one self-contained HTML page of the campaign to FILE: counts per profile, the digest, "
-                        "and the timeline of every shrunk failure replayed");
+                        "and the timeline of every shrunk failure replayed")
+      ->check(qdt::sim::OutputFile());
 
   auto* mutants_cmd = app.add_subcommand(
       "mutants", "Run the campaign against every design variant (SPEC 7): which are caught, within how many seeds");
   qdt::sim::MutantsOptions mutants_args;
   mutants_cmd->add_flag("--list", mutants_args.list, "List the variants, their descriptions and harmless arguments");
   mutants_cmd->add_option("--seeds", mutants_args.seeds, "Seeds per profile (default 200)")
-      ->check(CLI::Range(uint64_t{1}, uint64_t{100'000'000}));
-  mutants_cmd->add_option("--seed", mutants_args.first_seed, "First seed");
+      ->check(qdt::sim::WholeIn(1, 100'000'000));
+  mutants_cmd->add_option("--seed", mutants_args.first_seed, "First seed")->check(qdt::sim::WholeIn(0, UINT64_MAX));
   mutants_cmd->add_option("--profile", mutants_args.profile, "Workload profile, or all (default)");
   mutants_cmd->add_option("--variant", mutants_args.variants, "Run only this variant (repeatable; default every one)");
   mutants_cmd->add_option("--jobs", mutants_args.jobs, "Worker processes (variants run in parallel)")
-      ->check(CLI::Range(uint64_t{1}, uint64_t{64}));
-  mutants_cmd->add_option("--out", mutants_args.out_dir, "Where shrunk failures are written (OUT/VARIANT/...)");
+      ->check(qdt::sim::WholeIn(1, 64));
+  mutants_cmd
+      ->add_option("--out", mutants_args.out_dir,
+                   "Where shrunk failures are written (OUT/VARIANT/...; default reports/out/mutants)")
+      ->check(qdt::sim::OutputFolder());
   mutants_cmd->add_flag("--json", mutants_args.as_json, "Print {variants, survivors, holes} as JSON");
   mutants_cmd->add_flag("--quiet", mutants_args.quiet, "No progress on stderr");
   std::string mutants_report;
   mutants_cmd->add_option("--report", mutants_report,
-                          "Also write the catalogue as BASE.md, BASE.html (charts) and BASE.json; its folder must exist");
+                          "Also write the catalogue as BASE.md, BASE.html (charts) and BASE.json; its folder must exist")
+      ->check(qdt::sim::OutputBase(".json"));
 
   auto* explore_cmd = app.add_subcommand(
       "explore", "Parameter sweep (SPEC 4): OUT/NAME.{json,md,html}, a table per metric and an SVG chart per knob");
   qdt::sim::ExploreOptions explore_args;
   explore_cmd->add_option("sweep", explore_args.file, "Sweep file (JSON; scenarios/schema/sweep.schema.json)")->required();
   explore_cmd->add_option("--jobs", explore_args.jobs, "Worker processes (results identical for any J)")
-      ->check(CLI::Range(uint64_t{1}, uint64_t{64}));
-  explore_cmd->add_option("--out", explore_args.out_dir, "Where NAME.{json,md,html} are written (default reports/out)");
+      ->check(qdt::sim::WholeIn(1, 64));
+  explore_cmd->add_option("--out", explore_args.out_dir, "Where NAME.{json,md,html} are written (default reports/out)")
+      ->check(qdt::sim::OutputFolder());
   explore_cmd->add_flag("--quiet", explore_args.quiet, "No progress on stderr");
   explore_cmd->add_option("--variant", explore_args.variant, "Run every point against a design variant (SPEC 7), over the sweep's")
       ->check(CLI::IsMember(variant_choices));
@@ -282,13 +310,7 @@ int main(int argc, char** argv) {
       return std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
     };
     if (!mutants_report.empty()) {
-      std::error_code ec;
       const fs::path folder = fs::path(mutants_report).parent_path();
-      if (!folder.empty() && !fs::is_directory(folder, ec)) {
-        std::cerr << "error: --report " << mutants_report << ": no folder " << folder.string()
-                  << "\nnothing was run (exit 2)\n";
-        return kExitBadInput;
-      }
       const std::string command = command_line(argc, argv);
       const char* commit = std::getenv("QDT_COMMIT");
       const char* gnuplot = std::getenv("QDT_GNUPLOT");
@@ -297,11 +319,12 @@ int main(int argc, char** argv) {
         if (commit && *commit) doc["commit"] = commit;
         const std::string dir = folder.empty() ? "." : folder.string();
         const std::string program = gnuplot && *gnuplot ? gnuplot : "gnuplot";
+        std::string error;
         const bool ok =
-            qdt::sim::write_file_atomically(mutants_report + ".json", doc.dump(2) + "\n") &&
-            qdt::sim::write_file_atomically(mutants_report + ".md", qdt::reports::mutants_markdown(doc, dir)) &&
-            qdt::sim::write_file_atomically(mutants_report + ".html", qdt::reports::mutants_html(doc, dir, program));
-        if (!ok) std::cerr << "error: --report " << mutants_report << ": cannot write the report\n";
+            qdt::sim::write_output_file(mutants_report + ".json", doc.dump(2) + "\n", &error) &&
+            qdt::sim::write_output_file(mutants_report + ".md", qdt::reports::mutants_markdown(doc, dir), &error) &&
+            qdt::sim::write_output_file(mutants_report + ".html", qdt::reports::mutants_html(doc, dir, program), &error);
+        if (!ok) std::cerr << "error: --report " << error << "\n";
         else std::cerr << "wrote " << mutants_report << ".{md,html,json}\n";
         return ok;
       };
@@ -322,3 +345,5 @@ int main(int argc, char** argv) {
   }
   return kExitBadInput;
 }
+
+}  // namespace

@@ -28,7 +28,7 @@ struct MutantsOptions {
   uint64_t first_seed = 1;
   std::string profile = "all";           // a profile name, or "all"
   std::vector<std::string> variants;     // names; empty: every variant of the catalogue
-  std::string out_dir = "qdt-mutants";  // shrunk failures go to OUT_DIR/VARIANT/
+  std::string out_dir = "reports/out/mutants";  // shrunk failures go to OUT_DIR/VARIANT/
   uint64_t jobs = 1;
   bool as_json = false;
   bool quiet = false;

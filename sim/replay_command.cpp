@@ -3,11 +3,12 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 
 #include "reports/summary.h"
 #include "sim/exit_codes.h"
+#include "sim/json_input.h"
+#include "sim/output_file.h"
 #include "sim/runner.h"
 #include "sim/scenario.h"
 #include "sim/timeline.h"
@@ -20,7 +21,8 @@ namespace fs = std::filesystem;
 // Files named on the command line, and every *.json below named folders
 // (except JSON Schema folders and sweep folders), sorted so the order never depends on the
 // file system.
-bool collect(const std::vector<std::string>& args, std::vector<std::string>& files, std::vector<LoadError>& errors) {
+// Returns how many scenarios the arguments name (files found, and each argument that names none).
+size_t collect(const std::vector<std::string>& args, std::vector<std::string>& files, std::vector<LoadError>& errors) {
   for (const std::string& arg : args) {
     std::error_code ec;
     if (fs::is_directory(arg, ec)) {
@@ -36,20 +38,15 @@ bool collect(const std::vector<std::string>& args, std::vector<std::string>& fil
       std::sort(found.begin(), found.end());
       if (found.empty()) errors.push_back({arg, "/", "no scenario files (*.json) in this folder"});
       files.insert(files.end(), found.begin(), found.end());
-    } else if (fs::is_regular_file(arg, ec)) {
-      files.push_back(arg);
+    } else if (const std::optional<std::string> problem = input_file_problem(arg)) {
+      errors.push_back({arg, "/", *problem});  // a FIFO or a device is not "missing"
     } else {
-      errors.push_back({arg, "/", "no such file or folder"});
+      files.push_back(arg);
     }
   }
-  return errors.empty();
+  return files.size() + errors.size();
 }
 
-bool write_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  return static_cast<bool>(out);
-}
 
 }  // namespace
 
@@ -61,7 +58,7 @@ int run_replay(const ReplayOptions& o) {
   const impl::Variant variant = o.variant;
   std::vector<std::string> files;
   std::vector<LoadError> errors;
-  collect(o.paths, files, errors);
+  const size_t named = collect(o.paths, files, errors);
   // Load and validate everything before running anything.
   std::vector<Scenario> scenarios;
   for (const std::string& file : files) {
@@ -69,12 +66,13 @@ int run_replay(const ReplayOptions& o) {
     if (loaded.scenario) scenarios.push_back(std::move(*loaded.scenario));
     errors.insert(errors.end(), loaded.errors.begin(), loaded.errors.end());
   }
-  if (!trace_file.empty() && scenarios.size() + errors.size() != 1) {
-    errors.push_back({trace_file, "/", "--trace takes exactly one scenario"});
+  // Counted before loading, so one rejected file (however many errors it has) is one scenario.
+  if (!trace_file.empty() && named != 1) {
+    errors.push_back({trace_file, "/", "--trace takes exactly one scenario, " + std::to_string(named) + " given"});
   }
   // One page is one run: a folder or several files would need a choice.
-  if (!html.file.empty() && scenarios.size() + errors.size() != 1) {
-    errors.push_back({html.file, "/", "--html takes exactly one scenario, " + std::to_string(files.size()) + " given"});
+  if (!html.file.empty() && named != 1) {
+    errors.push_back({html.file, "/", "--html takes exactly one scenario, " + std::to_string(named) + " given"});
   }
   if (!errors.empty()) {
     for (const LoadError& e : errors) std::cerr << "error: " << e.to_string() << "\n";
@@ -108,8 +106,9 @@ int run_replay(const ReplayOptions& o) {
       return kExitBadInput;
     }
     all_passed = all_passed && outcome.passed;
-    if (!trace_file.empty() && !write_file(trace_file, outcome.trace_text)) {
-      std::cerr << "error: " << trace_file << ": cannot write the trace\n";
+    std::string write_error;
+    if (!trace_file.empty() && !write_output_file(trace_file, outcome.trace_text, &write_error)) {
+      std::cerr << "error: --trace " << write_error << "\n";
       return kExitBadInput;
     }
     if (!html.file.empty() &&
@@ -144,10 +143,9 @@ int run_replay(const ReplayOptions& o) {
   }
   if (!o.quiet) std::cerr << results.size() << " scenarios in " << total_s << " s wall\n";
   if (!report_file.empty()) {
-    std::error_code ec;
-    if (fs::path(report_file).has_parent_path()) fs::create_directories(fs::path(report_file).parent_path(), ec);
-    if (!write_file(report_file, reports::summary_markdown("qdt replay", results))) {
-      std::cerr << "error: " << report_file << ": cannot write the report\n";
+    std::string write_error;
+    if (!write_output_file(report_file, reports::summary_markdown("qdt replay", results), &write_error)) {
+      std::cerr << "error: --report " << write_error << "\n";
       return kExitBadInput;
     }
   }

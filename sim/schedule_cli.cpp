@@ -1,5 +1,6 @@
 #include "sim/schedule_cli.h"
 
+#include "sim/cli_checks.h"
 #include "sim/pct_policy.h"
 
 namespace qdt::sim {
@@ -14,13 +15,13 @@ void add_schedule_flags(CLI::App& command, ScheduleFlags& flags) {
       ->check(CLI::IsMember({"random", "pct"}));
   flags.depth_option =
       command.add_option("--pct-depth", flags.pct_depth, "PCT's depth D (default 3): D - 1 change points")
-          ->check(CLI::Range(uint32_t{1}, PctPolicy::kDepthMax));
+          ->check(WholeIn(1, PctPolicy::kDepthMax));
   flags.steps_option =
       command
           .add_option("--pct-steps", flags.pct_steps,
                       "PCT's k: change points are drawn from steps 1..K (default 0: learnt from a first run of each "
                       "scenario, its scheduler picks)")
-          ->check(CLI::Range(uint64_t{0}, ScheduleConfig::kPctStepsMax));
+          ->check(WholeIn(0, ScheduleConfig::kPctStepsMax));
 }
 
 std::optional<ScheduleConfig> schedule_override(const ScheduleFlags& flags, std::string& error) {
@@ -58,16 +59,17 @@ CLI::App* add_explore_schedules(CLI::App& app, ExploreSchedulesOptions& o, std::
   cmd->add_option("file", o.file, "Scenario file (JSON)")->required();
   cmd->add_option("--max-interleavings", o.max_interleavings,
                   "At most this many runs (default 1000); the report says whether the tree was exhausted first")
-      ->check(CLI::Range(uint64_t{1}, uint64_t{100'000'000}));
+      ->check(WholeIn(1, 100'000'000));
   cmd->add_flag("--no-reduction", [&o](int64_t) { o.reduce = false; },
                 "Run every schedule, also those equivalent by commuting independent steps");
   cmd->add_option("--estimate", o.estimate_probes,
                   "Also estimate the number of schedules (Knuth's estimator over N seeded random probes: how big "
                   "the tree is when the bound cannot exhaust it)")
-      ->check(CLI::Range(uint64_t{0}, uint64_t{1'000'000}));
+      ->check(WholeIn(0, 1'000'000));
   cmd->add_flag("--json", o.as_json, "Print the report as JSON");
   cmd->add_flag("--quiet", o.quiet, "No progress on stderr");
-  cmd->add_option("--out", o.out_dir, "Where failing schedules are written (default qdt-failures)");
+  cmd->add_option("--out", o.out_dir, "Where failing schedules are written (default reports/out/schedules)")
+      ->check(OutputFolder());
   cmd->add_option("--variant", variant_name, "Run a design variant of the implementation (SPEC 7)")
       ->check(CLI::IsMember(variant_choices));
   return cmd;

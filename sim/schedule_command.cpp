@@ -1,12 +1,12 @@
 #include "sim/schedule_command.h"
 
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 
 #include "sim/exit_codes.h"
 #include "sim/file_name.h"
 #include "sim/json_input.h"
+#include "sim/output_file.h"
 #include "sim/runner.h"
 #include "sim/scenario.h"
 #include "sim/schedule_search.h"
@@ -127,10 +127,9 @@ int run_explore_schedules(const ExploreSchedulesOptions& o, const WallClock& wal
     failing["world"]["schedule"] = schedule.to_json();
     failing["name"] = scenario.name + "-schedule-" + std::to_string(f.run);
     const fs::path path = fs::path(o.out_dir) / (file_name_part(failing["name"].get<std::string>()) + ".json");
-    std::ofstream out(path, std::ios::binary);
-    out << failing.dump(2) << "\n";
-    if (!out) {
-      std::cerr << "error: " << path.string() << ": cannot write the failing schedule\n";
+    std::string write_error;
+    if (!write_output_file(path.string(), failing.dump(2) + "\n", &write_error)) {
+      std::cerr << "error: --out " << write_error << "\n";
       return kExitBadInput;
     }
     const std::string replay = "qdt replay " + path.string() +

@@ -22,7 +22,7 @@ struct ExploreSchedulesOptions {
   uint64_t estimate_probes = 0;  // --estimate N: Knuth's tree-size estimate from N random probes
   bool as_json = false;
   bool quiet = false;
-  std::string out_dir = "qdt-failures";  // failing schedules as scenario files
+  std::string out_dir = "reports/out/schedules";  // failing schedules as scenario files
   impl::Variant variant = impl::Variant::none;
 };
 

@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# The command line's edges: outputs that cannot be written are exit 2 naming
+# the path (files and standard output), output paths are checked before
+# anything runs, numbers are read strictly on every numeric option of every
+# command, messages say what is wrong, and default outputs stay below
+# reports/out. Usage: check-cli-edges.sh QDT SOURCE_DIR
+set -uo pipefail
+qdt=$(realpath "$1")
+src=$(realpath "$2")
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; cat "$tmp/err" >&2 2>/dev/null; exit 1; }
+scenario=$src/scenarios/basic-duplicate.json
+# expect CODE TEXT CMD...: CMD exits CODE and its stderr holds TEXT.
+expect() {
+  local code=$1 text=$2
+  shift 2
+  timeout 120 "$@" >"$tmp/out" 2>"$tmp/err"
+  local got=$?
+  [ $got -eq "$code" ] || fail "exit $got, expected $code: $*"
+  [ -z "$text" ] || grep -qF -- "$text" "$tmp/err" || fail "no '$text' on stderr: $*"
+}
+
+# Outputs that cannot be written.
+expect 2 "/dev/full" "$qdt" replay "$scenario" --report /dev/full --quiet
+expect 2 "/dev/full" "$qdt" replay "$scenario" --trace /dev/full --quiet
+expect 2 "/dev/full" "$qdt" replay "$scenario" --html /dev/full --quiet
+timeout 120 "$qdt" replay "$scenario" --json --quiet >/dev/full 2>"$tmp/err"
+[ $? -eq 2 ] && grep -qF "standard output" "$tmp/err" || fail "--json > /dev/full"
+timeout 120 "$qdt" replay "$scenario" --quiet >/dev/full 2>"$tmp/err"
+[ $? -eq 2 ] && grep -qF "standard output" "$tmp/err" || fail "replay > /dev/full"
+timeout 120 "$qdt" check --seeds 2 --quiet --json >/dev/full 2>"$tmp/err"
+[ $? -eq 2 ] && grep -qF "standard output" "$tmp/err" || fail "check --json > /dev/full"
+timeout 120 "$qdt" mutants --list >/dev/full 2>"$tmp/err"
+[ $? -eq 2 ] && grep -qF "standard output" "$tmp/err" || fail "mutants --list > /dev/full"
+expect 0 "" "$qdt" replay "$scenario" --report /dev/null --trace /dev/null --quiet
+
+# Output paths are checked before anything runs: nothing on stdout, nothing written.
+for flag in --report --trace --html; do
+  expect 2 "/proc/x.md" "$qdt" replay "$scenario" $flag /proc/x.md
+  [ -s "$tmp/out" ] && fail "replay $flag /proc/x.md ran the scenario"
+  expect 2 "no folder" "$qdt" replay "$scenario" $flag "$tmp/no/such/x.md"
+  [ -e "$tmp/no" ] && fail "replay $flag into a missing folder created it"
+done
+expect 2 "/proc/x.html" "$qdt" check --seeds 1 --html /proc/x.html
+[ -s "$tmp/out" ] && fail "check --html /proc/x.html ran the campaign"
+expect 2 "/proc/qdt" "$qdt" check --seeds 1 --out /proc/qdt
+expect 2 "/proc/qdt" "$qdt" mutants --variant skip-probe --seeds 1 --out /proc/qdt
+expect 2 "/proc/x" "$qdt" mutants --variant skip-probe --seeds 1 --report /proc/x
+expect 2 "/proc/qdt" "$qdt" explore "$src/sim/testdata/sweeps/tiny.json" --out /proc/qdt
+expect 2 "/proc/qdt" "$qdt" explore-schedules "$scenario" --out /proc/qdt
+expect 2 "/proc/qdt" "$qdt" bench --quick --only floor --out /proc/qdt
+
+# Every numeric option of every command, found in --help (UINT, INT, FLOAT,
+# NUMBER), refuses -1, 2^64, nan and inf with its name and a reason.
+args_for() {  # the arguments a command needs besides the option
+  case $1 in
+    replay|explore-schedules) echo "$scenario" ;;
+    explore) echo "$src/sim/testdata/sweeps/tiny.json" ;;
+  esac
+}
+options=0
+for cmd in replay check mutants explore explore-schedules bench; do
+  "$qdt" $cmd --help >"$tmp/help" 2>&1
+  for opt in $(grep -oE -- '--[a-z-]+ (UINT|INT|FLOAT|NUMBER)' "$tmp/help" | cut -d' ' -f1 | sort -u); do
+    for bad in -1 18446744073709551616 nan inf; do
+      expect 2 "$opt" "$qdt" $cmd $(args_for $cmd) "$opt" "$bad" --quiet
+      grep -qE "negative|larger than|not a number|must be finite|expected a|must be in" "$tmp/err" \
+        || fail "$cmd $opt $bad: no reason given"
+    done
+    options=$((options + 1))
+  done
+done
+[ $options -ge 14 ] || fail "only $options numeric options found in --help"
+expect 2 "--shard" "$qdt" check --shard 1/-2 --seeds 1 --quiet
+expect 2 "--seed" "$qdt" check --seed 0x10 --seeds 1 --quiet
+expect 2 "--time-budget" "$qdt" check --seeds 1 --time-budget nan --quiet
+
+# Messages that say what is wrong.
+mkfifo "$tmp/fifo.json"
+expect 2 "not a regular file (a FIFO)" "$qdt" replay "$tmp/fifo.json"
+expect 2 "not a regular file (a character device)" "$qdt" replay /dev/zero
+expect 2 "no such file or folder" "$qdt" replay "$tmp/missing.json"
+bad=$src/sim/testdata/invalid/count-beyond-int64.json
+expect 2 "$bad" "$qdt" replay "$bad" --trace "$tmp/t.log" --html "$tmp/p.html"
+grep -q -- "--trace takes\|--html takes" "$tmp/err" && fail "one rejected file blamed on --trace/--html"
+expect 2 "--html takes exactly one scenario, 2 given" "$qdt" replay "$scenario" "$scenario" --html "$tmp/p.html"
+
+# --resume believes no journal that lies: a part copied under a second name,
+# a part edited after it was written.
+"$qdt" check --seeds 5 --out "$tmp/c" --quiet >/dev/null 2>&1 || fail "a 5-seed campaign"
+part=$(ls "$tmp/c/journal/"part-*.json | head -n 1)
+cp "$part" "$tmp/c/journal/part-r0009-w00-000000.json"
+expect 2 "$tmp/c/journal/part-r0009-w00-000000.json: /seed_hashes/0: seed 'default 1' is also journaled in $part" \
+  "$qdt" check --resume "$tmp/c" --quiet
+rm "$tmp/c/journal/part-r0009-w00-000000.json"
+sed -i 's/"default 1 \([0-9a-f]\)/"default 1 x\1/' "$part"
+expect 2 "$part: /checksum: does not match" "$qdt" check --resume "$tmp/c" --quiet
+
+# Default outputs go below reports/out, never beside the user's files.
+mkdir "$tmp/cwd"
+(cd "$tmp/cwd" && timeout 300 "$qdt" mutants --variant skip-probe --profile default --seeds 50 --quiet >/dev/null 2>"$tmp/err")
+[ $? -eq 0 ] || fail "qdt mutants --variant skip-probe"
+[ -e "$tmp/cwd/qdt-mutants" ] && fail "qdt mutants left qdt-mutants/ in the current folder"
+ls "$tmp/cwd/reports/out/mutants/skip-probe/"*.json >/dev/null 2>&1 || fail "no shrunk file below reports/out/mutants"
+[ "$(ls -A "$tmp/cwd")" = "reports" ] || fail "qdt mutants wrote beside reports/: $(ls -A "$tmp/cwd")"
+echo "ok: unwritable outputs, output paths, $options numeric options, messages and default outputs"
