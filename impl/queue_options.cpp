@@ -17,6 +17,10 @@ std::optional<std::string> apply_options(const nlohmann::json& json, const std::
     else
       return where + ": unknown option (expected dedupWindowSeconds, retentionSeconds or completedRetentionSeconds)";
     if (!value.is_number_integer()) return where + ": expected an integer";
+    // Above 2^63-1 the signed read wraps negative: too large, not "< 0".
+    if (value.is_number_unsigned() && value.get<uint64_t>() > static_cast<uint64_t>(kMaxOptionSeconds)) {
+      return where + ": must be <= " + std::to_string(kMaxOptionSeconds);
+    }
     const int64_t v = value.get<int64_t>();
     if (v < 0) return where + ": must be >= 0, got " + std::to_string(v);
     if (v > kMaxOptionSeconds) return where + ": must be <= " + std::to_string(kMaxOptionSeconds);

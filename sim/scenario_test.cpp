@@ -167,6 +167,8 @@ TEST(ScenarioLoader, NamesAreOneToTwoHundredFiftyFiveBytesInEveryStep) {
 TEST(ScenarioLoader, AHugeCountIsTooLargeNotNegative) {
   EXPECT_EQ(first_error(R"({"queues": {"q": {}}, "steps": [], "expect": {"stored": {"q/p": 18446744073709551615}}})"),
             "/expect/stored/q/p: must be <= 9223372036854775807");
+  EXPECT_EQ(first_error(R"({"queues": {"q": {"dedupWindowSeconds": 9223372036854775808}}, "steps": []})"),
+            "/queues/q/dedupWindowSeconds: must be <= 3153600000");
 }
 
 TEST(ScenarioLoader, StorageFaultFieldsAndInterleave) {
