@@ -57,6 +57,10 @@ struct BrokerStats {
 
 class Broker : private HydrationSource {
  public:
+  // How often a storage call goes again after a lost connection (its fate
+  // unknown, storage may keep restarting): a segment's push here, the
+  // script's admin steps in the simulator (SPEC 2.4).
+  static constexpr uint32_t kLostConnectionRetriesMax = 3;
   // With a WaitPort, concurrent requests for one partition fuse (SPEC 2.5
   // layer 2): at most one flush per partition is in flight, and frames that
   // arrive meanwhile go into that partition's next segment.
@@ -142,8 +146,6 @@ class Broker : private HydrationSource {
   // through a metadata cache that is refreshed only every kMetaTtlMs
   // (variant shipped-meta-ttl, as Queen's shipped broker does).
   static constexpr int64_t kMetaTtlMs = 30'000;
-  // Pushes of one segment again after a lost connection (push_partition).
-  static constexpr uint32_t kLostConnectionRetriesMax = 3;
   using LearnWindow = void (Broker::*)(const std::pair<std::string, std::string>& key, int64_t window_seconds);
   void learn_window_now(const std::pair<std::string, std::string>& key, int64_t window_seconds);
   void learn_window_by_ttl(const std::pair<std::string, std::string>& key, int64_t window_seconds);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <optional>
 
 #include "impl/retention.h"
 #include "properties/checkers.h"
@@ -127,7 +128,7 @@ class Runner {
         world_.sleep_ms(step.advance_ms);
         break;
       case Op::configure:
-        world_.admin().configure(*step.queue, step.options);
+        resent_after_lost_connection(step, [&] { world_.admin().configure(*step.queue, step.options); });
         break;
       case Op::retention: {
         // A fault in the listing fails this pass; the next pass retries.
@@ -141,7 +142,7 @@ class Runner {
         break;
       }
       case Op::delete_segment:
-        world_.admin().delete_segment(*step.queue, step.partition, step.offset);
+        resent_after_lost_connection(step, [&] { world_.admin().delete_segment(*step.queue, step.partition, step.offset); });
         break;
       case Op::storage_fail:
         world_.fail_storage(step.fault);
@@ -197,6 +198,28 @@ class Runner {
     if (error.empty()) return false;
     out_.responses[step.id] = {{"status", "error"}, {"error", error}};
     return true;
+  }
+
+  // Runs an admin step whose fate a lost connection leaves unknown as a
+  // broker's push does (SPEC 2.4): sent again on a new connection, bounded;
+  // the history holds each attempt that committed. A step that still fails
+  // answers {"status": "error"}.
+  template <typename Call>
+  void resent_after_lost_connection(const Step& step, Call&& call) {
+    for (uint32_t resent = 0;; ++resent) {
+      std::optional<impl::StorageError> failure;
+      try {
+        call();
+      } catch (const impl::StorageError& e) {
+        failure = e;  // the next attempt switches fibers: outside the handler
+      }
+      if (!failure) return;
+      if (!failure->connection_lost() || resent >= impl::Broker::kLostConnectionRetriesMax) {
+        out_.responses[step.id] = {{"status", "error"}, {"error", failure->what()}};
+        return;
+      }
+      world_.trace().begin(world_.clock().now_ms(), "admin-resend").field("step", step.id).field("resent", resent + 1).end();
+    }
   }
 
   const Scenario& scenario_;

@@ -627,6 +627,7 @@ class Loader {
     int64_t advance_ms = 0;
     int64_t attempts = 0;     // push deliveries, retries included: what costs wall time
     int64_t items_bytes = 0;  // pushed items as JSON text: what costs memory
+    int64_t crashes = 0;      // crash_storage steps: each costs what storage holds
   };
   static int64_t saturated(int64_t a, int64_t b, int64_t max) { return std::min(a + b, max + 1); }
   static int64_t saturated_times(int64_t a, int64_t times, int64_t max) {
@@ -636,7 +637,8 @@ class Loader {
     RunSize total;
     for (const Step& s : steps) {
       RunSize one{1, s.op == Op::advance ? s.advance_ms : 0, s.op == Op::push ? int64_t{s.retry.attempts} : 0,
-                  s.op == Op::push ? static_cast<int64_t>(impl::json_text_bytes(s.items)) : 0};
+                  s.op == Op::push ? static_cast<int64_t>(impl::json_text_bytes(s.items)) : 0,
+                  s.op == Op::crash_storage ? 1 : 0};
       if (!s.children.empty()) {
         const RunSize inner = run_size(s.children);
         const int64_t times = s.op == Op::repeat ? s.times : 1;
@@ -645,11 +647,13 @@ class Loader {
         one.advance_ms = saturated_times(inner.advance_ms, times, kMaxAdvanceMs);
         one.attempts = saturated_times(inner.attempts, times, kMaxExecutedAttempts);
         one.items_bytes = saturated_times(inner.items_bytes, times, kMaxPushedItemsBytes);
+        one.crashes = saturated_times(inner.crashes, times, kMaxStorageCrashes);
       }
       total.steps = saturated(total.steps, one.steps, kMaxExecutedSteps);
       total.advance_ms = saturated(total.advance_ms, one.advance_ms, kMaxAdvanceMs);
       total.attempts = saturated(total.attempts, one.attempts, kMaxExecutedAttempts);
       total.items_bytes = saturated(total.items_bytes, one.items_bytes, kMaxPushedItemsBytes);
+      total.crashes = saturated(total.crashes, one.crashes, kMaxStorageCrashes);
     }
     return total;
   }
@@ -670,6 +674,15 @@ class Loader {
     if (size.items_bytes > kMaxPushedItemsBytes) {
       r_.fail("/steps", "with repeats unrolled the script pushes more than " +
                             std::to_string(kMaxPushedItemsBytes >> 20) + " MiB of items");
+    }
+    if (size.crashes > kMaxStorageCrashes) {
+      r_.fail("/steps", "with repeats unrolled the script runs more than " + std::to_string(kMaxStorageCrashes) +
+                            " crash_storage steps");
+    } else if (size.items_bytes <= kMaxPushedItemsBytes && size.crashes * size.items_bytes > kMaxRecoveredItemsBytes) {
+      // Both factors are bounded here, so the product cannot overflow.
+      r_.fail("/steps", "with repeats unrolled the script's crash_storage steps times the bytes of items it pushes is "
+                        "more than " + std::to_string(kMaxRecoveredItemsBytes >> 20) +
+                            " MiB (each crash records what storage recovered)");
     }
   }
 

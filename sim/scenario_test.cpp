@@ -360,5 +360,22 @@ TEST(ScenarioLoader, PushedBytesAreCountedAsTheItemsText) {
   EXPECT_EQ(first_error(script(2000)), "");
 }
 
+// Each crash_storage records what storage recovered: their number, and
+// their number times the items pushed, are bounded, not only the steps.
+TEST(ScenarioLoader, StorageCrashesAreBoundedWithWhatTheyRecover) {
+  const auto script = [](int times, int pushes_per_crash) {
+    std::string steps;
+    for (int i = 0; i < pushes_per_crash; ++i) steps += R"({"op": "push", "items": [{"queue": "q", "data": 1}]}, )";
+    return R"({"world": {"storage": {"path": "qdt.db"}}, "steps": [{"op": "repeat", "times": )" +
+           std::to_string(times) + R"(, "steps": [)" + steps + R"({"op": "crash_storage"}]}]})";
+  };
+  EXPECT_EQ(first_error(script(1000, 2)), "");
+  EXPECT_EQ(first_error(script(1001, 0)),
+            "/steps: with repeats unrolled the script runs more than 1000 crash_storage steps");
+  EXPECT_EQ(first_error(script(1000, 3)),
+            "/steps: with repeats unrolled the script's crash_storage steps times the bytes of items it pushes is more "
+            "than 64 MiB (each crash records what storage recovered)");
+}
+
 }  // namespace
 }  // namespace qdt::sim

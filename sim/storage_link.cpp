@@ -277,18 +277,26 @@ impl::QueueOptions StorageLink::configure(const std::string& queue, const nlohma
   impl::Storage& storage = lease.storage();
   gate.begin_call();
   request_leg(gate, "before-configure");
-  const impl::QueueOptions next = storage.configure(queue, options);
-  side_.history.events.emplace_back(history::ConfigureEvent{queue, side_.now_ms(), next.dedup_window_seconds,
-                                                            next.retention_seconds,
-                                                            next.completed_retention_seconds});
-  side_.trace.begin(side_.clock.now_ms(), "configure")
-      .field("q", queue)
-      .field("window", next.dedup_window_seconds)
-      .field("retention", next.retention_seconds)
-      .field("completed", next.completed_retention_seconds)
-      .end();
+  impl::QueueOptions next;
+  const std::optional<impl::StorageError> failure = attempt([&] { next = storage.configure(queue, options); });
+  // Only a change that committed reaches the history (and so the model).
+  if (!failure) {
+    side_.history.events.emplace_back(history::ConfigureEvent{queue, side_.now_ms(), next.dedup_window_seconds,
+                                                              next.retention_seconds,
+                                                              next.completed_retention_seconds});
+  }
+  Trace& t = side_.trace.begin(side_.clock.now_ms(), "configure").field("q", queue);
+  if (failure) {
+    t.raw("-> failed");
+  } else {
+    t.field("window", next.dedup_window_seconds)
+        .field("retention", next.retention_seconds)
+        .field("completed", next.completed_retention_seconds);
+  }
+  t.end();
   response_leg(gate, "after-configure");
   leave(entered);
+  if (failure) throw *failure;
   return next;
 }
 
@@ -334,19 +342,23 @@ std::optional<impl::SegmentSpan> StorageLink::delete_segment(const std::string& 
   impl::Storage& storage = lease.storage();
   gate.begin_call();
   request_leg(gate, "before-delete");
-  auto span = storage.delete_segment(queue, partition, offset);
+  std::optional<impl::SegmentSpan> span;
+  const std::optional<impl::StorageError> failure = attempt([&] { span = storage.delete_segment(queue, partition, offset); });
+  // Only a deletion that committed reaches the history (and so the model).
   if (span) {
     side_.history.events.emplace_back(
         history::DeleteSegmentEvent{queue, partition, side_.now_ms(), span->base_offset, span->end_offset, true});
   }
-  side_.trace.begin(side_.clock.now_ms(), "delete-segment")
-      .field("q", queue)
-      .field("p", partition)
-      .field("o", offset)
-      .field("deleted", span ? 1 : 0)
-      .end();
+  Trace& t = side_.trace.begin(side_.clock.now_ms(), "delete-segment").field("q", queue).field("p", partition).field("o", offset);
+  if (failure) {
+    t.raw("-> failed");
+  } else {
+    t.field("deleted", span ? 1 : 0);
+  }
+  t.end();
   response_leg(gate, "after-delete");
   leave(entered);
+  if (failure) throw *failure;
   return span;
 }
 

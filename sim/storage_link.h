@@ -56,7 +56,10 @@ class StorageLink : public impl::StoragePort, public impl::RetentionPort {
   impl::RetentionDelete delete_expired_segments(const std::string& queue, const std::string& partition) override;
   impl::PurgeStep purge_step(const std::string& queue, const std::string& partition) override;
 
-  // Script steps. ack and read throw StorageError when a fault failed them.
+  // Script steps. ack and read throw StorageError when a fault failed them;
+  // every step throws StorageError::connection_lost when storage lost power
+  // during its call, having recorded only what committed (the caller may
+  // send it again: impl::Broker::kLostConnectionRetriesMax).
   impl::QueueOptions configure(const std::string& queue, const nlohmann::json& options);
   impl::AckResult ack(const std::string& step, const std::string& queue, const std::string& partition,
                       const std::string& transaction_id, const std::string& consumer_group);

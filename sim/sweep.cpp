@@ -72,12 +72,15 @@ std::optional<std::vector<json>> range_values(const json& r, const std::string& 
     errors.push_back({file, where, "a range's from, to and step are within +-2^53"});
     return std::nullopt;
   }
+  // Counted in double and bounded before any conversion: a denormal step
+  // makes the quotient infinite, which no integer type holds.
   const double count = std::floor((to - from) / step + 1e-9) + 1;
-  if (count > static_cast<double>(kMaxKnobValues)) {
-    errors.push_back({file, where, "the range has " + std::to_string(static_cast<uint64_t>(count)) +
-                                       " values, more than " + std::to_string(kMaxKnobValues)});
+  if (!std::isfinite(count) || count > static_cast<double>(kMaxKnobValues)) {
+    const std::string counted = count <= kExact ? std::to_string(static_cast<uint64_t>(count)) : "over 2^53";
+    errors.push_back({file, where, "the range has " + counted + " values, more than " + std::to_string(kMaxKnobValues)});
     return std::nullopt;
   }
+  assert(count >= 1);
   const bool integral = r["from"].is_number_integer() && r["step"].is_number_integer();
   std::vector<json> values;
   for (uint64_t i = 0; i < static_cast<uint64_t>(count); ++i) {

@@ -90,6 +90,27 @@ TEST(SweepLoader, CodeRulesNameThePathAndTheReason) {
             "/base/scenario: cannot open mi");
 }
 
+// Steps at the ends of the doubles: the count is bounded in double before it
+// becomes an integer, and the error states it.
+TEST(SweepLoader, ExtremeRangeStepsAreCountedBeforeConversion) {
+  const std::string knob = "/vary/world.cache.budget_bytes: ";
+  EXPECT_EQ(first_error(with(R"({"world.cache.budget_bytes": {"from": 0, "to": 1, "step": 5e-324}})")),
+            knob + "the range has over 2^53 values, more than 1000");
+  EXPECT_EQ(first_error(with(R"({"world.cache.budget_bytes": {"from": -9007199254740991, "to": 9007199254740991, "step": 1e-308}})")),
+            knob + "the range has over 2^53 values, more than 1000");
+  EXPECT_EQ(first_error(with(R"({"world.cache.budget_bytes": {"from": 0, "to": 1, "step": 0.0001}})")),
+            knob + "the range has 10001 values, more than 1000");
+  EXPECT_EQ(first_error(with(R"({"world.cache.budget_bytes": {"from": 0, "to": 1, "step": 1e308}})")),
+            knob + "a range's from, to and step are within +-2^53");
+  EXPECT_EQ(first_error(with(R"({"world.cache.budget_bytes": {"from": 0, "to": 0, "step": 5e-324}})")), "");
+  EXPECT_EQ(first_error(with(R"({"world.cache.budget_bytes": {"from": 5e-324, "to": 1e-323, "step": 5e-324}})")), "");
+  // A zero step (-0, or 1e-400 read as 0) is refused by the schema.
+  EXPECT_EQ(first_error(with(R"({"world.cache.budget_bytes": {"from": 0, "to": 1, "step": -0.0}})")).substr(0, 36),
+            "/vary/world.cache.budget_bytes/step:");
+  EXPECT_EQ(first_error(with(R"({"world.cache.budget_bytes": {"from": 0, "to": 1, "step": 1e-400}})")).substr(0, 36),
+            "/vary/world.cache.budget_bytes/step:");
+}
+
 TEST(SweepLoader, MetricNamesAreTheRunsMetricKeys) {
   const auto& names = known_metric_names();
   for (const char* n : {"sidecar_rows_scanned", "cache.vouched", "cache.cache_bytes", "virtual_duration_ms", "items"}) {
