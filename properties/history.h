@@ -54,7 +54,7 @@ struct FaultRecord {
 // write and after it ended. last_offset and txns_start are the partition's;
 // the two counters are SQLite's count of segment and sidecar rows that
 // connection's committed transactions inserted, updated or deleted, in any
-// partition (sim/write_counter.h: SQLite's pre-update, commit and rollback
+// partition (sim/world/write_counter.h: SQLite's pre-update, commit and rollback
 // hooks; a rolled-back write does not count). Counting the partition's rows
 // instead read every row, twice per push: a cost that grew with the
 // database. Only differences between `before` and `after` mean anything.
