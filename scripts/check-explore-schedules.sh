@@ -6,7 +6,7 @@
 #     outcomes, fewer schedules with it), and so for the other two-push
 #     trees; a bound below the tree says so;
 #   * it exhausts the four- and eight-push concurrent-producers trees
-#     (issue 10) in their exact counts, both outcomes reached;
+#     in their exact counts, both outcomes reached;
 #   * under probe-outside-lock it finds failing schedules (exit 1), writes each
 #     as a scenario that qdt replay replays to the same trace hash (and that
 #     the reference, whose steps differ, refuses as not its schedule);
@@ -56,7 +56,7 @@ for name in two-brokers-one-key two-pushes-two-partitions; do
   "$qdt" explore-schedules "$data/$name.json" --json --quiet >"$out/$name-r.json" || fail "$name reduced"
   "$qdt" explore-schedules "$data/$name.json" --json --quiet --no-reduction >"$out/$name-f.json" || fail "$name full"
 done
-# The concurrent-producers trees (issue 10), exhausted with the reduction:
+# The concurrent-producers trees, exhausted with the reduction:
 # exact counts (README, "Schedules"). Keyed draws fix each push's latencies
 # (sim/network.h), so at seed 7 one push arrives first alone: one outcome.
 "$qdt" explore-schedules "$here/scenarios/concurrent-same-key.json" --json --quiet >"$out/four.json" || fail "four pushes"

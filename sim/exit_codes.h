@@ -1,5 +1,5 @@
 #pragma once
-// The command line's exit codes (SPEC 4).
+// The command line's exit codes (docs/semantics.md §4).
 namespace qdt::sim {
 
 inline constexpr int kExitOk = 0;        // everything held

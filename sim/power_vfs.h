@@ -1,5 +1,5 @@
 #pragma once
-// A disk that can lose power (SPEC 8, "storage that loses power"), as an
+// A disk that can lose power (docs/semantics.md §8, "storage that loses power"), as an
 // SQLite VFS named "qdt-power" that wraps the default unix VFS, in the manner
 // of FoundationDB's non-durable file and SQLite's crash tests.
 //
