@@ -16,7 +16,7 @@
 //     at the crash can never write its stale view back.
 // Deletions are durable at once: modelling an undone unlink would resurrect
 // a committed transaction's rollback journal, the gap SQLite closes only with
-// synchronous=EXTRA; qdt runs FULL and says so (README).
+// synchronous=EXTRA; qdt runs FULL and says so (docs/storage.md).
 //
 // The state is per process (SQLite's VFS registry is too), keyed by file
 // path; a world uses its own folder and forget()s it when done. Thread-safe
