@@ -1,4 +1,4 @@
-// durability (SPEC 8, storage that loses power): after every crash_storage,
+// durability (docs/semantics.md §8, storage that loses power): after every crash_storage,
 // every message storage had committed before the crash (a queued push that
 // no retention pass or delete_segment removed before it) is still there with
 // its id, and PRAGMA integrity_check says "ok".

@@ -44,7 +44,7 @@ Broker::Broker(uint32_t id, BrokerClock& clock, RandomSource& random, StoragePor
 Broker::~Broker() = default;
 
 void Broker::set_variant(Variant variant) {
-  // Every broker variant is a policy picked here, once (SPEC 7).
+  // Every broker variant is a policy picked here, once (docs/semantics.md §7).
   variant_ = variant;
   settle_locally_ = variant == Variant::trust_local_hit ? &Broker::settle_held_hits : &Broker::settle_none;
   learn_window_ = variant == Variant::shipped_meta_ttl ? &Broker::learn_window_by_ttl : &Broker::learn_window_now;
@@ -171,7 +171,7 @@ PushResponse Broker::push(const nlohmann::json& request, uint64_t request_id) {
     PendingFrame pending;
     pending.frame.message_id = make_uuid_v7(clock_.now_ms(), random_.next_u64(), random_.next_u64());
     // An item without a key cannot deduplicate: it gets a unique one. (The
-    // simulated SDK always sets one first, as SPEC 2.12 says; this covers raw requests.)
+    // simulated SDK always sets one first, as docs/semantics.md §2.12 says; this covers raw requests.)
     pending.frame.transaction_id = keyed ? std::string(item.transaction_id) : "auto:" + to_string(pending.frame.message_id);
     pending.frame.payload = json_text(*item.data);
     pending.frame.hash = hash_transaction_id(pending.frame.transaction_id);
@@ -384,7 +384,7 @@ void Broker::push_partition(std::vector<PendingFrame>& group, std::vector<std::p
   // may have committed before the answer died. The same frames go again on
   // the new connection, with what the broker learnt forgotten, and storage's
   // probe decides (a committed frame answers duplicate), so `error` keeps
-  // meaning "nothing committed" (SPEC 2.4). Bounded: storage may keep
+  // meaning "nothing committed" (docs/semantics.md §2.4). Bounded: storage may keep
   // restarting.
   uint32_t lost_retries = 0;
   // Each duplicate answer removes at least one frame: at most K rounds.
@@ -463,7 +463,7 @@ void Broker::push_partition(std::vector<PendingFrame>& group, std::vector<std::p
       // After a lost connection the original storage names may be this very
       // frame: its first attempt committed and the answer died. Message ids
       // are unique per frame, so the id says so exactly; the item was written
-      // by this request and answers queued (SPEC 2.4), not duplicate.
+      // by this request and answers queued (docs/semantics.md §2.4), not duplicate.
       const bool own_commit = lost_retries > 0 && f.message_id == to_string(f.frame.message_id);
       if (own_commit) QDT_REACHED("broker.repush_found_its_own_commit");
       f.status = own_commit ? ItemStatus::queued : ItemStatus::duplicate;
@@ -519,7 +519,7 @@ void Broker::settle_held_hits(std::vector<PendingFrame>& group, std::vector<size
   hashes = std::move(rest_hashes);
 }
 
-// First-wins (SPEC 2.5): a repeat inside the request follows the leader.
+// First-wins (docs/semantics.md §2.5): a repeat inside the request follows the leader.
 void Broker::repeat_follows(PendingFrame& leader, const PushItem& item, size_t index) {}
 
 // Variant last-wins: the later occurrence takes over the frame: its payload, its lead.

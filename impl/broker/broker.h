@@ -1,5 +1,5 @@
 #pragma once
-// The broker's push path (SPEC 2.1, 2.3, 2.5, 2.6): validate the request,
+// The broker's push path (docs/semantics.md §2.1, 2.3, 2.5, 2.6): validate the request,
 // group repeats inside it (layer-1 first-wins), hash keys, mint UUIDv7 ids,
 // build one segment per partition, and loop on `duplicate` answers until
 // every frame has a verdict. It speaks to time, randomness and storage only
@@ -21,9 +21,9 @@
 
 namespace qdt::impl {
 
-// The verdict of one push item (SPEC 2.1). A broker answers queued,
+// The verdict of one push item (docs/semantics.md §2.1). A broker answers queued,
 // duplicate or error; `timeout` is the producer's own outcome when no
-// response came (SPEC 2.12). Strings only at the JSON edge (status_name).
+// response came (docs/semantics.md §2.12). Strings only at the JSON edge (status_name).
 enum class ItemStatus : uint8_t { undecided, queued, duplicate, error, timeout };
 const char* status_name(ItemStatus status);
 
@@ -37,7 +37,7 @@ struct ItemResponse {
 };
 
 struct PushResponse {
-  bool rejected = false;  // the request broke a rule of SPEC 2.1: nothing stored
+  bool rejected = false;  // the request broke a rule of docs/semantics.md §2.1: nothing stored
   std::string error;      // "PATH: reason" when rejected
   std::vector<ItemResponse> items;  // one per request item, in order
   // The HTTP-style body: an array of {index, message_id, transaction_id, queueName, status[, error]},
@@ -59,9 +59,9 @@ class Broker : private HydrationSource {
  public:
   // How often a storage call goes again after a lost connection (its fate
   // unknown, storage may keep restarting): a segment's push here, the
-  // script's admin steps in the simulator (SPEC 2.4).
+  // script's admin steps in the simulator (docs/semantics.md §2.4).
   static constexpr uint32_t kLostConnectionRetriesMax = 3;
-  // With a WaitPort, concurrent requests for one partition fuse (SPEC 2.5
+  // With a WaitPort, concurrent requests for one partition fuse (docs/semantics.md §2.5
   // layer 2): at most one flush per partition is in flight, and frames that
   // arrive meanwhile go into that partition's next segment.
   Broker(uint32_t id, BrokerClock& clock, RandomSource& random, StoragePort& storage, WaitPort* wait = nullptr);
@@ -73,24 +73,24 @@ class Broker : private HydrationSource {
   PushResponse push(const nlohmann::json& request, uint64_t request_id);
 
   uint32_t id() const { return id_; }
-  // Design variants that change the broker (SPEC 7); Variant::none by default.
+  // Design variants that change the broker (docs/semantics.md §7); Variant::none by default.
   // Called once, right after construction; picks the policies it implies.
   // The cache takes the broker's variant too (configure_cache keeps it).
   void set_variant(Variant variant);
   // The switch that turns fusion off (one segment per request per partition).
   void set_fusion(bool enabled) { fusion_ = enabled; }
 
-  // A crash (SPEC 3 crash_broker): the broker loses everything it held in
+  // A crash (docs/semantics.md §3 crash_broker): the broker loses everything it held in
   // memory — its cache, the windows it learnt, and every request waiting in
   // a fusion lane (those fail with BrokerLost). Work already out at storage
   // is lost by the world's link, before or after its commit.
   void crash();
   // Storage restarted (a lost connection): the broker keeps its lanes but
   // forgets what it learnt from storage — cache and windows — since storage
-  // may have come back without some of it (SPEC 8, power loss).
+  // may have come back without some of it (docs/semantics.md §8, power loss).
   void forget_storage();
 
-  // The dedup cache (SPEC 2.11): its only output is the watermark sent with
+  // The dedup cache (docs/semantics.md §2.11): its only output is the watermark sent with
   // each segment. A crash empties it.
   // A config naming no variant gets the broker's.
   void configure_cache(const CacheConfig& config);
@@ -150,7 +150,7 @@ class Broker : private HydrationSource {
   void learn_window_now(const std::pair<std::string, std::string>& key, int64_t window_seconds);
   void learn_window_by_ttl(const std::pair<std::string, std::string>& key, int64_t window_seconds);
   LearnWindow learn_window_ = &Broker::learn_window_now;
-  // The other broker policies (SPEC 7), picked by set_variant().
+  // The other broker policies (docs/semantics.md §7), picked by set_variant().
   using OnRepeat = void (Broker::*)(PendingFrame& leader, const PushItem& item, size_t index);
   using DuplicateId = std::string (Broker::*)(const std::string& queue, const std::string& partition, int64_t offset);
   void repeat_follows(PendingFrame& leader, const PushItem& item, size_t index);

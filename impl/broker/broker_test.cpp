@@ -141,7 +141,7 @@ TEST_F(BrokerFixture, CrashForgetsTheLearntWindow) {
   EXPECT_EQ(storage.windows_assumed, (std::vector<int64_t>{-1, kDefaultWindowSeconds, -1, kDefaultWindowSeconds}));
 }
 
-// trust-local-hit (SPEC 7): a cache hit answers duplicate without asking
+// trust-local-hit (docs/semantics.md §7): a cache hit answers duplicate without asking
 // storage. The cache keeps rows until it has seen storage time move past them
 // (I3), so a key repeated after the window, with no push in between, is still
 // held: the reference asks storage (queued, the window has passed); the

@@ -1,8 +1,8 @@
 #pragma once
-// The broker's per-partition dedup cache (SPEC 2.11). Its only output is the
+// The broker's per-partition dedup cache (docs/semantics.md §2.11). Its only output is the
 // watermark `p_verified` sent with a segment push: "none of these hashes occurs
 // in an in-window sidecar row at offsets <= p_verified". Storage stays the
-// authority (SPEC 2.4): a wrong verdict can only come from a watermark that is
+// authority (docs/semantics.md §2.4): a wrong verdict can only come from a watermark that is
 // too high, so every path that cannot prove its watermark answers -1.
 //
 // Standalone: the broker calls, per segment flush of one partition,
@@ -66,7 +66,7 @@ struct CacheConfig {
   // A partition that alone exceeds the budget answers -1 for this many of its
   // own flushes before it is tried again.
   int64_t decline_cooldown_flushes = 64;
-  // Design variants that change the cache (SPEC 7) take effect at construction
+  // Design variants that change the cache (docs/semantics.md §7) take effect at construction
   // (dedup_cache_policy.h): no-expire-before-verify, plain-set, stale-window,
   // span-hydration, shipped-expiry. Any other variant leaves the cache as is.
   Variant variant = Variant::none;

@@ -1,7 +1,7 @@
 #include "impl/broker/dedup_cache.h"
 
 // Hydration: a full or span read of the sidecar merged into a partition
-// (SPEC 2.11), apart from dedup_cache.cpp for length.
+// (docs/semantics.md §2.11), apart from dedup_cache.cpp for length.
 #include "impl/broker/dedup_cache_rows.h"
 #include "impl/reached.h"
 #include "impl/storage/storage_types.h"

@@ -1,7 +1,7 @@
 #pragma once
-// The rules of the dedup cache that design variants change (SPEC 2.11, 7),
+// The rules of the dedup cache that design variants change (docs/semantics.md §2.11, 7),
 // as plain functions bound once when a DedupCache is constructed. The
-// reference binds each slot to the rule SPEC 2.11 states; a variant rebinds
+// reference binds each slot to the rule docs/semantics.md §2.11 states; a variant rebinds
 // exactly the slot whose rule it drops or changes. Nothing here reads a clock
 // or a random source; every function is pure over its arguments.
 #include <cstdint>

@@ -20,7 +20,7 @@ using testing_cache::h;
 // ---------------------------------------------------------------------------
 // Randomized: whenever the cache vouches, storage's probe from p_verified finds
 // exactly what a probe from -1 finds; i.e. no query hash occurs in an in-window
-// sidecar row at offsets <= p_verified (SPEC 5, cache-transparency).
+// sidecar row at offsets <= p_verified (docs/semantics.md §5, cache-transparency).
 struct World {
   std::mt19937_64 rng;
   FakeStorage storage;
@@ -34,7 +34,7 @@ struct World {
       : rng(seed), cache(CacheConfig{true, budget, 4, variant}) {}
   uint64_t pick(uint64_t n) { return rng() % n; }
 
-  // Storage's probe (SPEC 2.4 step 2/3): smallest matching offset per hash.
+  // Storage's probe (docs/semantics.md §2.4 step 2/3): smallest matching offset per hash.
   std::vector<int64_t> probe(const std::string& part, const std::vector<Hash128>& hashes, int64_t p_verified) {
     const auto& fp = storage.parts[{"q", part}];
     const int64_t from = std::max(p_verified, txns_start[part] - 1);

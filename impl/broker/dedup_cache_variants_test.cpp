@@ -1,4 +1,4 @@
-// The cache's design variants (SPEC 7), each against the reference on the
+// The cache's design variants (docs/semantics.md §7), each against the reference on the
 // same history: every test shows the one behaviour the variant changes, and
 // for the unsafe ones, a watermark that vouches past an in-window original
 // the reference does not vouch past.

@@ -1,5 +1,5 @@
 #pragma once
-// The hashes a dedup cache partition holds (SPEC 2.11), flat: every held
+// The hashes a dedup cache partition holds (docs/semantics.md §2.11), flat: every held
 // occurrence in offset order in one contiguous buffer (16 bytes each), plus
 // an open-addressing index from a hash to one occurrence of it (5 bytes a
 // slot: a 32-bit sequence number and a control byte).

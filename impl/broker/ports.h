@@ -62,7 +62,7 @@ class StoragePort {
   virtual PushResult push(const SegmentPush& segment) = 0;
   virtual std::optional<CoveringSegment> covering_segment(const std::string& queue, const std::string& partition,
                                                           int64_t offset) = 0;
-  // Cache hydration (SPEC 2.11). A port that cannot serve it throws, and the
+  // Cache hydration (docs/semantics.md §2.11). A port that cannot serve it throws, and the
   // cache answers -1: slower, never wrong.
   virtual SidecarRead sidecar_rows(const std::string& queue, const std::string& partition, int64_t after_offset,
                                    int64_t since_ms) {

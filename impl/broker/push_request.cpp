@@ -33,7 +33,7 @@ std::variant<std::vector<PushItem>, std::string> validate_push_request(const nlo
     out.partition = kDefaultPartition;
     // One walk over the members instead of a tree search per field: what
     // find(name) would return, each field's member or nullptr. A member of
-    // another name is not this rule's business (SPEC 2.1).
+    // another name is not this rule's business (docs/semantics.md §2.1).
     const nlohmann::json* queue = nullptr;
     const nlohmann::json* partition = nullptr;
     const nlohmann::json* transaction_id = nullptr;

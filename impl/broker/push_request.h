@@ -1,5 +1,5 @@
 #pragma once
-// Validation of a push request (SPEC 2.1): the whole request is rejected with
+// Validation of a push request (docs/semantics.md §2.1): the whole request is rejected with
 // the JSON path of the first broken rule, or every item is accepted.
 #include <nlohmann/json_fwd.hpp>
 #include <string>

@@ -1,5 +1,5 @@
 #pragma once
-// The retention loop (SPEC 2.8): per partition, delete expired segments, then
+// The retention loop (docs/semantics.md §2.8): per partition, delete expired segments, then
 // purge the sidecar in bounded steps, each its own transaction, so pushes can
 // interleave between steps. The port lets the world add latency and record.
 #include <cstdint>

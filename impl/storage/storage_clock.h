@@ -4,7 +4,7 @@
 
 namespace qdt::impl {
 
-// The storage clock (SPEC 2.4 step 1): storage reads it itself, under the
+// The storage clock (docs/semantics.md §2.4 step 1): storage reads it itself, under the
 // write lock, never trusting a time the caller computed before the lock.
 class StorageClock {
  public:

@@ -1,5 +1,5 @@
 #pragma once
-// The plain data that crosses the storage seam (SPEC 2.4-2.10): what a broker
+// The plain data that crosses the storage seam (docs/semantics.md §2.4-§2.10): what a broker
 // sends, what storage answers, and the error a failed transaction throws.
 // Neutral: the cache, the broker, the storage and the world all include it,
 // and it includes none of them.
@@ -45,7 +45,7 @@ struct SegmentPush {
   // computed with a smaller (or unknown, -1) window than the one in force: a
   // widened window reaches rows the cache never vouched for.
   int64_t window_seconds_assumed = -1;
-  // Layer-2 followers (SPEC 2.5) riding on this segment's frames: (frame
+  // Layer-2 followers (docs/semantics.md §2.5) riding on this segment's frames: (frame
   // index, request id of the follower). Storage ignores them; the world
   // records them in the history.
   std::vector<std::pair<uint32_t, uint64_t>> followers;
@@ -62,7 +62,7 @@ struct PushResult {
   bool probe_ran = false;
   uint64_t rows_scanned = 0;
   int64_t last_offset_before = -1;
-  // Checked mode (SPEC 5 cache-transparency): when the push carried a usable
+  // Checked mode (docs/semantics.md §5 cache-transparency): when the push carried a usable
   // watermark, the probe re-run inside the same transaction with -1.
   bool checked = false;
   std::vector<std::pair<uint32_t, int64_t>> checked_duplicates;

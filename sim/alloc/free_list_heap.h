@@ -1,19 +1,18 @@
 #pragma once
-// A heap for qdt's one-threaded process (issue 11): size classes, no
+// A heap for qdt's one-threaded process: size classes, no
 // locking, no coalescing, no return to the system. Each class has pages of
 // its own (64 KiB, aligned, from 2 MiB regions) and allocates from one page
 // at a time: that page's freed blocks (last freed first), then its unused
 // tail, then the next page with room. A campaign's steady state (the same
 // shapes allocated and freed seed after seed) never reaches malloc, and a
-// run's blocks stay close together: one free list per class handed them out
-// from every page the previous run had freed into (1.2x slower on the
-// batch-10 items workload).
+// run's blocks stay close together (one free list per class would hand them
+// out from every page the previous run had freed into, scattering them).
 //
 // It serves two seams: SQLite's allocator (sim/alloc/sqlite_allocator.h,
 // SQLITE_CONFIG_MALLOC) and, in the qdt executable only, the global
-// operator new and delete (sim/cli/operator_new.cpp). malloc's general-purpose
-// bins, consolidation and tcache spills were ~20 % of the `items` workload's
-// instructions.
+// operator new and delete (sim/cli/operator_new.cpp), where malloc's
+// general-purpose bins and consolidation cost more than a one-threaded
+// process needs.
 //
 // Sizes are rounded up to a class (16-byte steps to 512, then eight classes
 // per doubling to 8 KiB: at most an eighth wasted); larger blocks go to malloc and back. Every block is preceded by

@@ -1,9 +1,9 @@
 #pragma once
-// SQLite's memory allocator for qdt's one-threaded process (issue 11).
-// Debian builds SQLite without lookaside (SQLITE_OMIT_LOOKASIDE), so every
-// small object a statement needs went through malloc and free: SQLite's own
-// allocations were ~11 % of the `items` workload's instructions. These
-// methods hand SQLite's blocks to the free-list heap (sim/alloc/free_list_heap.h).
+// SQLite's memory allocator for qdt's one-threaded process. Debian builds
+// SQLite without lookaside (SQLITE_OMIT_LOOKASIDE), so every small object a
+// statement needs would go through malloc and free, a visible share of a
+// push's cost. These methods hand SQLite's blocks to the free-list heap
+// (sim/alloc/free_list_heap.h).
 //
 // SQLite stays SQLite: this is its documented allocator seam
 // (sqlite3_config(SQLITE_CONFIG_MALLOC)); every statement runs unchanged.

@@ -134,9 +134,9 @@ std::optional<std::string> read_input_file(const std::string& file, std::string&
     reason = "cannot open the file";
     return std::nullopt;
   }
-  // Read in chunks, bounded even if the file grows while it is read. (A
-  // buffer of the bound's size, zeroed for every file, cost 64 MiB of page
-  // faults and memset per scenario: 80 % of loading a sweep.)
+  // Read in chunks, bounded even if the file grows while it is read (a
+  // buffer of the bound's size, zeroed for every file, would dominate
+  // loading).
   std::string text;
   std::array<char, 64 * 1024> chunk;
   while (in) {

@@ -10,8 +10,8 @@
 # turns cannot move. Measures; asserts nothing about speed.
 #
 # Usage: sim/bench/alternate-items.sh [--quick] [--case NAME] BIN_A BIN_B [REPS]   (REPS: 5)
-# --case runs that items case only (qdt bench --case): a turn took 0.8 s
-# instead of 5.5 s for all four cases on a 2-core EPYC.
+# --case runs that items case only (qdt bench --case), so a turn is much
+# shorter than one over all four cases.
 # Example (before/after a change): build a copy of the old tree, then
 #   sim/bench/alternate-items.sh /tmp/qdt-before build/sim/qdt 10
 set -euo pipefail

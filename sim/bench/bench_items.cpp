@@ -10,9 +10,8 @@ namespace {
 
 // Target 1 is a throughput figure: the property checkers run, checked mode
 // (cache-transparency's full re-probe of the window per push, an instrument
-// whose cost grows with the window like the cache-off push) does not, as
-// issue 11 says of throughput figures. The checked runs are reported beside
-// them with their cost.
+// whose cost grows with the window like the cache-off push) does not. The
+// checked runs are reported beside them with their cost.
 //
 // The cases run in 1 + kWarmItemRuns rounds in this process, one run of each
 // case per round, so a slow spell of the shared machine falls on every case
@@ -20,15 +19,11 @@ namespace {
 // caches grow, the storage pool opens its databases), as a one-shot `qdt
 // replay` does; it is reported as `_cold`. The other rounds are a
 // campaign's steady state, and a case's figure is the fastest of them:
-// every warm round runs the same instructions (callgrind counted 516.98 M
-// and 517.10 M in two batch-10 rounds, 0.02 % apart), so a slower round
-// measures what else the shared machine was doing, not the code. Over
-// twelve back-to-back bench runs, batch 1's median round read below 50 000
-// in four and its fastest in one (medians 42 900-70 100, fastest 44 500-
-// 72 000); batch 10's median below 200 000 in six, its fastest in one. The
-// one was a run spent whole in a slow spell of the machine: the fastest
-// round escapes short ones only. The median is reported beside it
-// (`_median`), with the slowest round in the note.
+// every warm round runs the same instructions, so a slower round measures
+// what else the shared machine was doing, not the code. A run spent whole in
+// a slow spell still reads slow (the fastest round escapes short spells
+// only), so the median is reported beside it (`_median`), with the slowest
+// round in the note.
 constexpr int kWarmItemRuns = 5;
 
 struct ItemCase {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # qdt bench --quick end to end: the JSON names the commit and the machine and
-# holds every figure of SPEC 4 / issue 11, each a positive number (rows
+# holds every figure of docs/semantics.md §4, each a positive number (rows
 # scanned with the cache on may be 0) with a unit and a reproduction command
 # that is a qdt command line; --out writes bench.json and the push-cost
 # chart; the table prints a row per figure; --help and a bad --only behave.

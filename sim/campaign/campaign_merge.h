@@ -16,12 +16,12 @@
 
 namespace qdt::sim {
 
-// Adds one run's integer metrics (SPEC 4, and the cache's as cache_*) to `totals`.
+// Adds one run's integer metrics (docs/semantics.md §4, and the cache's as cache_*) to `totals`.
 void add_metrics(nlohmann::json& totals, const nlohmann::json& metrics);
 
 // Merges `parts` (run_share summaries, or --json campaign summaries) and
 // prints the summary: JSON with options.as_json, else two lines of text.
-// `jobs` and `wall_s` are only reported. Exit code as SPEC 4. The merged
+// `jobs` and `wall_s` are only reported. Exit code as docs/semantics.md §4. The merged
 // summary (as --json prints it) is also stored in `summary` when given.
 Outcome report_campaign(const std::vector<nlohmann::json>& parts, const CampaignOptions& options,
                     const std::string& variant_text, uint64_t jobs, double wall_s,

@@ -106,7 +106,7 @@ namespace qdt::sim {
 namespace {
 
 // What a set of generated documents contains, of the constructs the
-// campaign must draw (SPEC 8): each a "sometimes" point of the generator.
+// campaign must draw (docs/semantics.md §8): each a "sometimes" point of the generator.
 struct Drawn {
   std::set<int64_t> completed_retention_seconds;  // from configure steps
   std::set<std::string> ack_groups;               // consumer groups of acks of a key pushed before

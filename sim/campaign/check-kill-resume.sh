@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Campaigns that survive being killed (issue 9): a campaign with --out DIR is
+# Campaigns that survive being killed: a campaign with --out DIR is
 # killed with SIGKILL (the whole process group, workers included) at several
 # moments, resumed with --resume DIR (itself killed once), and must end with
 # the campaign_digest, seed count and failures of an uninterrupted run; every

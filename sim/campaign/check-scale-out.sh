@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Scale-out on an existing batch engine, as README "One campaign on many
-# machines" shows: GNU parallel (Debian's package) runs four shards
+# Scale-out on an existing batch engine, as docs/campaigns.md ("One campaign
+# on many machines") shows: GNU parallel (Debian's package) runs four shards
 # (--shard I/4) as separate processes, qdt check --merge joins their --json
 # summaries, and the merged campaign_digest equals a single run's; every seed
 # of the single run is run exactly once, by the shard that owns it
 # (seed % 4 == I). Negative checks: a shard merged twice is refused (exit 2,
 # nothing on stdout, the file and seed named); a lost shard is named on stderr
-# and in the summary's "shard". The README's Slurm job array and Kubernetes
+# and in the summary's "shard". The documented Slurm job array and Kubernetes
 # Indexed Job (sim/campaign/scale-out/) run here too, each task with the variables
 # its engine sets (SLURM_ARRAY_TASK_ID, JOB_COMPLETION_INDEX), and merge to
 # the same digest.
@@ -19,7 +19,7 @@ trap 'rm -rf "$work"' EXIT
 seeds=40
 
 "$qdt" check --seeds $seeds --profile all --quiet --json > "$work/single.json"
-# Exactly the README's command, with the shard count 4 and 2 jobs at a time.
+# Exactly the documented command, with the shard count 4 and 2 jobs at a time.
 parallel --will-cite --halt now,fail=1 -j 2 \
   "$qdt" check --seeds $seeds --profile all --shard {}/4 --quiet --json --out "$work/out-{}" '>' "$work/shard-{}.json" \
   ::: 0 1 2 3

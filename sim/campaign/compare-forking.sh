@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Forking at rare states against fresh seeds, side by side (issue 10):
+# Forking at rare states against fresh seeds, side by side:
 #   1. a plain campaign of SEEDS seeds per profile;
 #   2. the same seeds with --fork-rare SHARE --forks N (R fork runs);
 #   3. as many fresh seeds after them as fork runs (R, spread over the profiles).

@@ -139,7 +139,7 @@ class Generator {
     }
   }
 
-  // Lock contention (SPEC 2.4, 8): pushes from at least two brokers (when the
+  // Lock contention (docs/semantics.md §2.4, 8): pushes from at least two brokers (when the
   // world has them) on ONE partition, racing a retention pass in the same
   // parallel block for the database's write lock.
   json contention() {

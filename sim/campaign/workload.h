@@ -1,5 +1,5 @@
 #pragma once
-// Random workloads for campaigns (SPEC 4 profiles): a seed and a profile give
+// Random workloads for campaigns (docs/semantics.md §4 profiles): a seed and a profile give
 // a scenario document, which then goes through the same loader as a file.
 // Generators bias towards collisions: few keys, few partitions, repeats near
 // window edges, retries that race their own first attempt.
@@ -36,7 +36,7 @@ const std::vector<std::string>& generator_knob_names();
 std::optional<std::string> set_generator_knob(GeneratorOverrides& overrides, const std::string& name,
                                               const nlohmann::json& value);
 
-// A scenario document (SPEC 3) without an `expect` block: properties judge it.
+// A scenario document (docs/semantics.md §3) without an `expect` block: properties judge it.
 nlohmann::json generate_scenario(uint64_t seed, const std::string& profile, const GeneratorOverrides& overrides = {});
 
 }  // namespace qdt::sim

@@ -1,5 +1,5 @@
 #pragma once
-// The knobs of each campaign profile (SPEC 4): what a profile makes likely —
+// The knobs of each campaign profile (docs/semantics.md §4): what a profile makes likely —
 // per-mille chances of each kind of step, key and partition counts, windows,
 // faults — drawn once per seed. sim/campaign/workload.cpp generates the scenario from
 // them. Detail of the generator; not part of qdt's interface.

@@ -182,13 +182,8 @@ void jobs_group(Bench& b) {
   // (in ABBA order); each side's seeds/s is its fastest run (the seeds run
   // the same instructions every time, so a slower run measures the shared
   // machine, and --jobs 2, needing both cores, is slowed more often), and
-  // the speedup is the ratio of the two. Measured: one run of each read
-  // 1.66x, and three bench runs an hour earlier 1.95-1.99x. In alternated
-  // turns, the ratio of the fastest runs read 1.47x, 1.49x and 2.21x in a
-  // slow spell (three turns; the last one's --jobs 1 runs all slow), then
-  // 1.94x, 1.98x and 1.99x in a fast one (four turns), where the median of
-  // the turns' own ratios read 1.65x, 1.95x and 1.84x. The turns' ratios are
-  // in the note.
+  // the speedup is the ratio of the two: one run of each moves with the
+  // machine far more than the code does. The turns' ratios are in the note.
   const uint64_t seeds = b.options.quick ? 30 : 2000;
   const int turns = b.options.quick ? 2 : 4;
   std::string cmd1, cmd2;
@@ -254,11 +249,10 @@ std::vector<GrowthPoint> growth_group(Bench& b) {
   const std::string cmd = b.self_command("growth");
   std::vector<int64_t> sizes = {1'000, 10'000};
   if (!b.options.quick) sizes.push_back(100'000);
-  // Cache on, a push costs ~10 us: one run of 3 000 per size, the sizes one
-  // after the other, read 0.64-1.59 for the growth on one binary within
-  // minutes. The sizes' workloads stay alive and their timed rounds
-  // alternate, so a slow spell falls on every size alike; each size's
-  // figure is its median round.
+  // Cache on, a push is short enough that sizes timed one after the other
+  // measure the machine's spells, not the growth. The sizes' workloads
+  // stay alive and their timed rounds alternate, so a slow spell falls on
+  // every size alike; each size's figure is its median round.
   const uint64_t on_pushes = b.options.quick ? 300 : 1000;
   const int on_rounds = b.options.quick ? 3 : 7;
   std::vector<std::unique_ptr<WindowRun>> on_runs;

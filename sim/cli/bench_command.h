@@ -1,5 +1,5 @@
 #pragma once
-// qdt bench (SPEC 4): standard end-to-end workloads, each figure printed with
+// qdt bench (docs/semantics.md §4): standard end-to-end workloads, each figure printed with
 // the command that reproduces it, the commit and the machine; a table by
 // default, the document with --json, and with --out DIR also DIR/bench.json
 // and the push-cost chart DIR/push-cost.svg. Progress goes to stderr.

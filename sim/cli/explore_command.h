@@ -1,5 +1,5 @@
 #pragma once
-// qdt explore SWEEP.json (SPEC 4): loads and checks the sweep, runs it
+// qdt explore SWEEP.json (docs/semantics.md §4): loads and checks the sweep, runs it
 // (sim/study/sweep_run.h), and writes OUT/NAME.{json,md,html} (reports/sweep_report.h).
 // Lives in the qdt executable, beside main.cpp: it joins sim and reports.
 #include <cstdint>

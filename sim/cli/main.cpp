@@ -1,4 +1,4 @@
-// qdt: the command line (SPEC 4): parses arguments and dispatches to replay
+// qdt: the command line (docs/semantics.md §4): parses arguments and dispatches to replay
 // (replay_command.h) or to a campaign (campaign_jobs.h, campaign_merge.h). Exit codes as
 // exit_codes.h. Wall-clock readings in qdt are here and in replay_command.cpp,
 // to report wall time outside the trace; campaigns get it through a WallClock.
@@ -70,10 +70,9 @@ namespace {
 
 int run_qdt(int argc, char** argv) {
   // qdt is one thread (fibers; --jobs forks processes), so SQLite's mutexes
-  // and its allocation statistics guard nothing here; they were ~4 % of a
-  // default campaign's instructions (callgrind), and a 2 000-seed campaign
-  // takes 1.05-1.08x less user CPU without them. Before anything initializes
-  // SQLite, or the calls would be refused.
+  // and its allocation statistics guard nothing here, and cost CPU on every
+  // statement. Before anything initializes SQLite, or the calls would be
+  // refused.
   [[maybe_unused]] const int single = sqlite3_config(SQLITE_CONFIG_SINGLETHREAD);
   [[maybe_unused]] const int no_stats = sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
   assert(single == SQLITE_OK && no_stats == SQLITE_OK);
@@ -103,7 +102,7 @@ int run_qdt(int argc, char** argv) {
   std::string variant_name = "none";
   std::vector<std::string> variant_choices = qdt::impl::variant_names();
   variant_choices.push_back("none");
-  replay_cmd->add_option("--variant", variant_name, "Run a design variant of the implementation (SPEC 7)")
+  replay_cmd->add_option("--variant", variant_name, "Run a design variant of the implementation (docs/semantics.md §7)")
       ->check(CLI::IsMember(variant_choices));
   qdt::sim::ScheduleFlags replay_schedule, check_schedule;
   qdt::sim::add_schedule_flags(*replay_cmd, replay_schedule);
@@ -121,7 +120,7 @@ int run_qdt(int argc, char** argv) {
         names.push_back("all");
         return names;
       }())));
-  campaign_defining.push_back(check_cmd->add_option("--variant", variant_name, "Run against a design variant (SPEC 7)")
+  campaign_defining.push_back(check_cmd->add_option("--variant", variant_name, "Run against a design variant (docs/semantics.md §7)")
                                   ->check(CLI::IsMember(variant_choices)));
   auto* out_opt = check_cmd->add_option(
       "--out", check_args.out_dir,
@@ -183,7 +182,7 @@ int run_qdt(int argc, char** argv) {
       ->check(qdt::sim::OutputFile());
 
   auto* mutants_cmd = app.add_subcommand(
-      "mutants", "Run the campaign against every design variant (SPEC 7): which are caught, within how many seeds");
+      "mutants", "Run the campaign against every design variant (docs/semantics.md §7): which are caught, within how many seeds");
   qdt::sim::MutantsOptions mutants_args;
   mutants_cmd->add_flag("--list", mutants_args.list, "List the variants, their descriptions and harmless arguments");
   mutants_cmd->add_option("--seeds", mutants_args.seeds, "Seeds per profile (default 200)")
@@ -205,7 +204,7 @@ int run_qdt(int argc, char** argv) {
       ->check(qdt::sim::OutputBase(".json"));
 
   auto* explore_cmd = app.add_subcommand(
-      "explore", "Parameter sweep (SPEC 4): OUT/NAME.{json,md,html}, a table per metric and an SVG chart per knob");
+      "explore", "Parameter sweep (docs/semantics.md §4): OUT/NAME.{json,md,html}, a table per metric and an SVG chart per knob");
   qdt::sim::ExploreOptions explore_args;
   explore_cmd->add_option("sweep", explore_args.file, "Sweep file (JSON; scenarios/schema/sweep.schema.json)")->required();
   explore_cmd->add_option("--jobs", explore_args.jobs, "Worker processes (results identical for any J)")
@@ -213,7 +212,7 @@ int run_qdt(int argc, char** argv) {
   explore_cmd->add_option("--out", explore_args.out_dir, "Where NAME.{json,md,html} are written (default reports/out)")
       ->check(qdt::sim::OutputFolder());
   explore_cmd->add_flag("--quiet", explore_args.quiet, "No progress on stderr");
-  explore_cmd->add_option("--variant", explore_args.variant, "Run every point against a design variant (SPEC 7), over the sweep's")
+  explore_cmd->add_option("--variant", explore_args.variant, "Run every point against a design variant (docs/semantics.md §7), over the sweep's")
       ->check(CLI::IsMember(variant_choices));
 
   qdt::sim::ExploreSchedulesOptions schedules_args;

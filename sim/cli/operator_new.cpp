@@ -1,4 +1,4 @@
-// The qdt executable's global operator new and delete (issue 11): its
+// The qdt executable's global operator new and delete: its
 // objects (JSON documents, history records, strings, fibers' bookkeeping)
 // come from the free-list heap (sim/alloc/free_list_heap.h) instead of malloc.
 // qdt is one thread (fibers; --jobs forks processes), so the heap needs no

@@ -1,5 +1,5 @@
 #pragma once
-// qdt replay PATHS (SPEC 4): loads every scenario file (and every *.json
+// qdt replay PATHS (docs/semantics.md §4): loads every scenario file (and every *.json
 // below named folders, sorted) before running any, then runs each
 // deterministically and prints PASS/FAIL lines, or --json result objects;
 // --trace, --html (one scenario), --report (Markdown). Exit codes as

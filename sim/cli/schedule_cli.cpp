@@ -70,7 +70,7 @@ CLI::App* add_explore_schedules(CLI::App& app, ExploreSchedulesOptions& o, std::
   cmd->add_flag("--quiet", o.quiet, "No progress on stderr");
   cmd->add_option("--out", o.out_dir, "Where failing schedules are written (default reports/out/schedules)")
       ->check(OutputFolder());
-  cmd->add_option("--variant", variant_name, "Run a design variant of the implementation (SPEC 7)")
+  cmd->add_option("--variant", variant_name, "Run a design variant of the implementation (docs/semantics.md §7)")
       ->check(CLI::IsMember(variant_choices));
   return cmd;
 }

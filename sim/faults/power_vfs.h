@@ -1,5 +1,5 @@
 #pragma once
-// A disk that can lose power (SPEC 8, "storage that loses power"), as an
+// A disk that can lose power (docs/semantics.md §8, "storage that loses power"), as an
 // SQLite VFS named "qdt-power" that wraps the default unix VFS, in the manner
 // of FoundationDB's non-durable file and SQLite's crash tests.
 //
@@ -16,7 +16,7 @@
 //     at the crash can never write its stale view back.
 // Deletions are durable at once: modelling an undone unlink would resurrect
 // a committed transaction's rollback journal, the gap SQLite closes only with
-// synchronous=EXTRA; qdt runs FULL and says so (README).
+// synchronous=EXTRA; qdt runs FULL and says so (docs/storage.md).
 //
 // The state is per process (SQLite's VFS registry is too), keyed by file
 // path; a world uses its own folder and forget()s it when done. Thread-safe

@@ -1,5 +1,5 @@
 #pragma once
-// Storage faults (SPEC 8) as a plan the connections' gates consult: the
+// Storage faults (docs/semantics.md §8) as a plan the connections' gates consult: the
 // `storage_fail` step arms the next `count` transactions of one kind to fail
 // at statement `after_statements` (or at their COMMIT when they are shorter),
 // with SQLITE_IOERR or SQLITE_FULL. The statement then fails instead of

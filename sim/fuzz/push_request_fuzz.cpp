@@ -1,5 +1,5 @@
 // libFuzzer harness: the broker's push-request validator
-// (impl/broker/push_request.h, the rules of SPEC 2.1 decided before anything is
+// (impl/broker/push_request.h, the rules of docs/semantics.md §2.1 decided before anything is
 // stored) on any bytes parsed as qdt parses input. Accepted items are packed
 // into frames and read back, as storage would store them.
 #include <cstddef>

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# SPEC 2.11: a cold, evicted, degraded, disabled or warm cache yields the same
+# docs/semantics.md §2.11: a cold, evicted, degraded, disabled or warm cache yields the same
 # verdicts and ids. Replays every scenario with the cache on, off, and at a
 # 1-byte budget; every run must pass, and every sequential scenario (no
 # `parallel` step: its outcome cannot depend on timing) must give the same

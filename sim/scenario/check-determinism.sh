@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Replays every scenario under DIR in two separate processes and requires the
-# same trace hash for each (SPEC 6). Usage: check-determinism.sh QDT DIR
+# same trace hash for each (docs/semantics.md §6). Usage: check-determinism.sh QDT DIR
 set -euo pipefail
 qdt=$1
 dir=$2

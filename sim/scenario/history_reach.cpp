@@ -15,7 +15,7 @@ namespace {
 using PartitionKey = std::pair<std::string, std::string>;
 using KeyOf = std::tuple<std::string, std::string, std::string>;  // queue, partition, txn
 
-// The window's edge, to the millisecond (SPEC 2.7: created_at >= now - window
+// The window's edge, to the millisecond (docs/semantics.md §2.7: created_at >= now - window
 // is inside).
 void mark_window_edges(const history::History& h) {
   std::map<std::tuple<std::string, std::string, int64_t>, int64_t> created_at;  // (q, p, offset) -> ms

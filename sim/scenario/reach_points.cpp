@@ -8,7 +8,7 @@ namespace qdt::sim {
 namespace {
 
 constexpr ReachPoint kPoints[] = {
-    // The broker's cache (impl/broker/dedup_cache.cpp, SPEC 2.11).
+    // The broker's cache (impl/broker/dedup_cache.cpp, docs/semantics.md §2.11).
     {"cache.full_hydration", "a full read of the window hydrated a partition"},
     {"cache.span_hydration_closed_gap", "a span read filled the gap another writer left"},
     {"cache.record_left_gap", "a commit recorded above verified_upto + 1: another writer in between"},
@@ -40,14 +40,14 @@ constexpr ReachPoint kPoints[] = {
     {"cache.kept_row_at_cutoff", "the oldest row kept sat exactly on the expiry cutoff"},
     {"cache.hit_is_not_a_verdict", "a pushed hash was in the cache: -1, storage decides"},
     {"cache.vouched", "the cache vouched with a watermark"},
-    // The push transaction (impl/storage/sqlite/storage_push.cpp, SPEC 2.4).
+    // The push transaction (impl/storage/sqlite/storage_push.cpp, docs/semantics.md §2.4).
     {"storage.probe_narrowed_by_watermark", "storage probed only above the cache's watermark"},
     {"storage.probe_skipped_by_watermark", "the watermark covered every stored offset: no probe"},
     {"storage.watermark_refused_by_window_guard", "storage ignored a watermark computed with a smaller window"},
     {"storage.purge_floor_above_watermark", "the purge floor (txns_start) lay above the watermark"},
     {"storage.whole_segment_duplicate", "every frame of a segment was a duplicate"},
     {"storage.partial_duplicate_segment", "some frames of a segment were duplicates, some not"},
-    // Retention and the purge (impl/storage/sqlite/storage_retention.cpp, SPEC 2.8).
+    // Retention and the purge (impl/storage/sqlite/storage_retention.cpp, docs/semantics.md §2.8).
     {"retention.deleted_segments", "retention deleted segments (their sidecar rows stay)"},
     {"purge.purged_rows", "a purge step deleted sidecar rows"},
     {"purge.full_batch_more_left", "a purge step deleted a full batch: another step follows"},
@@ -66,7 +66,7 @@ constexpr ReachPoint kPoints[] = {
     {"lock.broker_waited_for_retention", "a broker's transaction waited for the retention loop's lock"},
     {"lock.retention_waited_for_broker", "the retention loop waited for a broker's lock"},
     {"lock.broker_waited_for_admin", "a broker's transaction waited for an admin step's lock"},
-    // The broker (impl/broker/broker.cpp, SPEC 2.5-2.6).
+    // The broker (impl/broker/broker.cpp, docs/semantics.md §2.5-§2.6).
     {"broker.duplicate_round_2", "a segment needed a second duplicate round"},
     {"broker.duplicate_round_3", "a segment needed a third duplicate round"},
     {"broker.fused_requests", "layer 2 fused two or more requests into one segment"},
@@ -83,7 +83,7 @@ constexpr ReachPoint kPoints[] = {
     {"probe.original_exactly_at_window_edge", "a duplicate's original was created exactly at now - window"},
     {"probe.original_1ms_inside_window_edge", "a duplicate's original was created at now - window + 1 ms"},
     {"probe.repeat_1ms_past_window_edge", "a repeat was queued whose newest original was created at now - window - 1 ms"},
-    {"request.in_request_repeat", "one request carried a key twice (first wins, SPEC 2.5)"},
+    {"request.in_request_repeat", "one request carried a key twice (first wins, docs/semantics.md §2.5)"},
     {"retry.delivered_while_its_first_attempt_in_flight", "a retry reached a broker before its first attempt was answered"},
     {"retry.answered_duplicate_of_its_first_attempt", "a retry was answered duplicate with the id its first attempt stored"},
     {"network.duplicated_delivery", "one attempt was delivered twice"},

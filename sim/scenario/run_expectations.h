@@ -1,5 +1,5 @@
 #pragma once
-// A scenario's `expect` and `expect_stored` blocks (SPEC 3) judged against
+// A scenario's `expect` and `expect_stored` blocks (docs/semantics.md §3) judged against
 // what its run answered: each unmet expectation becomes one failure object
 // ({"kind": "expectation", "step", "detail"}) appended to `failures`.
 #include <nlohmann/json.hpp>

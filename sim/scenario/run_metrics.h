@@ -1,5 +1,5 @@
 #pragma once
-// The `metrics` object of a run's result (SPEC 4): counts read from the
+// The `metrics` object of a run's result (docs/semantics.md §4): counts read from the
 // finished world (its history, network, brokers' caches and storage), plus the
 // timeouts and retries the runner counted over every push it executed.
 #include <cstdint>

@@ -20,7 +20,7 @@ using json = nlohmann::json;
 
 
 // The outcome of a push none of whose attempts got a response: every item
-// answers `timeout` (SPEC 2.12), with the zero id.
+// answers `timeout` (docs/semantics.md §2.12), with the zero id.
 impl::PushResponse timed_out(const json& items) {
   impl::PushResponse r;
   if (!items.is_array()) return r;
@@ -201,7 +201,7 @@ class Runner {
   }
 
   // Runs an admin step whose fate a lost connection leaves unknown as a
-  // broker's push does (SPEC 2.4): sent again on a new connection, bounded;
+  // broker's push does (docs/semantics.md §2.4): sent again on a new connection, bounded;
   // the history holds each attempt that committed. A step that still fails
   // answers {"status": "error"}.
   template <typename Call>

@@ -1,7 +1,7 @@
 #pragma once
 // Runs one loaded scenario in a fresh world: the steps, then the scenario's
 // expectations, then every property checker over the recorded history.
-// Produces the result object of SPEC 4.
+// Produces the result object of docs/semantics.md §4.
 #include <nlohmann/json.hpp>
 #include <map>
 #include <optional>
@@ -17,13 +17,13 @@ namespace qdt::sim {
 struct RunOptions {
   std::optional<bool> cache_enabled;  // --cache on|off overrides the world
   bool keep_trace_text = false;       // --trace FILE
-  impl::Variant variant = impl::Variant::none;  // --variant NAME (SPEC 7)
+  impl::Variant variant = impl::Variant::none;  // --variant NAME (docs/semantics.md §7)
   std::optional<ScheduleConfig> schedule;       // --schedule overrides world.schedule
   // The schedule search's policy (sim/schedule/schedule_search.h), over both.
   SchedulePolicy* schedule_policy = nullptr;
   bool checked_mode = true;  // false: --unchecked (throughput figures only)
   // false: the result's "steps" is empty. A campaign reads none of it, and
-  // building every push's response as JSON was ~4 % of a default seed.
+  // building every push's response as JSON is not free.
   bool step_responses = true;
 };
 

@@ -174,7 +174,7 @@ TEST(Runner, CrashLosesTheRequestsWaitingInAFusionLane) {
 }
 
 // Issue finding 3: faults enter SQLite inside the transaction, for every kind
-// of transaction, and each surfaces the way SPEC says.
+// of transaction, and each surfaces the way docs/semantics.md says.
 TEST(Runner, StorageFaultsHitEveryKindOfTransaction) {
   const RunOutcome out = run_scenario(load(R"({"seed": 2, "steps": [
       {"id": "p1", "op": "push", "items": [{"queue": "q", "transactionId": "k", "data": 1}]},

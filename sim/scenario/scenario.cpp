@@ -190,7 +190,7 @@ class Loader {
       for (const auto& [path, reason] : parse_schedule(*it, "/world/schedule", s.world.schedule)) r_.fail(path, reason);
     }
     if (auto v = r_.string(w, "/world", "variant", false)) {
-      // A design variant (SPEC 7) the scenario runs against; --variant overrides it.
+      // A design variant (docs/semantics.md §7) the scenario runs against; --variant overrides it.
       if (auto variant = impl::parse_variant(*v)) {
         s.world.variant = *variant;
       } else {

@@ -1,5 +1,5 @@
 #pragma once
-// A scenario (SPEC 3), loaded and validated whole before anything runs.
+// A scenario (docs/semantics.md §3), loaded and validated whole before anything runs.
 // JSON is parsed once here; the runner never touches scenario JSON text again.
 #include <cstdint>
 #include <map>
@@ -80,7 +80,7 @@ struct Scenario {
 };
 
 // Bounds of a script as run, with repeat steps unrolled: a scenario cannot
-// ask for an unbounded run (SPEC: bad input gets a clear error).
+// ask for an unbounded run (docs/semantics.md §4: bad input gets a clear error).
 inline constexpr int64_t kMaxRepeatTimes = 100'000;
 inline constexpr int64_t kMaxExecutedSteps = 2'000'000;
 // Push deliveries (each step's retry.attempts) and the items' JSON bytes,

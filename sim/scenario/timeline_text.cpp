@@ -11,7 +11,7 @@ namespace {
 
 std::string label(const std::string& queue, const std::string& partition) { return queue + "/" + partition; }
 
-// Items are handed to the broker as written (SPEC 3), so any field may be
+// Items are handed to the broker as written (docs/semantics.md §3), so any field may be
 // missing or of the wrong type: show what is there.
 std::string item_text(const nlohmann::json& item) {
   if (!item.is_object()) return item.dump();

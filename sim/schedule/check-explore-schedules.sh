@@ -6,7 +6,7 @@
 #     outcomes, fewer schedules with it), and so for the other two-push
 #     trees; a bound below the tree says so;
 #   * it exhausts the four- and eight-push concurrent-producers trees
-#     (issue 10) in their exact counts, both outcomes reached;
+#     in their exact counts, both outcomes reached;
 #   * under probe-outside-lock it finds failing schedules (exit 1), writes each
 #     as a scenario that qdt replay replays to the same trace hash (and that
 #     the reference, whose steps differ, refuses as not its schedule);
@@ -40,7 +40,7 @@ for d in (a, b, full):
     assert isinstance(d.pop("wall_s"), (int, float))
 assert a == b, "two processes disagree"
 assert a["exhausted"] and full["exhausted"], "the tree was not exhausted"
-# The measured tree (README): 42 schedules, 3 with the reduction (no redundant run).
+# The tree's exact size: 42 schedules, 3 with the reduction (no redundant run).
 assert (full["runs"], full["schedules"], full["pruned"]) == (42, 42, 0), full
 assert (a["runs"], a["schedules"], a["redundant_runs"], a["pruned"]) == (3, 3, 0, 6), a
 assert set(a["outcomes"]) == set(full["outcomes"]), "the reduction lost an outcome"
@@ -56,8 +56,8 @@ for name in two-brokers-one-key two-pushes-two-partitions; do
   "$qdt" explore-schedules "$data/$name.json" --json --quiet >"$out/$name-r.json" || fail "$name reduced"
   "$qdt" explore-schedules "$data/$name.json" --json --quiet --no-reduction >"$out/$name-f.json" || fail "$name full"
 done
-# The concurrent-producers trees (issue 10), exhausted with the reduction:
-# exact counts (README, "Schedules"). Keyed draws fix each push's latencies
+# The concurrent-producers trees, exhausted with the reduction:
+# exact counts (docs/schedules.md). Keyed draws fix each push's latencies
 # (sim/world/network.h), so at seed 7 one push arrives first alone: one outcome.
 "$qdt" explore-schedules "$here/scenarios/concurrent-same-key.json" --json --quiet >"$out/four.json" || fail "four pushes"
 "$qdt" explore-schedules "$data/concurrent-same-key-eight.json" --max-interleavings 2000 --json --quiet >"$out/eight.json" ||

@@ -1,5 +1,5 @@
 #pragma once
-// A bisection over one integer scenario parameter (SPEC 7: "the smallest
+// A bisection over one integer scenario parameter (docs/semantics.md §7: "the smallest
 // skew, TTL or timing at which it bites"): the smallest x in [lo, hi] at
 // which a predicate holds, for a predicate that is false below some
 // threshold and true from it on. Each evaluation is a whole scenario run, so

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# qdt mutants end to end: --list names the whole catalogue of SPEC 7; a few
+# qdt mutants end to end: --list names the whole catalogue of docs/semantics.md §7; a few
 # variants are each caught, with a shrunk file that fails under the variant
 # and passes on the reference; the results are the same for --jobs 1 and 2
 # (wall times aside); the shipped variants come with their thresholds and
@@ -12,7 +12,7 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-# --list: every variant of SPEC 7 (and skip-probe), once, with a description.
+# --list: every variant of docs/semantics.md §7 (and skip-probe), once, with a description.
 "$qdt" mutants --list >"$out/list.txt" || fail "qdt mutants --list exited $?"
 "$qdt" mutants --list --json >"$out/list.json" || fail "qdt mutants --list --json exited $?"
 python3 - "$out/list.txt" "$out/list.json" <<'PY' || fail "--list"

@@ -7,13 +7,13 @@ namespace qdt::sim {
 namespace {
 
 // One line per variant argued harmless:
-//   {impl::Variant::NAME, "why surviving breaks nothing (SPEC reference)", "the test that checks it"},
+//   {impl::Variant::NAME, "why surviving breaks nothing (the rule of docs/semantics.md it rests on)", "the test that checks it"},
 // A survivor without an entry is a hole.
 const HarmlessRegistry kHarmlessArguments = {
     {impl::Variant::no_expire_before_verify,
      "expiry only drops held rows, never moves verified_upto: the held hash set stays a superset of the "
      "reference's, so every answer is the reference's watermark or -1, and -1 makes storage probe the whole "
-     "window (SPEC 2.11: a cache that cannot vouch answers -1); rows still expire after each hydration, so it "
+     "window (docs/semantics.md §2.11: a cache that cannot vouch answers -1); rows still expire after each hydration, so it "
      "only costs memory and probes",
      "DedupCacheRandomized.NoExpireBeforeVerifyIsAlwaysSafe"},
 };

@@ -1,5 +1,5 @@
 #pragma once
-// Survivors argued harmless (SPEC 7: "a variant that the suite cannot catch
+// Survivors argued harmless (docs/semantics.md §7: "a variant that the suite cannot catch
 // is either harmless — explain why in the report — or a hole in the suite").
 // qdt mutants lists a surviving variant with an entry here as
 // `survived (harmless: ARGUMENT)`, and one without as a `hole` (exit 1).

@@ -76,7 +76,7 @@ MutantResult run_mutant(const MutantsOptions& o, impl::Variant variant, const Wa
   assert(r.seeds_run <= r.seeds_total);
   assert(r.caught || r.seeds_run == r.seeds_total);
   if (has_hole_families(variant)) {
-    // Beside the shrunk failure: where the hole bites (SPEC 7), by bisection over a scenario family.
+    // Beside the shrunk failure: where the hole bites (docs/semantics.md §7), by bisection over a scenario family.
     if (!o.quiet) std::cerr << progress_prefix << name << ": measuring where the hole bites\n";
     r.thresholds = measure_holes(variant, (std::filesystem::path(o.out_dir) / file_name_part(name)).string());
   }

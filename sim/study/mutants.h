@@ -1,5 +1,5 @@
 #pragma once
-// qdt mutants (SPEC 4, 7): the campaign against every design variant, each
+// qdt mutants (docs/semantics.md §4, 7): the campaign against every design variant, each
 // stopped at its first failure, to say which variants the suite catches and
 // within how many seeds. Per seed it reuses the campaign's core (check_seed,
 // campaign.h) and, for the catching seed, its shrinking and failure file

@@ -1,5 +1,5 @@
 #pragma once
-// The report of qdt mutants (SPEC 4, 7): per variant, caught or survived and
+// The report of qdt mutants (docs/semantics.md §4, 7): per variant, caught or survived and
 // where; survivors judged against the harmless-argument registry
 // (mutant_arguments.h). Pure functions of the results, so the exit code and
 // the output are tested on hand-made results (mutants_test.cpp).

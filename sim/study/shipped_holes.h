@@ -1,5 +1,5 @@
 #pragma once
-// The holes of the shipped design (SPEC 2.11, 7), measured: for the variants
+// The holes of the shipped design (docs/semantics.md §2.11, 7), measured: for the variants
 // that copy the shipped broker, the scenario parameter at which a double
 // write starts (or stops), found by bisection (bisect.h) over a parametric
 // scenario family built to expose the hole mechanistically, each threshold

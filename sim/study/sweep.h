@@ -1,5 +1,5 @@
 #pragma once
-// Parameter sweeps (qdt explore SWEEP.json, SPEC 4): a sweep file names a base
+// Parameter sweeps (qdt explore SWEEP.json, docs/semantics.md §4): a sweep file names a base
 // (a scenario file or a workload profile), knobs to vary, seeds per point and
 // metrics. This header loads and validates a sweep (the JSON Schema
 // scenarios/schema/sweep.schema.json first, then code rules), expands its

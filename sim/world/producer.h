@@ -1,5 +1,5 @@
 #pragma once
-// A producer as the SDK behaves (SPEC 2.12): an item without a transactionId
+// A producer as the SDK behaves (docs/semantics.md §2.12): an item without a transactionId
 // gets a fresh, unique, seeded one, so it can never deduplicate.
 #include <cstdint>
 #include <nlohmann/json.hpp>

@@ -1,7 +1,7 @@
 #pragma once
 // The world's side of one storage connection's StatementGate (impl/
 // connection.h): every SQL statement becomes a round trip with seeded virtual
-// latency, during which any other fiber may run (SPEC 2.4, "Concurrency");
+// latency, during which any other fiber may run (docs/semantics.md §2.4, "Concurrency");
 // SQLITE_BUSY is waited out in virtual time until some transaction ends;
 // armed faults (sim/faults/storage_faults.h) fail the statement they aim at; and a
 // crash of the owning broker is noticed at the next statement.

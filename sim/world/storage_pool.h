@@ -1,8 +1,8 @@
 #pragma once
 // In-memory databases and their connections kept open from one world to the
-// next in a process (issue 11). Opening a connection makes SQLite parse the
-// schema, and the first use of each statement prepares it: for a campaign
-// seed (~60 push transactions) that cost as much as the pushes. A world takes
+// next in a process. Opening a connection makes SQLite parse the schema, and
+// the first use of each statement prepares it: for a short campaign seed
+// that costs as much as its pushes. A world takes
 // a whole database (a slot), emptied of rows (impl::Storage::clear_rows: a
 // fresh database's answers), and its connections go back to the slot when the
 // world closes them; worlds alive at the same time never share a slot.

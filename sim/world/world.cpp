@@ -32,7 +32,7 @@ class SimBrokerClock : public impl::BrokerClock {
   const VirtualClock& clock_;
 };
 
-// Storage's clock is the world's clock (SPEC 2.4: read under the lock).
+// Storage's clock is the world's clock (docs/semantics.md §2.4: read under the lock).
 class SimStorageClock : public impl::StorageClock {
  public:
   explicit SimStorageClock(const VirtualClock& clock) : clock_(clock) {}
@@ -194,7 +194,7 @@ World::World(const WorldConfig& config, bool keep_trace_text)
   assert(config.brokers >= 1 && config.brokers <= kMaxBrokers);
   side_ = std::make_unique<StorageSide>(StorageSide{clock_, history_, trace_, storage_rng_, config_.storage, {}, {}});
   storage_clock_ = std::make_unique<SimStorageClock>(clock_);
-  // One database, a connection per client (SPEC 2.4). Every run starts from
+  // One database, a connection per client (docs/semantics.md §2.4). Every run starts from
   // an empty one: in memory, a database of the process's pool emptied of
   // rows (its connections stay open between runs), or a file in a fresh folder.
   if (config.storage.path == ":memory:") {

@@ -88,7 +88,7 @@ class World {
   void set_cache_enabled(uint32_t broker, bool enabled);  // the kill switch
 
   // The script's own connection (configure, ack, read, delete_segment) and
-  // the retention loop's; each broker has its own (SPEC 2.4).
+  // the retention loop's; each broker has its own (docs/semantics.md §2.4).
   StorageLink& admin();
   StorageLink& retention();
   void sleep_ms(int64_t ms) { clock_.sleep_for(ms); }

@@ -1,5 +1,5 @@
 #pragma once
-// The world's settings (scenario `world`), with the defaults of SPEC 3.
+// The world's settings (scenario `world`), with the defaults of docs/semantics.md §3.
 // Probabilities are integer parts per million, so runs reproduce everywhere.
 #include <cstdint>
 #include <string>
@@ -25,7 +25,10 @@ struct NetworkConfig {
 
 // The page size of every in-memory database a world or a bench floor makes
 // (file databases keep SQLite's 4096, so power-loss writes stay as they
-// were): smaller pages are copied, journaled and written back for less.
+// were). SQLite copies a page whole when it rereads it after another
+// connection's commit, journals it and writes it back, so smaller pages
+// copy less; below 2048 a batch's segment rows start to overflow. No answer,
+// trace or digest depends on it.
 inline constexpr int64_t kMemoryPageBytes = 2048;
 
 struct StorageConfig {
@@ -35,7 +38,7 @@ struct StorageConfig {
   std::string path = ":memory:";
   int64_t purge_batch = 1000;
   // One-way delay of a storage round trip, each way; with `interleave`, every
-  // SQL statement of a transaction is such a round trip (SPEC 2.4).
+  // SQL statement of a transaction is such a round trip (docs/semantics.md §2.4).
   int64_t latency_ms_min = 1;
   int64_t latency_ms_max = 2;
   // Statement-level interleaving: other fibers may run between two statements
@@ -54,7 +57,7 @@ struct CacheConfig {
   int64_t decline_cooldown_flushes = 64;  // impl::CacheConfig's default
 };
 
-// A producer's retry policy (SPEC 2.12): wait `timeout_ms` for a response,
+// A producer's retry policy (docs/semantics.md §2.12): wait `timeout_ms` for a response,
 // try at most `attempts` times, sleep `backoff_ms` between attempts. Without
 // one in the scenario a producer waits 10 s once.
 struct RetryPolicy {
@@ -66,11 +69,11 @@ struct RetryPolicy {
 struct WorldConfig {
   uint64_t seed = 1;
   uint32_t brokers = 1;
-  bool fusion = true;  // SPEC 2.5 layer 2: concurrent requests fuse per partition
+  bool fusion = true;  // docs/semantics.md §2.5 layer 2: concurrent requests fuse per partition
   CacheConfig cache;
   NetworkConfig network;
   StorageConfig storage;
-  impl::Variant variant = impl::Variant::none;  // SPEC 7: world.variant, or --variant
+  impl::Variant variant = impl::Variant::none;  // docs/semantics.md §7: world.variant, or --variant
   ScheduleConfig schedule;  // world.schedule, or --schedule
   // Checked mode (impl::StorageOptions::checked_mode) on the brokers'
   // connections: cache-transparency's read-only re-probe. Off only for

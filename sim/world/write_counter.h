@@ -1,5 +1,5 @@
 #pragma once
-// What the recorder counts of a push transaction's writes (SPEC 5
+// What the recorder counts of a push transaction's writes (docs/semantics.md §5
 // nothing-written-on-duplicate), counted by SQLite itself: the segment and
 // sidecar rows one connection's committed transactions inserted, updated or
 // deleted. The recorder reads the counter under the write lock before the

@@ -1,5 +1,5 @@
 #pragma once
-// One client connection to the storage database (SPEC 2.4, "Concurrency").
+// One client connection to the storage database (docs/semantics.md §2.4, "Concurrency").
 //
 // Storage is one SQLite database shared by several connections (a broker
 // each, the retention loop, the admin), as Queen's brokers share one
@@ -71,8 +71,8 @@ class Connection {
   int retry_busy(Attempt&& attempt);
 
   // Runs a transaction-control statement (BEGIN, COMMIT, ROLLBACK), prepared
-  // once per connection: sqlite3_exec parsed the text on every transaction
-  // (callgrind, 30 default seeds: 3 % of the instructions).
+  // once per connection: sqlite3_exec would parse the text on every
+  // transaction.
   int control(Statement& s);
 
   Database db_;

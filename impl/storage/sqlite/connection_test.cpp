@@ -1,5 +1,5 @@
 // Several connections on one database, and faults at every statement: the
-// concurrency and failure semantics of SPEC 2.4, without a simulator. A gate
+// concurrency and failure semantics of docs/semantics.md §2.4, without a simulator. A gate
 // runs another connection's work at a chosen statement, which is how the
 // world interleaves fibers between statements.
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 #pragma once
-// The storage schema (SPEC 2.4) and the prepared statements of one
+// The storage schema (docs/semantics.md §2.4) and the prepared statements of one
 // connection. Each connection prepares its own statements once; the hot path
 // resets and rebinds them, never re-prepares.
 #include <sqlite3.h>

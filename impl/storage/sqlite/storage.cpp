@@ -40,7 +40,7 @@ void Storage::init() {
   register_match_function(conn_.db(), counter_,
                           options_.variant == Variant::bloom_filter ? MatchKind::bloom : MatchKind::exact);
   st_ = std::make_unique<Statements>(conn_.handle());
-  // Policies are chosen once, where a designer would make the change (SPEC 7).
+  // Policies are chosen once, where a designer would make the change (docs/semantics.md §7).
   switch (options_.variant) {
     case Variant::probe_outside_lock: push_policy_ = &Storage::push_probe_outside_lock; break;
     case Variant::stamp_before_lock: push_policy_ = &Storage::push_stamped_before_lock; break;
@@ -145,7 +145,7 @@ std::optional<Storage::PartitionRow> Storage::find_partition(const std::string& 
 
 Storage::PartitionRow Storage::find_or_create_partition(const std::string& queue, const std::string& partition) {
   if (auto row = find_partition(queue, partition)) return *row;
-  // A queue and a partition that do not exist yet are created by their first push (SPEC 2.1).
+  // A queue and a partition that do not exist yet are created by their first push (docs/semantics.md §2.1).
   conn_.run(st_->insert_queue.reset().bind(1, queue));
   conn_.run(st_->insert_partition.reset().bind(1, queue).bind(2, partition));
   auto row = find_partition(queue, partition);

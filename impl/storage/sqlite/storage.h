@@ -1,5 +1,5 @@
 #pragma once
-// The storage authority on SQLite (SPEC 2.4, 2.6-2.10), as seen through one
+// The storage authority on SQLite (docs/semantics.md §2.4, 2.6-2.10), as seen through one
 // connection.
 //
 // Per partition it keeps `last_offset`, `txns_start`, the segments (span,
@@ -36,11 +36,11 @@ namespace qdt::impl {
 
 struct StorageOptions {
   int64_t purge_batch = 1000;  // bounds each purge step
-  // Checked mode (SPEC 5 cache-transparency): a push carrying a usable
+  // Checked mode (docs/semantics.md §5 cache-transparency): a push carrying a usable
   // watermark also runs the probe with -1 inside the same transaction,
   // ungated (an instrument, not work), and reports both answers.
   bool checked_mode = false;
-  Variant variant = Variant::none;  // SPEC 7: chosen once, here
+  Variant variant = Variant::none;  // docs/semantics.md §7: chosen once, here
   // PRAGMA synchronous for a file database ("FULL", "NORMAL", "OFF"); empty
   // keeps SQLite's default (in-memory databases have nothing to sync).
   std::string synchronous;
@@ -63,15 +63,15 @@ class Storage {
   // The URI of a named in-memory database shared by every connection of this process.
   static std::string shared_memory_uri(const std::string& name);
 
-  // Creates the queue when missing, then applies `patch` (SPEC 2.2 options,
+  // Creates the queue when missing, then applies `patch` (docs/semantics.md §2.2 options,
   // validated by the caller) to its options, in one write transaction.
   QueueOptions configure(const std::string& queue, const nlohmann::json& patch);
   void set_options(const std::string& queue, const QueueOptions& options);
 
-  // The push transaction (SPEC 2.4). Throws StorageError, committing nothing.
+  // The push transaction (docs/semantics.md §2.4). Throws StorageError, committing nothing.
   PushResult push(const SegmentPush& segment);
 
-  // The segment covering `offset`, if it is still present (SPEC 2.6).
+  // The segment covering `offset`, if it is still present (docs/semantics.md §2.6).
   std::optional<CoveringSegment> covering_segment(const std::string& queue, const std::string& partition,
                                                   int64_t offset);
 
@@ -80,15 +80,15 @@ class Storage {
   SidecarRead read_sidecar(const std::string& queue, const std::string& partition, int64_t after_offset,
                            int64_t since_ms);
 
-  // Ack by transactionId through the sidecar (SPEC 2.9).
+  // Ack by transactionId through the sidecar (docs/semantics.md §2.9).
   AckResult ack(const std::string& queue, const std::string& partition, const std::string& transaction_id,
                 const std::string& consumer_group);
 
-  // Stored messages in offset order from `from`; limit <= 0: all (SPEC 2.10).
+  // Stored messages in offset order from `from`; limit <= 0: all (docs/semantics.md §2.10).
   std::vector<StoredMessage> read(const std::string& queue, const std::string& partition, int64_t from,
                                   int64_t limit);
 
-  // Retention (SPEC 2.8), in steps the caller drives; each its own transaction.
+  // Retention (docs/semantics.md §2.8), in steps the caller drives; each its own transaction.
   std::vector<std::pair<std::string, std::string>> partitions(const std::optional<std::string>& queue);
   RetentionDelete delete_expired_segments(const std::string& queue, const std::string& partition);
   PurgeStep purge_step(const std::string& queue, const std::string& partition);
@@ -150,13 +150,13 @@ class Storage {
   std::vector<StoredMessage> read_messages(const std::string& queue, const std::string& partition, int64_t from,
                                            int64_t limit, bool gated);
 
-  // Push policies (SPEC 7), one chosen at construction.
+  // Push policies (docs/semantics.md §7), one chosen at construction.
   PushResult push_under_lock(const SegmentPush& segment);
   PushResult push_stamped_before_lock(const SegmentPush& segment);
   PushResult push_probe_outside_lock(const SegmentPush& segment);
   static bool guarded_watermark(const SegmentPush& segment, int64_t window_seconds);
   static bool unguarded_watermark(const SegmentPush& segment, int64_t window_seconds);
-  // Retention's deletion of one expired segment (SPEC 2.8): the segment only,
+  // Retention's deletion of one expired segment (docs/semantics.md §2.8): the segment only,
   // or (variant sidecar-with-segment) its sidecar row too.
   void retire_segment(int64_t partition_id, int64_t end_offset);
   void retire_segment_and_sidecar(int64_t partition_id, int64_t end_offset);

@@ -1,5 +1,5 @@
-// The push transaction (SPEC 2.4): probe-then-allocate under the write lock,
-// and the design variants that move the probe or the stamp out of it (SPEC 7).
+// The push transaction (docs/semantics.md §2.4): probe-then-allocate under the write lock,
+// and the design variants that move the probe or the stamp out of it (docs/semantics.md §7).
 #include <algorithm>
 #include <cassert>
 #include <stdexcept>
@@ -19,7 +19,7 @@ std::string pack_hashes(const std::vector<Frame>& frames) {
 
 }  // namespace
 
-// The window guard (SPEC 2.11): a watermark is only used when it was computed
+// The window guard (docs/semantics.md §2.11): a watermark is only used when it was computed
 // with at least the window in force: a widened window reaches rows the cache
 // never vouched for.
 bool Storage::guarded_watermark(const SegmentPush& segment, int64_t window_seconds) {
@@ -126,8 +126,7 @@ void Storage::write_segment(const PartitionRow& row, const SegmentPush& segment,
   const auto k = static_cast<int64_t>(segment.frames.size());
   // One UPDATE under the write lock allocates the span. Queen writes it
   // UPDATE ... RETURNING; in SQLite, RETURNING costs an ephemeral table per
-  // statement (opened, two pages zeroed, closed: 9 % of the instructions of
-  // a run of one-item pushes). `row` was read under this same lock, so the
+  // statement (opened, zeroed, closed). `row` was read under this same lock, so the
   // statement sets the span from it and its change count proves that the
   // partition's last_offset was still the one read.
   conn_.run(st_->allocate.reset().bind(1, row.partition_id).bind(2, k).bind(3, row.last_offset));
@@ -161,7 +160,7 @@ PushResult Storage::push_locked(Txn& tx, const SegmentPush& segment, int64_t now
   result.window_seconds = row.options.dedup_window_seconds;
   result.last_offset_before = row.last_offset;
   const std::string hashes = pack_hashes(segment.frames);
-  const int64_t since_ms = now_ms - result.window_seconds * 1000;  // inclusive (SPEC 2.7)
+  const int64_t since_ms = now_ms - result.window_seconds * 1000;  // inclusive (docs/semantics.md §2.7)
 
   if (result.window_seconds > 0 && probe_enabled_) {
     const bool watermark_used = segment.p_verified >= 0 && watermark_policy_(segment, result.window_seconds);

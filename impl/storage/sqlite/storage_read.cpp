@@ -1,4 +1,4 @@
-// The read paths (SPEC 2.6, 2.9, 2.10, 2.11): the covering fetch that
+// The read paths (docs/semantics.md §2.6, 2.9, 2.10, 2.11): the covering fetch that
 // resolves a duplicate's id, the hydration read of the cache, ack by
 // transactionId, and read. Each runs in its own transaction, so its rows come
 // from one snapshot.

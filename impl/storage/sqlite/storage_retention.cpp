@@ -1,4 +1,4 @@
-// Retention and the sidecar purge (SPEC 2.8): each call is its own write
+// Retention and the sidecar purge (docs/semantics.md §2.8): each call is its own write
 // transaction, so pushes interleave between them.
 #include <algorithm>
 #include <cassert>
@@ -55,7 +55,7 @@ RetentionDelete Storage::delete_expired_segments(const std::string& queue, const
 }
 
 void Storage::retire_segment(int64_t partition_id, int64_t end_offset) {
-  // The sidecar row stays: it outlives its segment (SPEC 2.8), so a repeat is
+  // The sidecar row stays: it outlives its segment (docs/semantics.md §2.8), so a repeat is
   // still a duplicate (with the zero id) while the row is inside the window.
   conn_.run(st_->delete_segment_row.reset().bind(1, partition_id).bind(2, end_offset));
 }
@@ -76,7 +76,7 @@ PurgeStep Storage::purge_step(const std::string& queue, const std::string& parti
     return step;
   }
   step.floor_seconds = floor_policy_(row->options);
-  // The floor is max(window, completedRetentionSeconds, 900) (SPEC 2.8): the
+  // The floor is max(window, completedRetentionSeconds, 900) (docs/semantics.md §2.8): the
   // retention term decides it only above both others.
   if (row->options.completed_retention_seconds > std::max<int64_t>(row->options.dedup_window_seconds, 900)) {
     QDT_REACHED("purge.floor_set_by_completed_retention");
