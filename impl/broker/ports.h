@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "impl/storage/storage_port.h"
 #include "impl/storage/storage_types.h"
 
 namespace qdt::impl {
@@ -52,22 +53,6 @@ class WaitPort {
   // search commutes answered waiters (they touch nothing shared).
   enum class Wake { answered, turn };
   virtual void notify(FiberEvent& event, Wake why) = 0;
-};
-
-// A round trip to storage. May suspend the calling fiber (virtual latency);
-// throws StorageError when the transaction failed whole.
-class StoragePort {
- public:
-  virtual ~StoragePort() = default;
-  virtual PushResult push(const SegmentPush& segment) = 0;
-  virtual std::optional<CoveringSegment> covering_segment(const std::string& queue, const std::string& partition,
-                                                          int64_t offset) = 0;
-  // Cache hydration (docs/semantics.md §2.11). A port that cannot serve it throws, and the
-  // cache answers -1: slower, never wrong.
-  virtual SidecarRead sidecar_rows(const std::string& queue, const std::string& partition, int64_t after_offset,
-                                   int64_t since_ms) {
-    throw StorageError("this storage port does not serve cache hydration");
-  }
 };
 
 }  // namespace qdt::impl
