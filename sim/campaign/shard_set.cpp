@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "sim/campaign/campaign_jobs.h"
 
 namespace qdt::sim {
 
