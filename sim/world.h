@@ -23,6 +23,7 @@
 #include "impl/broker.h"
 #include "impl/storage.h"
 #include "properties/history.h"
+#include "properties/recovered_view.h"
 #include "sim/network.h"
 #include "sim/producer.h"
 #include "sim/rng.h"
@@ -133,6 +134,7 @@ class World {
   VirtualClock clock_;
   boost::fibers::pooled_fixedsize_stack stacks_;
   history::History history_;
+  properties::RecoveredView recovered_;  // what the latest crash_storage recovered, to record the next as changes
   Trace trace_;
   std::unique_ptr<StorageSide> side_;
   // File-backed storage: this run's own folder, removed after every
