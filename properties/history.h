@@ -263,6 +263,16 @@ struct FinalRead {
   std::vector<ReadMessage> messages;
 };
 
+// How one partition's recovered messages differ from what the previous
+// crash recovered (properties/recovered_view.h applies it): offsets that now
+// hold a message they did not hold before, and offsets that hold nothing now.
+struct RecoveredChange {
+  std::string queue;
+  std::string partition;
+  std::vector<ReadMessage> written;  // ascending offsets
+  std::vector<int64_t> removed;      // ascending
+};
+
 // Storage lost power (crash_storage) after `event_index` events: what the
 // world observed once SQLite recovered. An observation for the checkers to
 // judge against the model (durability), never something the model adopts.
@@ -274,7 +284,10 @@ struct StorageCrash {
   uint64_t bytes_dropped = 0;  // unsynced bytes the disk forgot
   uint64_t files_vanished = 0;
   uint64_t torn_bytes_kept = 0;
-  std::vector<FinalRead> recovered;  // every partition's messages after recovery
+  // Every partition's messages after recovery, as changes to what the
+  // previous crash recovered (the first crash: to nothing), so that a run's
+  // crashes keep what changed rather than every message once per crash.
+  std::vector<RecoveredChange> recovered;  // sorted by (queue, partition)
 };
 
 struct History {

@@ -5,6 +5,8 @@
 #include <fstream>
 #include <set>
 
+#include "properties/recovered_view.h"
+
 namespace qdt::sim {
 namespace {
 
@@ -214,6 +216,26 @@ TEST(Runner, RepeatPushesFreshIdsEachIterationAndCountsEveryRetry) {
   EXPECT_EQ(m["repeats_stored"], 1);
   EXPECT_EQ(m["double_writes"], 0);
   EXPECT_EQ(m["virtual_duration_ms"], 100'000);
+}
+
+// Each storage crash keeps what its recovery changed, not every message: a
+// world that pushes one item and crashes, again and again, keeps one record
+// per crash however many crashes came before.
+TEST(Runner, StorageCrashesKeepWhatChangedNotEverything) {
+  const auto records_per_crash = [](int crashes) {
+    const RunOutcome out = run_scenario(load(R"({"seed": 1,
+        "world": {"storage": {"path": "qdt.db", "synchronous": "full"}},
+        "steps": [{"op": "repeat", "times": )" + std::to_string(crashes) + R"(, "steps": [
+          {"op": "push", "items": [{"queue": "q", "data": 1}]}, {"op": "crash_storage"}]}]})"),
+                                        {});
+    EXPECT_TRUE(out.passed) << out.result["failures"].dump(2);
+    EXPECT_EQ(out.history.storage_crashes.size(), static_cast<size_t>(crashes));
+    std::set<size_t> records;
+    for (const auto& crash : out.history.storage_crashes) records.insert(properties::recorded_changes(crash));
+    return records;
+  };
+  EXPECT_EQ(records_per_crash(10), std::set<size_t>{1});
+  EXPECT_EQ(records_per_crash(200), std::set<size_t>{1});
 }
 
 }  // namespace

@@ -88,7 +88,7 @@ inline constexpr int64_t kMaxExecutedSteps = 2'000'000;
 inline constexpr int64_t kMaxExecutedAttempts = 4'000'000;
 inline constexpr int64_t kMaxPushedItemsBytes = int64_t{256} << 20;
 // crash_storage steps, unrolled: each reopens storage, checks its integrity
-// and records every partition it recovered, so both their number and their
+// and reads every partition it recovered, so both their number and their
 // number times the items pushed (what each may recover) are bounded.
 inline constexpr int64_t kMaxStorageCrashes = 1'000;
 inline constexpr int64_t kMaxRecoveredItemsBytes = int64_t{64} << 20;

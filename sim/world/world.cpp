@@ -318,6 +318,9 @@ void World::crash_storage(bool torn) {
   crash.torn_bytes_kept = loss.torn_bytes_kept;
   // Nothing holds a lock now: the first connection recovers from the hot
   // journal. An instrument, not a client: ungated, no virtual time passes.
+  // Read whole (lost pages may be anywhere) but kept as what changed since
+  // the previous crash, so that a run keeps each message about once.
+  std::vector<history::FinalRead> reads;
   try {
     impl::StorageOptions options;
     options.synchronous = pragma_synchronous(config_.storage);
@@ -328,11 +331,12 @@ void World::crash_storage(bool torn) {
       for (const auto& m : inspector.inspect_messages(queue, partition)) {
         read.messages.push_back({m.offset, impl::to_string(m.message_id), m.transaction_id});
       }
-      crash.recovered.push_back(std::move(read));
+      reads.push_back(std::move(read));
     }
   } catch (const impl::StorageError& e) {
     crash.integrity = std::string("recovery failed: ") + e.what();
   }
+  crash.recovered = recovered_.advance_to(reads);
   trace_.begin(clock_.now_ms(), "crash-storage")
       .field("torn", torn ? 1 : 0)
       .field("dropped_bytes", static_cast<int64_t>(loss.bytes_dropped))

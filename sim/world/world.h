@@ -23,6 +23,7 @@
 #include "impl/broker/broker.h"
 #include "impl/storage/sqlite/storage.h"
 #include "properties/history.h"
+#include "properties/recovered_view.h"
 #include "sim/world/network.h"
 #include "sim/world/producer.h"
 #include "sim/base/rng.h"
@@ -134,6 +135,7 @@ class World {
   VirtualClock clock_;
   boost::fibers::pooled_fixedsize_stack stacks_;
   history::History history_;
+  properties::RecoveredView recovered_;  // what the latest crash_storage recovered, to record the next as changes
   Trace trace_;
   std::unique_ptr<StorageSide> side_;
   // File-backed storage: this run's own folder, removed after every
