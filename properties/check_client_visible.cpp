@@ -1,4 +1,5 @@
-// client-visible (docs/semantics.md §5): a black-box check in the manner of Jepsen, judged
+// client-visible (docs/semantics.md §5; one file past 400 lines: its rules
+// share the bounds they derive): a black-box check in the manner of Jepsen, judged
 // from what producers received (RequestRecord responses) and a final read of
 // every partition (History::final_reads), never from storage's push verdicts
 // or fetched ids. Skipped when the recorder did not fill final_reads.

@@ -4,8 +4,8 @@
 #include <map>
 #include <sstream>
 
-#include "reports/gnuplot.h"
 #include "reports/coverage_section.h"
+#include "reports/gnuplot.h"
 #include "reports/html_page.h"
 #include "reports/timeline_section.h"
 

@@ -1,3 +1,5 @@
+// One file past 400 lines: a request's path through the broker (checks,
+// first-wins, lanes, the flush and its answers) reads best unbroken.
 #include "impl/broker/broker.h"
 
 #include <algorithm>
@@ -8,8 +10,8 @@
 #include <optional>
 #include <tuple>
 
-#include "impl/json_text.h"
 #include "impl/broker/push_request.h"
+#include "impl/json_text.h"
 #include "impl/reached.h"
 
 namespace qdt::impl {

@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "impl/broker/dedup_cache.h"
-#include "impl/broker/push_request.h"
 #include "impl/broker/ports.h"
+#include "impl/broker/push_request.h"
 #include "impl/variant.h"
 
 namespace qdt::impl {

@@ -11,9 +11,9 @@
 #include "impl/storage/sqlite/connection.h"
 #include "impl/storage/sqlite/storage.h"
 #include "properties/checkers.h"
+#include "sim/campaign/workload.h"
 #include "sim/scenario/runner.h"
 #include "sim/scenario/scenario.h"
-#include "sim/campaign/workload.h"
 #include "sim/world/world_config.h"
 
 namespace qdt::sim {

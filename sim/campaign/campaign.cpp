@@ -2,9 +2,9 @@
 
 #include <functional>
 
+#include "sim/campaign/workload.h"
 #include "sim/scenario/runner.h"
 #include "sim/scenario/scenario.h"
-#include "sim/campaign/workload.h"
 
 namespace qdt::sim {
 

@@ -5,16 +5,16 @@
 #include <iostream>
 #include <utility>
 
-#include "sim/campaign/campaign.h"
-#include "sim/campaign/campaign_journal.h"
-#include "sim/campaign/campaign_forks.h"
-#include "sim/campaign/campaign_merge.h"
-#include "sim/scenario/coverage.h"
 #include "sim/base/decimal_text.h"
-#include "sim/base/outcome.h"
-#include "sim/campaign/failure_file.h"
 #include "sim/base/fork_pool.h"
+#include "sim/base/outcome.h"
+#include "sim/campaign/campaign.h"
+#include "sim/campaign/campaign_forks.h"
+#include "sim/campaign/campaign_journal.h"
+#include "sim/campaign/campaign_merge.h"
+#include "sim/campaign/failure_file.h"
 #include "sim/campaign/workload.h"
+#include "sim/scenario/coverage.h"
 
 namespace qdt::sim {
 

@@ -12,9 +12,9 @@
 #include <xxhash.h>
 
 #include "sim/base/atomic_file.h"
+#include "sim/base/json_input.h"
 #include "sim/campaign/campaign_jobs.h"
 #include "sim/campaign/campaign_merge.h"
-#include "sim/base/json_input.h"
 #include "sim/campaign/shard_set.h"
 #include "sim/campaign/workload.h"
 

@@ -8,11 +8,11 @@
 #include <iostream>
 #include <utility>
 
-#include "sim/campaign/campaign_forks.h"
-#include "sim/scenario/coverage.h"
-#include "sim/base/outcome.h"
 #include "sim/base/json_input.h"
+#include "sim/base/outcome.h"
+#include "sim/campaign/campaign_forks.h"
 #include "sim/campaign/shard_set.h"
+#include "sim/scenario/coverage.h"
 
 namespace qdt::sim {
 

@@ -10,8 +10,8 @@
 #include <variant>
 #include <vector>
 
-#include "sim/campaign/campaign_options.h"
 #include "sim/base/outcome.h"
+#include "sim/campaign/campaign_options.h"
 #include "sim/scenario/scenario.h"
 
 namespace qdt::sim {

@@ -10,9 +10,9 @@
 #include <set>
 
 #include "sim/campaign/failure_file.h"
-#include "sim/scenario/scenario.h"
 #include "sim/campaign/shrink.h"
 #include "sim/campaign/workload.h"
+#include "sim/scenario/scenario.h"
 
 namespace qdt::sim {
 namespace {

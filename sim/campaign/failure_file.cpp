@@ -1,11 +1,11 @@
 #include "sim/campaign/failure_file.h"
-#include "sim/base/file_name.h"
 
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 
 #include "sim/base/atomic_file.h"
+#include "sim/base/file_name.h"
 #include "sim/campaign/shrink.h"
 
 namespace qdt::sim {

@@ -10,16 +10,16 @@
 #include <nlohmann/json.hpp>
 
 #include "reports/gnuplot.h"
+#include "sim/base/output_file.h"
 #include "sim/bench/bench_context.h"
 #include "sim/bench/bench_floor.h"
 #include "sim/bench/bench_items.h"
 #include "sim/bench/bench_machine.h"
 #include "sim/bench/bench_report.h"
 #include "sim/bench/bench_workloads.h"
+#include "sim/campaign/workload.h"
 #include "sim/cli/cli_checks.h"
 #include "sim/cli/exit_codes.h"
-#include "sim/base/output_file.h"
-#include "sim/campaign/workload.h"
 
 namespace qdt::sim {
 namespace {

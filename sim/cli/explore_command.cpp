@@ -1,12 +1,12 @@
 #include "sim/cli/explore_command.h"
-#include "sim/base/file_name.h"
 
 #include <filesystem>
 #include <iostream>
 
 #include "reports/sweep_report.h"
-#include "sim/cli/exit_codes.h"
+#include "sim/base/file_name.h"
 #include "sim/base/output_file.h"
+#include "sim/cli/exit_codes.h"
 #include "sim/study/sweep.h"
 #include "sim/study/sweep_run.h"
 

@@ -12,22 +12,22 @@
 #include <iostream>
 
 #include "reports/mutants_page.h"
-#include "sim/cli/bench_command.h"
+#include "sim/alloc/sqlite_allocator.h"
+#include "sim/base/json_input.h"
+#include "sim/base/output_file.h"
 #include "sim/campaign/campaign_jobs.h"
 #include "sim/campaign/campaign_merge.h"
 #include "sim/campaign/campaign_options.h"
+#include "sim/campaign/workload.h"
+#include "sim/cli/bench_command.h"
 #include "sim/cli/cli_checks.h"
-#include "sim/scenario/coverage.h"
 #include "sim/cli/exit_codes.h"
 #include "sim/cli/explore_command.h"
 #include "sim/cli/html_command.h"
-#include "sim/base/json_input.h"
-#include "sim/study/mutants.h"
-#include "sim/base/output_file.h"
 #include "sim/cli/replay_command.h"
-#include "sim/alloc/sqlite_allocator.h"
 #include "sim/cli/schedule_cli.h"
-#include "sim/campaign/workload.h"
+#include "sim/scenario/coverage.h"
+#include "sim/study/mutants.h"
 
 namespace fs = std::filesystem;
 

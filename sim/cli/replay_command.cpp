@@ -6,9 +6,9 @@
 #include <iostream>
 
 #include "reports/summary.h"
-#include "sim/cli/exit_codes.h"
 #include "sim/base/json_input.h"
 #include "sim/base/output_file.h"
+#include "sim/cli/exit_codes.h"
 #include "sim/scenario/runner.h"
 #include "sim/scenario/scenario.h"
 #include "sim/scenario/timeline.h"

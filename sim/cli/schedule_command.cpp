@@ -3,10 +3,10 @@
 #include <filesystem>
 #include <iostream>
 
-#include "sim/cli/exit_codes.h"
 #include "sim/base/file_name.h"
 #include "sim/base/json_input.h"
 #include "sim/base/output_file.h"
+#include "sim/cli/exit_codes.h"
 #include "sim/scenario/runner.h"
 #include "sim/scenario/scenario.h"
 #include "sim/schedule/schedule_search.h"

@@ -7,11 +7,11 @@
 #include <string>
 #include <variant>
 
+#include "impl/broker/push_request.h"
 #include "impl/frames.h"
 #include "impl/hash.h"
-#include "impl/broker/push_request.h"
-#include "sim/fuzz/fuzz_contract.h"
 #include "sim/base/json_input.h"
+#include "sim/fuzz/fuzz_contract.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using qdt::fuzz::contract_broken;

@@ -7,8 +7,8 @@
 #include <optional>
 #include <string>
 
-#include "properties/history.h"
 #include "impl/variant.h"
+#include "properties/history.h"
 #include "sim/scenario/scenario.h"
 #include "sim/schedule/scheduler.h"
 

@@ -11,8 +11,8 @@
 #include <set>
 #include <sstream>
 
-#include "impl/json_text.h"
 #include "impl/broker/push_request.h"
+#include "impl/json_text.h"
 #include "impl/queue_options.h"
 #include "impl/uuid.h"
 

@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "sim/schedule/footprint.h"
 #include "sim/base/rng.h"
+#include "sim/schedule/footprint.h"
 #include "sim/schedule/scheduler.h"
 
 namespace qdt::sim {

@@ -6,9 +6,9 @@
 #include <sstream>
 #include <string>
 
+#include "sim/campaign/workload.h"
 #include "sim/scenario/runner.h"
 #include "sim/scenario/scenario.h"
-#include "sim/campaign/workload.h"
 
 namespace qdt::sim {
 namespace {

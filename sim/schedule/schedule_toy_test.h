@@ -14,8 +14,8 @@
 #include <functional>
 #include <vector>
 
-#include "sim/schedule/footprint.h"
 #include "sim/base/rng.h"
+#include "sim/schedule/footprint.h"
 #include "sim/schedule/scheduler.h"
 #include "sim/schedule/virtual_clock.h"
 

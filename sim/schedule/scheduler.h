@@ -32,8 +32,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "sim/schedule/footprint.h"
 #include "sim/base/rng.h"
+#include "sim/schedule/footprint.h"
 
 namespace qdt::sim {
 

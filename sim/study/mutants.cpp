@@ -1,5 +1,4 @@
 #include "sim/study/mutants.h"
-#include "sim/base/file_name.h"
 
 #include <algorithm>
 #include <cassert>
@@ -7,12 +6,13 @@
 #include <iostream>
 #include <optional>
 
-#include "sim/campaign/campaign.h"
-#include "sim/base/outcome.h"
-#include "sim/campaign/failure_file.h"
+#include "sim/base/file_name.h"
 #include "sim/base/fork_pool.h"
-#include "sim/study/shipped_holes.h"
+#include "sim/base/outcome.h"
+#include "sim/campaign/campaign.h"
+#include "sim/campaign/failure_file.h"
 #include "sim/campaign/workload.h"
+#include "sim/study/shipped_holes.h"
 
 namespace qdt::sim {
 

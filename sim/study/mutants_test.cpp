@@ -9,9 +9,9 @@
 #include <set>
 
 #include "sim/base/outcome.h"
+#include "sim/campaign/workload.h"
 #include "sim/study/mutant_arguments.h"
 #include "sim/study/mutants_report.h"
-#include "sim/campaign/workload.h"
 
 namespace qdt::sim {
 namespace {

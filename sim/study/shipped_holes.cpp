@@ -5,9 +5,9 @@
 #include <fstream>
 #include <iostream>
 
-#include "sim/study/bisect.h"
 #include "sim/campaign/campaign.h"
 #include "sim/campaign/failure_file.h"
+#include "sim/study/bisect.h"
 
 namespace qdt::sim {
 

@@ -1,3 +1,5 @@
+// One file past 400 lines: the sweep format's loader, each knob's rules
+// beside the others, so a rule is checked against its neighbours in one read.
 #include "sim/study/sweep.h"
 
 #include <algorithm>
@@ -14,8 +16,8 @@
 #include "sim/base/json_input.h"
 #include "sim/base/json_schema.h"
 
-#include "sim/scenario/runner.h"
 #include "sim/campaign/workload.h"
+#include "sim/scenario/runner.h"
 
 namespace qdt::sim {
 namespace {

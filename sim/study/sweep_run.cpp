@@ -5,9 +5,9 @@
 #include <iostream>
 #include <optional>
 
-#include "sim/campaign/campaign.h"
-#include "sim/base/outcome.h"
 #include "sim/base/fork_pool.h"
+#include "sim/base/outcome.h"
+#include "sim/campaign/campaign.h"
 #include "sim/scenario/runner.h"
 
 namespace qdt::sim {

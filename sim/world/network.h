@@ -29,9 +29,9 @@
 
 #include "impl/broker/broker.h"
 #include "properties/history.h"
-#include "sim/schedule/footprint.h"
 #include "sim/base/rng.h"
 #include "sim/base/trace.h"
+#include "sim/schedule/footprint.h"
 #include "sim/schedule/virtual_clock.h"
 #include "sim/world/world_config.h"
 

@@ -11,12 +11,12 @@
 #include <string>
 #include <vector>
 
-#include "impl/storage/sqlite/connection.h"
 #include "impl/broker/ports.h"
+#include "impl/storage/sqlite/connection.h"
 #include "properties/history.h"
 #include "sim/base/rng.h"
-#include "sim/faults/storage_faults.h"
 #include "sim/base/trace.h"
+#include "sim/faults/storage_faults.h"
 #include "sim/schedule/virtual_clock.h"
 #include "sim/world/world_config.h"
 

@@ -1,3 +1,5 @@
+// One file past 400 lines: the world's set-up, its clients and its faults
+// share the members they touch (world_push.cpp and world_schedule.cpp hold the rest).
 #include "sim/world/world.h"
 
 #include <unistd.h>

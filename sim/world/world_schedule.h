@@ -6,13 +6,13 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "sim/base/rng.h"
+#include "sim/base/trace.h"
 #include "sim/schedule/choice_policy.h"
 #include "sim/schedule/fork_policy.h"
 #include "sim/schedule/pct_policy.h"
-#include "sim/base/rng.h"
 #include "sim/schedule/schedule_config.h"
 #include "sim/schedule/scheduler.h"
-#include "sim/base/trace.h"
 
 namespace qdt::sim {
 

@@ -26,9 +26,9 @@
 #include <utility>
 #include <vector>
 
-#include "impl/storage/sqlite/connection.h"
 #include "impl/queue_options.h"
 #include "impl/storage/engine.h"
+#include "impl/storage/sqlite/connection.h"
 #include "impl/storage/sqlite/schema.h"
 #include "impl/storage/storage_types.h"
 #include "impl/variant.h"
