@@ -37,6 +37,7 @@ constexpr int kSlots = 4;
 Registered g_registered[kSlots];
 struct sigaction g_previous_int;
 struct sigaction g_previous_term;
+struct sigaction g_previous_abrt;
 bool g_handlers_installed = false;
 
 // Immediate shutdown, then the folder, using only async-signal-safe calls.
@@ -66,7 +67,10 @@ void stop_all_registered() {
 void on_signal(int signal_number) {
   const int saved_errno = errno;
   stop_all_registered();
-  sigaction(signal_number, signal_number == SIGINT ? &g_previous_int : &g_previous_term, nullptr);
+  const struct sigaction* previous = signal_number == SIGINT    ? &g_previous_int
+                                    : signal_number == SIGTERM ? &g_previous_term
+                                                               : &g_previous_abrt;
+  sigaction(signal_number, previous, nullptr);
   errno = saved_errno;
   raise(signal_number);
 }
@@ -79,6 +83,8 @@ void install_handlers() {
   sigemptyset(&action.sa_mask);
   sigaction(SIGINT, &action, &g_previous_int);
   sigaction(SIGTERM, &action, &g_previous_term);
+  // A failed assertion aborts: the server and its folder go too.
+  sigaction(SIGABRT, &action, &g_previous_abrt);
   std::atexit(stop_all_registered);
 }
 
@@ -286,8 +292,10 @@ PgConnPtr Cluster::admin() const { return connect_blocking(base_conninfo_, admin
 
 void Cluster::prepare_template(const std::vector<SqlFile>& files) {
   if (!template_name_.empty()) return;
-  // Unique per process: an external server may host several qdt processes.
-  const std::string name = "qdt_template_" + std::to_string(getpid());
+  // Unique per process and per Cluster: an external server may host several
+  // qdt processes, and one process may attach to it more than once.
+  static int templates_made = 0;
+  const std::string name = "qdt_template_" + std::to_string(getpid()) + "_" + std::to_string(templates_made++);
   {
     PgConnPtr conn = admin();
     exec_blocking(conn.get(),

@@ -6,9 +6,10 @@
 // user when qdt runs as root (the server refuses root), listens only on a
 // Unix socket inside its folder, and runs without fsync: power loss is the
 // SQLite VFS's business. It is stopped (immediate shutdown) and its folder
-// removed when the Cluster is destroyed, at exit(), and on SIGINT/SIGTERM,
-// whose handlers then re-raise the signal. If qdt dies by SIGKILL, the server
-// follows it (parent-death signal); only the folder is left behind.
+// removed when the Cluster is destroyed, at exit(), and on SIGINT, SIGTERM
+// and SIGABRT (a failed assertion), whose handlers then re-raise the signal.
+// If qdt dies by SIGKILL, the server follows it (parent-death signal); only
+// the folder is left behind.
 //
 // Databases come from a template holding clock.sql and the interface SQL,
 // so creating one costs a file copy, not a schema load. On an external

@@ -1,5 +1,6 @@
 // The throwaway server (SPEC 9.1) and the virtual clock (SPEC 9.2).
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -119,13 +120,37 @@ int processes_naming(const std::string& folder) {
   return found;
 }
 
-TEST(ClusterSetup, SigtermStopsTheServerRemovesTheFolderAndReraises) {
+TEST(ClusterSetup, OnAnExternalServerOnlyWhatWasCreatedIsDropped) {
+  const auto names = [] {
+    PgConnPtr conn = cluster().connect("postgres");
+    PgResultPtr r = exec_blocking(conn.get(), "SELECT string_agg(datname, ',' ORDER BY datname) FROM pg_database",
+                                  "listing databases");
+    return std::string(PQgetvalue(r.get(), 0, 0));
+  };
+  const std::string before = names();
+  {
+    auto external = Cluster::attach(cluster().base_conninfo() + " dbname=postgres");
+    EXPECT_FALSE(external->local());
+    external->prepare_template(own_interface_sql());
+    external->create_database("qdt_external_probe");
+    EXPECT_NE(names().find("qdt_external_probe"), std::string::npos);
+    EXPECT_THROW(external->drop_database(database()), ClusterError);  // not its own
+  }
+  EXPECT_EQ(names(), before);
+}
+
+class Signals : public ::testing::TestWithParam<int> {};
+
+TEST_P(Signals, StopTheServerRemoveTheFolderAndReraise) {
+  const int signal_number = GetParam();
   int report[2];
   ASSERT_EQ(pipe(report), 0);
   const pid_t child = fork();
   ASSERT_GE(child, 0);
   if (child == 0) {
     close(report[0]);
+    const rlimit no_core{0, 0};
+    setrlimit(RLIMIT_CORE, &no_core);  // the SIGABRT case must not leave a core file
     try {
       auto own = Cluster::start_local({});
       const std::string line = own->folder() + "\n" + std::to_string(own->postmaster_pid()) + "\n";
@@ -152,10 +177,10 @@ TEST(ClusterSetup, SigtermStopsTheServerRemovesTheFolderAndReraises) {
   ASSERT_EQ(kill(postmaster, 0), 0);
   ASSERT_GE(processes_naming(folder), 1);
 
-  ASSERT_EQ(kill(child, SIGTERM), 0);
+  ASSERT_EQ(kill(child, signal_number), 0);
   int status = 0;
   ASSERT_EQ(waitpid(child, &status, 0), child);
-  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM) << "status " << status;
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == signal_number) << "status " << status;
   EXPECT_FALSE(std::filesystem::exists(folder));
   EXPECT_EQ(processes_naming(folder), 0);
   EXPECT_EQ(kill(postmaster, 0), -1);
@@ -163,6 +188,8 @@ TEST(ClusterSetup, SigtermStopsTheServerRemovesTheFolderAndReraises) {
   // The test process's own cluster is untouched by its child's exit.
   EXPECT_TRUE(std::filesystem::exists(cluster().folder() + "/data/PG_VERSION"));
 }
+
+INSTANTIATE_TEST_SUITE_P(ClusterSetup, Signals, ::testing::Values(SIGTERM, SIGINT, SIGABRT));
 
 }  // namespace
 }  // namespace qdt::impl::postgres::testing

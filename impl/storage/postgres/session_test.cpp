@@ -116,6 +116,66 @@ TEST_F(Stepping, AnErrorCarriesTheSqlstateAndTheQpushPrefix) {
   EXPECT_EQ(failed.message.rfind("QPUSH", 0), 0u) << failed.message;
 }
 
+TEST_F(Stepping, TwoBundlesOverTheSamePartitionsInOppositeOrdersDoNotDeadlock) {
+  ASSERT_EQ(push("q", "p1", {"seed"})["status"], "queued");
+  ASSERT_EQ(push("q", "p2", {"seed"})["status"], "queued");
+  const std::string multi =
+      "SELECT queen.log_push_multi_v1(ARRAY['q','q'], ARRAY[$1,$2], ARRAY[1,1], ARRAY[$3::bytea,$3::bytea], "
+      "ARRAY[-1,-1]::int8[], ARRAY['\\x00'::bytea,'\\x00'::bytea])";
+  step(*a_, "BEGIN");
+  step(*a_, multi, {Param::text("p1"), Param::text("p2"), Param::bytes(hashes({"k"}))});
+  // B names the partitions the other way round; it locks in ascending id all the same.
+  b_->send(multi, {Param::text("p2"), Param::text("p1"), Param::bytes(hashes({"k"}))});
+  ASSERT_EQ(b_->wait_until_done_or_blocked(*probe_, pids_), Progress::blocked);
+  step(*a_, "COMMIT");
+  ASSERT_EQ(b_->wait_until_done_or_blocked(*probe_, pids_), Progress::returned);
+  const StatementOutcome settled = b_->take_outcome();
+  ASSERT_TRUE(settled.ok) << settled.message;
+  const json answers = json::parse(settled.value(0, 0));
+  EXPECT_EQ(answers[0]["status"], "duplicate");
+  EXPECT_EQ(answers[1]["status"], "duplicate");
+}
+
+TEST_F(Stepping, AWaitCycleIsTwoBlockedSessionsUntilOneIsCancelled) {
+  ASSERT_EQ(push("q", "p1", {"seed"})["status"], "queued");
+  ASSERT_EQ(push("q", "p2", {"seed"})["status"], "queued");
+  const std::string p1 = partition_id("q", "p1");
+  const std::string p2 = partition_id("q", "p2");
+  const std::string lock = "SELECT 1 FROM queen.log_partitions WHERE id = $1::uuid FOR UPDATE";
+  step(*a_, "BEGIN");
+  step(*b_, "BEGIN");
+  step(*a_, lock, {Param::text(p1)});
+  step(*b_, lock, {Param::text(p2)});
+  a_->send(lock, {Param::text(p2)});
+  ASSERT_EQ(a_->wait_until_done_or_blocked(*probe_, pids_), Progress::blocked);
+  b_->send(lock, {Param::text(p1)});
+  // The server's own detector waits an hour: the cycle stays for qdt to break.
+  ASSERT_EQ(b_->wait_until_done_or_blocked(*probe_, pids_), Progress::blocked);
+  ASSERT_EQ(a_->wait_until_done_or_blocked(*probe_, pids_), Progress::blocked);
+  b_->cancel();
+  ASSERT_EQ(b_->wait_until_done_or_blocked(*probe_, pids_), Progress::returned);
+  EXPECT_EQ(b_->take_outcome().sqlstate, "57014");
+  step(*b_, "ROLLBACK");
+  ASSERT_EQ(a_->wait_until_done_or_blocked(*probe_, pids_), Progress::returned);
+  EXPECT_TRUE(a_->take_outcome().ok);
+  step(*a_, "COMMIT");
+}
+
+TEST_F(Stepping, ASlowStatementIsNeverBlockedAndAHangIsAnError) {
+  // Slower than every lock probe interval, and blocked by nobody.
+  a_->send("SELECT pg_sleep(0.05)");
+  EXPECT_EQ(a_->wait_until_done_or_blocked(*probe_, pids_), Progress::returned);
+  EXPECT_TRUE(a_->take_outcome().ok);
+  EXPECT_GT(probe_->checks(), 3u);
+  a_->send("SELECT pg_sleep(30)");
+  WaitOptions short_bound;
+  short_bound.hang_ms = 100;
+  EXPECT_THROW(a_->wait_until_done_or_blocked(*probe_, pids_, short_bound), StorageError);
+  a_->cancel();
+  EXPECT_EQ(a_->wait_until_done_or_blocked(*probe_, pids_), Progress::returned);
+  EXPECT_EQ(a_->take_outcome().sqlstate, "57014");
+}
+
 TEST(DecodeBytea, ReadsTheHexFormat) {
   EXPECT_EQ(decode_bytea("\\x00ff41"), std::string("\x00\xff" "A", 3));
   EXPECT_THROW(decode_bytea("00ff"), StorageError);

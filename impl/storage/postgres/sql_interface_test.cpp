@@ -212,6 +212,41 @@ TEST_F(SqlInterface, PushMultiAnswersInInputOrderAndADuplicateLeavesTheOthersWri
   EXPECT_EQ(count("queen.log_segments"), 2);
 }
 
+TEST_F(SqlInterface, ReadSegmentsReturnsStoredSegmentsFromAnOffsetInOrder) {
+  ASSERT_EQ(push("q", "p", {"a", "b"})["status"], "queued");
+  ASSERT_EQ(push("q", "p", {"c"})["status"], "queued");
+  ASSERT_EQ(push("q", "p", {"d"})["status"], "queued");
+  const std::string pid = partition_id("q", "p");
+  query("DELETE FROM queen.log_segments WHERE base_offset = 2");
+  const auto rows = query("SELECT r_base, r_end FROM queen.qdt_read_segments_v1($1::uuid, 1, 10)", {pid});
+  ASSERT_EQ(rows.size(), 2u);  // the deleted segment is skipped
+  EXPECT_EQ(rows[0][0], "0");
+  EXPECT_EQ(rows[1][0], "3");
+  EXPECT_EQ(query("SELECT r_base FROM queen.qdt_read_segments_v1($1::uuid, 0, 1)", {pid}).size(), 1u);
+}
+
+TEST_F(SqlInterface, ReadTxnsReturnsInWindowRowsAboveAnOffsetWithLastOffset) {
+  ASSERT_EQ(push("q", "p", {"a"})["status"], "queued");
+  set_clock_us(kT0Us + 10 * kSecondUs);
+  ASSERT_EQ(push("q", "p", {"b", "c"})["status"], "queued");
+  ASSERT_EQ(push("q", "p", {"d"})["status"], "queued");
+  const std::string pid = partition_id("q", "p");
+  const auto rows = query(
+      "SELECT r_base, r_end, octet_length(r_hashes), r_last_offset "
+      "FROM queen.qdt_read_txns_v1($1::uuid, 1, '2023-11-14 22:13:25+00')",
+      {pid});
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0][0], "1");
+  EXPECT_EQ(rows[0][2], "32");
+  EXPECT_EQ(rows[1][0], "3");
+  EXPECT_EQ(rows[1][3], "3");
+  // No row: still the partition's last_offset.
+  const auto none = query("SELECT r_base, r_last_offset FROM queen.qdt_read_txns_v1($1::uuid, 3, now())", {pid});
+  ASSERT_EQ(none.size(), 1u);
+  EXPECT_EQ(none[0][0], std::nullopt);
+  EXPECT_EQ(none[0][1], "3");
+}
+
 TEST_F(SqlInterface, PartitionIdsDependOnlyOnTheNames) {
   ASSERT_EQ(push("q", "p", {"a"})["status"], "queued");
   const std::string first = partition_id("q", "p");
