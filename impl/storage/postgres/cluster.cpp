@@ -1,5 +1,7 @@
 #include "impl/storage/postgres/cluster.h"
 
+#include "impl/storage/postgres/sql_loader.h"
+
 #include <fcntl.h>
 #include <grp.h>
 #include <pwd.h>
@@ -305,8 +307,8 @@ void Cluster::prepare_template(const std::vector<SqlFile>& files) {
   }
   created_.push_back(name);
   PgConnPtr conn = connect(name);
-  exec_blocking(conn.get(), clock_sql().text, "loading " + clock_sql().name);
-  for (const SqlFile& file : files) exec_blocking(conn.get(), file.text, "loading " + file.name);
+  apply_sql(conn.get(), {clock_sql()});
+  apply_sql(conn.get(), files);
   template_name_ = name;
 }
 

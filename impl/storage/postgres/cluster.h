@@ -61,7 +61,8 @@ class Cluster {
   const std::string& base_conninfo() const { return base_conninfo_; }
 
   // Creates the template database, once: clock.sql, then `files` in order,
-  // each run whole. Throws ClusterError naming the file that failed.
+  // statement by statement (sql_loader.h). Throws ClusterError naming the
+  // file and line that failed.
   void prepare_template(const std::vector<SqlFile>& files);
   const std::string& template_name() const { return template_name_; }
   // A database from the template (prepare_template first).

@@ -3,6 +3,7 @@
 
 #include "impl/storage/postgres/postgres_test_env.h"
 #include "impl/storage/postgres/reset.h"
+#include "impl/storage/postgres/timestamp_text.h"
 
 namespace qdt::impl::postgres::testing {
 namespace {
@@ -16,6 +17,7 @@ TEST_F(SqlInterface, PushQueuedThenDuplicateWithTheOriginalOffsetInsideTheWindow
   ASSERT_EQ(first["status"], "queued");
   EXPECT_EQ(first["baseOffset"], 0);
   EXPECT_EQ(first["createdAt"], "2023-11-14T22:13:20.000000Z");
+  EXPECT_EQ(parse_timestamp_us(first["createdAt"].get<std::string>()), kT0Us);
   set_clock_us(kT0Us + 10 * kSecondUs);
   const json second = push("q", "p", {"c"});
   ASSERT_EQ(second["status"], "queued");
