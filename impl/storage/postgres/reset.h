@@ -15,7 +15,7 @@ const std::vector<std::string>& own_interface_tables();
 // Empties `tables` ("schema.table", referencing tables first) and sets the
 // virtual clock to zero, in one transaction. No other session of the
 // database may hold a lock on them. DELETE, not TRUNCATE: on tables this
-// small a TRUNCATE's new files cost an order of magnitude more; `truncate`
+// small a TRUNCATE's new files cost far more than the rows; `truncate`
 // drops the dead rows DELETE leaves (autovacuum is off), so callers pass it
 // now and then.
 void reset_database(PGconn* conn, const std::vector<std::string>& tables, bool truncate = false);
