@@ -1,5 +1,5 @@
 #pragma once
-// A segment's blob of packed frames (SPEC 2.4): for each frame, the 16-byte
+// A segment's blob of packed frames (docs/semantics.md §2.4): for each frame, the 16-byte
 // message id, then the transactionId and the payload, each length-prefixed
 // (u32 little-endian). Frames are decoded by index without unpacking the rest.
 #include <cstdint>

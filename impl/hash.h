@@ -1,5 +1,5 @@
 #pragma once
-// The idempotency key's identity in storage (SPEC 2.3): xxh3-128 of the
+// The idempotency key's identity in storage (docs/semantics.md §2.3): xxh3-128 of the
 // transactionId, 16 bytes, big-endian (high 64 bits first).
 #include <array>
 #include <cstdint>

@@ -2,9 +2,8 @@
 // A JSON value's compact text, byte for byte what nlohmann's dump() gives
 // (no indent, UTF-8 kept as is, strict on invalid UTF-8), appended to a
 // string. Every pushed item's payload is stored as this text and every
-// request's body is hashed into the trace as it (issue 11): nlohmann escapes
-// a string one decoded code point at a time, ~270 instructions a string, and
-// the trace's bodies and payloads were ~7 % of the `items` workload. Strings
+// request's body is hashed into the trace as it: nlohmann escapes a string
+// one decoded code point at a time, which dominates short strings. Strings
 // of printable ASCII without '"' or '\' (nearly all: names, keys, ids) are
 // copied as they are; anything else (escapes, non-ASCII, floats, binary)
 // goes through nlohmann's own serializer, so the text cannot differ.

@@ -1,5 +1,5 @@
 #pragma once
-// Queue options (SPEC 2.2) and their validation from the JSON a client sends.
+// Queue options (docs/semantics.md §2.2) and their validation from the JSON a client sends.
 #include <cstdint>
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
@@ -24,7 +24,7 @@ struct QueueOptions {
 // "PATH: reason" (PATH is `path` + "/name") and leaves `options` unchanged.
 std::optional<std::string> apply_options(const nlohmann::json& json, const std::string& path, QueueOptions& options);
 
-// max(window, completedRetentionSeconds, 900): how deep the sidecar stays (SPEC 2.8).
+// max(window, completedRetentionSeconds, 900): how deep the sidecar stays (docs/semantics.md §2.8).
 int64_t sidecar_floor_seconds(const QueueOptions& options);
 
 }  // namespace qdt::impl

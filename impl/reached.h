@@ -2,7 +2,7 @@
 // Named reachability points ("sometimes" assertions, in the manner of
 // Antithesis): QDT_REACHED("cache.evicted_during_hydration") marks a state a
 // reviewer wants to see exercised. A campaign counts the seeds that reached
-// each point (sim/coverage.h); a point no seed reached is a state the suite
+// each point (sim/scenario/coverage.h); a point no seed reached is a state the suite
 // never tested.
 //
 // An observation, never a decision: marking reads nothing the caller uses and
@@ -10,7 +10,7 @@
 // with an observer installed behaves exactly as one without. Without an
 // observer (production, unit tests) a mark is one thread-local load.
 //
-// Every name must be in the catalogue (sim/reach_points.h); the observer the
+// Every name must be in the catalogue (sim/scenario/reach_points.h); the observer the
 // simulation installs checks that, and a ctest greps the sources for marks
 // the catalogue lacks.
 #include <string_view>

@@ -1,5 +1,5 @@
 #pragma once
-// Message ids (SPEC 2.1): UUIDv7 whose 48-bit millisecond timestamp comes from
+// Message ids (docs/semantics.md §2.1): UUIDv7 whose 48-bit millisecond timestamp comes from
 // the broker's virtual clock and whose random bits come from the seeded
 // generator, so ids are time-ordered and reproducible.
 #include <array>

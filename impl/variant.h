@@ -1,5 +1,5 @@
 #pragma once
-// Design variants (SPEC 7): named, runtime-selectable changes to the reference
+// Design variants (docs/semantics.md §7): named, runtime-selectable changes to the reference
 // implementation that a designer might try. None is on by default; the suite's
 // job is to catch every one that breaks the contract. `skip-probe` is a
 // deliberately broken build used to prove that campaigns and shrinking work.

@@ -33,7 +33,7 @@ PushAnswer Partition::probe(const std::vector<Frame>& frames, int64_t now_ms, in
   PushAnswer answer;
   answer.probe_runs = window_seconds > 0;
   if (answer.probe_runs) {
-    const int64_t oldest_ms = now_ms - window_seconds * 1000;  // inclusive (SPEC 2.7)
+    const int64_t oldest_ms = now_ms - window_seconds * 1000;  // inclusive (docs/semantics.md §2.7)
     for (size_t i = 0; i < frames.size(); ++i) {
       const std::vector<int64_t>* offsets = offsets_of(frames[i].transaction_id);
       if (offsets == nullptr) continue;
@@ -172,7 +172,7 @@ AckAnswer Partition::ack(const std::string& transaction_id) const {
   AckAnswer answer;
   const std::vector<int64_t>* offsets = offsets_of(transaction_id);
   if (offsets == nullptr) return answer;
-  // Through the sidecar only, whatever the window (SPEC 2.9).
+  // Through the sidecar only, whatever the window (docs/semantics.md §2.9).
   for (int64_t offset : *offsets) {
     if (messages_[static_cast<size_t>(offset)].sidecar_present) {
       answer.acked = true;

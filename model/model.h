@@ -1,14 +1,14 @@
 #pragma once
-// The executable specification of SPEC section 2, without SQL, fibers or cache.
+// The executable specification of docs/semantics.md §2, without SQL, fibers or cache.
 //
 // It is fed the events of storage in commit order (pushes with the storage
 // time read under the serializer, configure, segment deletions, sidecar
 // purges, acks, reads) and says what each must answer, including what a
-// retention pass must delete and what a purge step must remove (SPEC 2.8):
+// retention pass must delete and what a purge step must remove (docs/semantics.md §2.8):
 // checkers compare storage's retention with these decisions, never adopt it. It is deliberately
 // naive: linear scans over plain vectors, so that it is obviously correct.
 // Keys are compared as transactionId strings (the 128-bit hash is an
-// implementation detail; SPEC 2.3 admits no other collision).
+// implementation detail; docs/semantics.md §2.3 admits no other collision).
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -47,7 +47,7 @@ struct AckAnswer {
   std::string message_id;  // kZeroId when the segment is gone
 };
 
-// One segment (SPEC 2.4): a contiguous offset span written by one queued push,
+// One segment (docs/semantics.md §2.4): a contiguous offset span written by one queued push,
 // with its sidecar row (same span, same created_at).
 struct Segment {
   int64_t base_offset = 0;
@@ -70,26 +70,26 @@ struct Message {
 // One partition's state.
 class Partition {
  public:
-  // Probe-then-allocate (SPEC 2.4, 2.7): a frame is a duplicate when an equal
+  // Probe-then-allocate (docs/semantics.md §2.4, 2.7): a frame is a duplicate when an equal
   // key has a sidecar row still present with created_at >= now - window.
   // Frames of one segment are assumed distinct keys (first-wins ran before).
   PushAnswer push(const std::vector<Frame>& frames, int64_t now_ms, int64_t window_seconds);
   // What push() would answer, writing nothing (checkers compare before applying).
   PushAnswer probe(const std::vector<Frame>& frames, int64_t now_ms, int64_t window_seconds) const;
-  // The id a duplicate of `offset` must answer (SPEC 2.6): the original's id,
+  // The id a duplicate of `offset` must answer (docs/semantics.md §2.6): the original's id,
   // or kZeroId when its segment is gone.
   std::string resolve_id(int64_t offset) const;
   void delete_segment(int64_t base_offset, int64_t end_offset);
-  // Retention (SPEC 2.8): the present segments a retention pass at `now_ms`
+  // Retention (docs/semantics.md §2.8): the present segments a retention pass at `now_ms`
   // must delete, ascending: created_at < now - retentionSeconds (when > 0), or
   // fully acknowledged and created_at < now - completedRetentionSeconds (when
   // > 0). Writes nothing; apply with delete_segment().
   std::vector<Segment> retention_due(int64_t now_ms, const QueueOptions& options) const;
-  // One bounded purge step (SPEC 2.8): the first `batch` present sidecar rows
+  // One bounded purge step (docs/semantics.md §2.8): the first `batch` present sidecar rows
   // in offset order with created_at < now - floor. Writes nothing; apply with
   // purge_rows().
   std::vector<Segment> purge_due(int64_t now_ms, int64_t floor_seconds, int64_t batch) const;
-  // An ack by `group` resolved to `offset` (SPEC 2.9): it counts towards
+  // An ack by `group` resolved to `offset` (docs/semantics.md §2.9): it counts towards
   // "fully acknowledged".
   void record_ack(const std::string& group, int64_t offset);
   // Every offset of the segment acked by at least one consumer group.
@@ -98,7 +98,7 @@ class Partition {
   // when every row is gone (0 for an empty partition).
   int64_t txns_start() const;
   const std::vector<Segment>& segments() const { return segments_; }
-  // Rows with created_at < now - floor are purged (SPEC 2.8); returns how many.
+  // Rows with created_at < now - floor are purged (docs/semantics.md §2.8); returns how many.
   size_t purge(int64_t now_ms, int64_t floor_seconds);
   // One bounded purge step as storage recorded it: the sidecar rows of the
   // offsets [base, end] are gone; returns how many were present.
@@ -147,7 +147,7 @@ class Model {
   std::map<std::pair<std::string, std::string>, Partition> partitions_;
 };
 
-// Layer 1 of first-wins (SPEC 2.5): for each item of one request, the index of
+// Layer 1 of first-wins (docs/semantics.md §2.5): for each item of one request, the index of
 // its group's leader (itself when it leads). Items are (queue, partition,
 // transactionId) triples.
 struct ItemKey {

@@ -1,4 +1,4 @@
-// The model's retention decisions (SPEC 2.8): which segments a retention pass
+// The model's retention decisions (docs/semantics.md §2.8): which segments a retention pass
 // deletes and which sidecar rows one purge step removes. Each rule is tested
 // on both sides of its boundary.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// ack-resolution (SPEC 5, 2.9): an ack is acked only through a sidecar row
+// ack-resolution (docs/semantics.md §5, 2.9): an ack is acked only through a sidecar row
 // (the smallest offset of the key whose row is still present), and
 // unresolvable exactly when no row holds the key.
 #include <memory>

@@ -1,4 +1,4 @@
-// cache-transparency (SPEC 5, 2.11): every flush that sent p_verified >= 0 was
+// cache-transparency (docs/semantics.md §5, 2.11): every flush that sent p_verified >= 0 was
 // re-probed read-only with -1 at the same instant (checked mode); the
 // watermarked answer must equal it, and no frame's smallest in-window original
 // may lie at or below the watermark.

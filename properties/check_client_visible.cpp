@@ -1,4 +1,4 @@
-// client-visible (SPEC 5): a black-box check in the manner of Jepsen, judged
+// client-visible (docs/semantics.md §5): a black-box check in the manner of Jepsen, judged
 // from what producers received (RequestRecord responses) and a final read of
 // every partition (History::final_reads), never from storage's push verdicts
 // or fetched ids. Skipped when the recorder did not fill final_reads.

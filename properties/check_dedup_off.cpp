@@ -1,4 +1,4 @@
-// dedup-off (SPEC 5, 2.4): with window 0 no probe runs and every item is
+// dedup-off (docs/semantics.md §5, 2.4): with window 0 no probe runs and every item is
 // queued; with a window the probe is skipped only when the watermark or
 // txns_start leaves nothing to probe (last_offset <= max(p_verified,
 // txns_start - 1)).

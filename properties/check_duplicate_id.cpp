@@ -1,4 +1,4 @@
-// duplicate-id (SPEC 5, 2.6): a duplicate's id is the original's (the
+// duplicate-id (docs/semantics.md §5, 2.6): a duplicate's id is the original's (the
 // smallest in-window offset of the key with its sidecar row present), and the
 // zero UUID only when that original's segment is gone.
 //
@@ -65,7 +65,7 @@ class DuplicateId final : public PassChecker {
     } else if (const auto* fetch = std::get_if<history::FetchEvent>(&event)) {
       const PartitionReplay* partition = state.replay.find(fetch->queue, fetch->partition);
       const StoredMessage* original = partition ? partition->at(fetch->offset) : nullptr;
-      // A failed fetch legitimately reads nothing (SPEC 2.6: "can no longer be read").
+      // A failed fetch legitimately reads nothing (docs/semantics.md §2.6: "can no longer be read").
       const bool present = original != nullptr && original->segment_present && !fetch->failed;
       const std::string& want = present ? original->message_id() : kZeroId;
       if (fetch->message_id != want || fetch->found != present) {

@@ -1,4 +1,4 @@
-// durability (SPEC 8, storage that loses power): after every crash_storage,
+// durability (docs/semantics.md §8, storage that loses power): after every crash_storage,
 // every message storage had committed before the crash (a queued push that
 // no retention pass or delete_segment removed before it) is still there with
 // its id, and PRAGMA integrity_check says "ok".
@@ -13,6 +13,7 @@
 // earlier one lost.
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <utility>
 #include <variant>
@@ -20,12 +21,13 @@
 #include "properties/checks.h"
 #include "properties/event_pass.h"
 #include "properties/failure_sink.h"
+#include "properties/recovered_view.h"
 #include "properties/step_index.h"
 
 namespace qdt::properties {
 namespace {
 
-using Key = std::pair<std::string, std::string>;
+using Key = RecoveredView::Key;
 
 struct Committed {
   std::string message_id;
@@ -33,11 +35,10 @@ struct Committed {
   size_t event = 0;
 };
 
-void erase_span(std::map<int64_t, Committed>& offsets, int64_t base, int64_t end) {
-  offsets.erase(offsets.lower_bound(base), offsets.upper_bound(end));
-}
-
 // Judged once the events are over, against the crashes recorded beside them.
+// The offsets where what storage recovered differs from what was committed
+// are kept up to date as commits, deletions and recovered changes come, so
+// that a crash costs what changed since the last one plus what it reports.
 class Durability final : public PassChecker {
  public:
   explicit Durability(const HistoryIndex& index) : PassChecker("durability", {}), index_(index) {}
@@ -45,7 +46,6 @@ class Durability final : public PassChecker {
   void finish(const PassState& /*state*/) override {
     const history::History& history = index_.history();
     const StepIndex& steps = index_.steps();
-    std::map<Key, std::map<int64_t, Committed>> expected;
     size_t next_event = 0;
     for (size_t c = 0; c < history.storage_crashes.size(); ++c) {
       const history::StorageCrash& crash = history.storage_crashes[c];
@@ -53,40 +53,47 @@ class Durability final : public PassChecker {
         const history::Event& ev = history.events[next_event];
         if (const auto* push = std::get_if<history::PushEvent>(&ev)) {
           if (push->failed || !push->queued) continue;
-          auto& offsets = expected[{push->queue, push->partition}];
+          const Key key{push->queue, push->partition};
+          auto& offsets = expected_[key];
           for (size_t i = 0; i < push->frames.size(); ++i) {
-            offsets[push->base_offset + static_cast<int64_t>(i)] = {push->frames[i].message_id,
-                                                                    push->frames[i].transaction_id, next_event};
+            const int64_t offset = push->base_offset + static_cast<int64_t>(i);
+            offsets[offset] = {push->frames[i].message_id, push->frames[i].transaction_id, next_event};
+            judge(key, offset);
           }
         } else if (const auto* del = std::get_if<history::DeleteSegmentEvent>(&ev)) {
-          erase_span(expected[{del->queue, del->partition}], del->base_offset, del->end_offset);
+          erase_span({del->queue, del->partition}, del->base_offset, del->end_offset);
         } else if (const auto* ret = std::get_if<history::RetentionEvent>(&ev)) {
           if (ret->failed) continue;
-          for (const auto& span : ret->deleted)
-            erase_span(expected[{ret->queue, ret->partition}], span.base_offset, span.end_offset);
+          for (const auto& span : ret->deleted) {
+            erase_span({ret->queue, ret->partition}, span.base_offset, span.end_offset);
+          }
         }
+      }
+      recovered_.apply(crash.recovered);
+      for (const history::RecoveredChange& change : crash.recovered) {
+        const Key key{change.queue, change.partition};
+        for (const int64_t offset : change.removed) judge(key, offset);
+        for (const history::ReadMessage& m : change.written) judge(key, m.offset);
       }
       const std::string at = "storage crash " + std::to_string(c) + " (" + crash.synchronous + ", after event " +
                              std::to_string(crash.event_index) + "): ";
       if (crash.integrity != "ok") sink_.add("", "", at + "PRAGMA integrity_check after recovery: " + crash.integrity);
-      std::map<Key, std::map<int64_t, const history::ReadMessage*>> recovered;
-      for (const auto& read : crash.recovered) {
-        for (const auto& m : read.messages) recovered[{read.queue, read.partition}][m.offset] = &m;
-      }
-      for (const auto& [key, offsets] : expected) {
-        const auto& found = recovered[key];
-        for (const auto& [offset, committed] : offsets) {
-          const auto it = found.find(offset);
+      for (const auto& [key, offsets] : wrong_) {
+        const RecoveredView::Messages* found = recovered_.find(key);
+        const auto& committed_at = expected_.at(key);
+        for (const int64_t offset : offsets) {
+          const Committed& committed = committed_at.at(offset);
           const auto* push = std::get_if<history::PushEvent>(&history.events[committed.event]);
           const std::string step = push != nullptr ? steps.step_of(*push, 0) : std::string();
-          if (it == found.end()) {
+          const auto it = found != nullptr ? found->find(offset) : RecoveredView::Messages::const_iterator();
+          if (found == nullptr || it == found->end()) {
             sink_.add(step, partition_label(key.first, key.second),
                       at + "lost offset " + std::to_string(offset) + " (" + committed.transaction_id + ", id " +
                           committed.message_id + ", committed at event " + std::to_string(committed.event) + ")");
-          } else if (it->second->message_id != committed.message_id) {
+          } else {
             sink_.add(step, partition_label(key.first, key.second),
-                      at + "offset " + std::to_string(offset) + " holds " + it->second->message_id + " (" +
-                          it->second->transaction_id + "), committed was " + committed.message_id + " (" +
+                      at + "offset " + std::to_string(offset) + " holds " + it->second.message_id + " (" +
+                          it->second.transaction_id + "), committed was " + committed.message_id + " (" +
                           committed.transaction_id + ", event " + std::to_string(committed.event) + ")");
           }
         }
@@ -95,7 +102,39 @@ class Durability final : public PassChecker {
   }
 
  private:
+  // Whether `offset` of `key` is committed and recovered as something else
+  // (or not at all), kept in wrong_.
+  void judge(const Key& key, int64_t offset) {
+    bool is_wrong = false;
+    if (const auto e = expected_.find(key); e != expected_.end()) {
+      if (const auto committed = e->second.find(offset); committed != e->second.end()) {
+        const RecoveredView::Messages* found = recovered_.find(key);
+        const auto it = found != nullptr ? found->find(offset) : RecoveredView::Messages::const_iterator();
+        is_wrong = found == nullptr || it == found->end() || it->second.message_id != committed->second.message_id;
+      }
+    }
+    if (is_wrong) {
+      wrong_[key].insert(offset);
+    } else if (const auto w = wrong_.find(key); w != wrong_.end()) {
+      w->second.erase(offset);
+      if (w->second.empty()) wrong_.erase(w);
+    }
+  }
+
+  void erase_span(const Key& key, int64_t base, int64_t end) {
+    if (const auto e = expected_.find(key); e != expected_.end()) {
+      e->second.erase(e->second.lower_bound(base), e->second.upper_bound(end));
+    }
+    if (const auto w = wrong_.find(key); w != wrong_.end()) {
+      w->second.erase(w->second.lower_bound(base), w->second.upper_bound(end));
+      if (w->second.empty()) wrong_.erase(w);
+    }
+  }
+
   const HistoryIndex& index_;
+  std::map<Key, std::map<int64_t, Committed>> expected_;  // committed and not deleted, by partition and offset
+  RecoveredView recovered_;                               // what the latest crash recovered
+  std::map<Key, std::set<int64_t>> wrong_;                // expected_ offsets recovered_ lacks or holds otherwise
 };
 
 }  // namespace

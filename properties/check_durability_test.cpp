@@ -4,6 +4,7 @@
 
 #include "properties/checkers.h"
 #include "properties/history_builder_test.h"
+#include "properties/recovered_view.h"
 
 namespace qdt::properties {
 namespace {
@@ -14,12 +15,9 @@ const std::string kName = "durability";
 
 std::vector<Failure> check(const history::History& h) { return check_property(kName, h); }
 
-// A crash now, whose recovery found exactly what was committed (and not deleted).
-history::StorageCrash faithful_crash(const history::History& h) {
-  history::StorageCrash crash;
-  crash.event_index = h.events.size();
-  crash.synchronous = "full";
-  crash.integrity = "ok";
+// What storage holds now if it lost nothing: every partition's messages
+// committed and not deleted, as a full read.
+std::vector<history::FinalRead> faithful_read(const history::History& h) {
   std::map<std::pair<std::string, std::string>, std::map<int64_t, history::ReadMessage>> state;
   for (const auto& ev : h.events) {
     if (const auto* p = std::get_if<history::PushEvent>(&ev); p != nullptr && !p->failed && p->queued) {
@@ -32,12 +30,30 @@ history::StorageCrash faithful_crash(const history::History& h) {
       m.erase(m.lower_bound(d->base_offset), m.upper_bound(d->end_offset));
     }
   }
+  std::vector<history::FinalRead> reads;
   for (const auto& [key, messages] : state) {
     history::FinalRead read{key.first, key.second, {}};
     for (const auto& [o, m] : messages) read.messages.push_back(m);
-    crash.recovered.push_back(read);
+    reads.push_back(read);
   }
+  return reads;
+}
+
+// A crash now whose recovery read `reads`, recorded as the world records it:
+// changes to what the previous crash recovered (`previous`, moved on).
+history::StorageCrash crash_of(const history::History& h, const std::vector<history::FinalRead>& reads,
+                               RecoveredView& previous) {
+  history::StorageCrash crash;
+  crash.event_index = h.events.size();
+  crash.synchronous = "full";
+  crash.integrity = "ok";
+  crash.recovered = previous.advance_to(reads);
   return crash;
+}
+
+// A crash now, whose recovery found exactly what was committed (and not deleted).
+history::StorageCrash faithful_crash(const history::History& h, RecoveredView& previous) {
+  return crash_of(h, faithful_read(h), previous);
 }
 
 HistoryBuilder three_pushes() {
@@ -50,7 +66,8 @@ HistoryBuilder three_pushes() {
 
 TEST(Durability, FaithfulRecoveryPasses) {
   HistoryBuilder b = three_pushes();
-  b.history().storage_crashes.push_back(faithful_crash(b.history()));
+  RecoveredView previous;
+  b.history().storage_crashes.push_back(faithful_crash(b.history(), previous));
   EXPECT_TRUE(check(b.history()).empty()) << show(check(b.history()));
 }
 
@@ -61,9 +78,10 @@ TEST(Durability, NoCrashNothingToJudge) {
 
 TEST(Durability, LostCommitFails) {
   HistoryBuilder b = three_pushes();
-  history::StorageCrash crash = faithful_crash(b.history());
-  crash.recovered[0].messages.pop_back();  // q/p offset 2 (p2) gone, as synchronous=off may do
-  b.history().storage_crashes.push_back(crash);
+  std::vector<history::FinalRead> reads = faithful_read(b.history());
+  reads[0].messages.pop_back();  // q/p offset 2 (p2) gone, as synchronous=off may do
+  RecoveredView previous;
+  b.history().storage_crashes.push_back(crash_of(b.history(), reads, previous));
   const auto failures = check(b.history());
   ASSERT_EQ(failures.size(), 1u) << show(failures);
   EXPECT_TRUE(has_failure(failures, kName, "p2", "q/p"));
@@ -72,9 +90,9 @@ TEST(Durability, LostCommitFails) {
 
 TEST(Durability, WholeDatabaseLostFailsForEveryPartition) {
   HistoryBuilder b = three_pushes();
-  history::StorageCrash crash = faithful_crash(b.history());
-  crash.recovered.clear();  // the file was never synced and vanished
-  b.history().storage_crashes.push_back(crash);
+  RecoveredView previous;
+  // the file was never synced and vanished
+  b.history().storage_crashes.push_back(crash_of(b.history(), {}, previous));
   const auto failures = check(b.history());
   EXPECT_EQ(failures.size(), 4u) << show(failures);
   EXPECT_TRUE(has_failure(failures, kName, "p3", "q/p2"));
@@ -82,15 +100,17 @@ TEST(Durability, WholeDatabaseLostFailsForEveryPartition) {
 
 TEST(Durability, OffsetReusedByAnotherMessageFails) {
   HistoryBuilder b = three_pushes();
-  history::StorageCrash crash = faithful_crash(b.history());
-  crash.recovered[1].messages[0].message_id = "00000000-0000-7000-8000-000000000001";
-  b.history().storage_crashes.push_back(crash);
+  std::vector<history::FinalRead> reads = faithful_read(b.history());
+  reads[1].messages[0].message_id = "00000000-0000-7000-8000-000000000001";
+  RecoveredView previous;
+  b.history().storage_crashes.push_back(crash_of(b.history(), reads, previous));
   EXPECT_TRUE(has_failure(check(b.history()), kName, "p3", "q/p2"));
 }
 
 TEST(Durability, CorruptDatabaseFails) {
   HistoryBuilder b = three_pushes();
-  history::StorageCrash crash = faithful_crash(b.history());
+  RecoveredView previous;
+  history::StorageCrash crash = faithful_crash(b.history(), previous);
   crash.integrity = "*** in database main ***\nPage 3 is never used";
   b.history().storage_crashes.push_back(crash);
   const auto failures = check(b.history());
@@ -101,17 +121,47 @@ TEST(Durability, CorruptDatabaseFails) {
 TEST(Durability, DeletedBeforeTheCrashIsNotExpected) {
   HistoryBuilder b = three_pushes();
   b.delete_segment("q", "p", 2);
-  b.history().storage_crashes.push_back(faithful_crash(b.history()));
+  RecoveredView previous;
+  b.history().storage_crashes.push_back(faithful_crash(b.history(), previous));
   EXPECT_TRUE(check(b.history()).empty()) << show(check(b.history()));
 }
 
 TEST(Durability, LaterCrashStillExpectsWhatAnEarlierOneLost) {
   HistoryBuilder b = three_pushes();
-  history::StorageCrash first = faithful_crash(b.history());
-  first.recovered.clear();
-  b.history().storage_crashes.push_back(first);
-  b.history().storage_crashes.push_back(first);  // nothing came back the second time either
+  RecoveredView previous;
+  b.history().storage_crashes.push_back(crash_of(b.history(), {}, previous));
+  // nothing came back the second time either: no change to record
+  b.history().storage_crashes.push_back(crash_of(b.history(), {}, previous));
+  EXPECT_TRUE(b.history().storage_crashes[1].recovered.empty());
   EXPECT_EQ(check(b.history()).size(), 8u);
+}
+
+// Crashes recorded as changes: a commit the first crash kept and the second
+// lost (a removal), a commit made between them that the second never
+// recovered (no change at all), and an offset the third recovered again are
+// judged per crash as whole reads would be.
+TEST(Durability, ChangesBetweenCrashesAreJudgedAsWholeReads) {
+  HistoryBuilder b = three_pushes();
+  RecoveredView previous;
+  b.history().storage_crashes.push_back(faithful_crash(b.history(), previous));
+  b.push("p4", "q", "p", {"d"});  // q/p offset 3
+  std::vector<history::FinalRead> reads = faithful_read(b.history());
+  ASSERT_EQ(reads[0].messages.size(), 4u);
+  reads[0].messages.erase(reads[0].messages.begin() + 1);  // q/p offset 1 (p1's "b") gone
+  reads[0].messages.pop_back();                            // q/p offset 3 (p4) never recovered
+  b.history().storage_crashes.push_back(crash_of(b.history(), reads, previous));
+  ASSERT_EQ(b.history().storage_crashes[1].recovered.size(), 1u);
+  EXPECT_EQ(b.history().storage_crashes[1].recovered[0].removed, (std::vector<int64_t>{1}));
+  EXPECT_TRUE(b.history().storage_crashes[1].recovered[0].written.empty());
+  b.history().storage_crashes.push_back(faithful_crash(b.history(), previous));
+
+  const auto failures = check(b.history());
+  ASSERT_EQ(failures.size(), 2u) << show(failures);
+  EXPECT_TRUE(has_failure(failures, kName, "p1", "q/p"));
+  EXPECT_TRUE(has_failure(failures, kName, "p4", "q/p"));
+  for (const auto& f : failures) EXPECT_EQ(f.detail.rfind("storage crash 1 ", 0), 0u) << f.detail;
+  EXPECT_NE(show(failures).find("lost offset 1"), std::string::npos) << show(failures);
+  EXPECT_NE(show(failures).find("lost offset 3"), std::string::npos) << show(failures);
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// first-wins (SPEC 5, 2.5): per request and per segment, one frame per key;
+// first-wins (docs/semantics.md §5, 2.5): per request and per segment, one frame per key;
 // followers carry the leader's final id.
 //
 // - a segment never holds two frames of one key (layer 2, and layer 1 when a

@@ -1,4 +1,4 @@
-// liveness (SPEC 5): once faults stop and time advances past every timeout,
+// liveness (docs/semantics.md §5): once faults stop and time advances past every timeout,
 // every pending item reaches a final outcome and every lock is released.
 //
 // - every delivered request that was neither lost in a broker crash nor

@@ -1,4 +1,4 @@
-// model-agreement (SPEC 5): every verdict and id equals the model's, the model
+// model-agreement (docs/semantics.md §5): every verdict and id equals the model's, the model
 // being fed the same commit order and storage times.
 //
 // Storage level: each event is replayed through model::Model and storage's
@@ -118,7 +118,7 @@ class ModelAgreement final : public PassChecker {
 
   void on_fetch(const history::FetchEvent& fetch, size_t e) {
     const model::Partition* partition = follower_->find(fetch.queue, fetch.partition);
-    // A fetch that failed cannot read the segment: the id degrades to zero (SPEC 2.6).
+    // A fetch that failed cannot read the segment: the id degrades to zero (docs/semantics.md §2.6).
     const std::string want = partition && !fetch.failed ? partition->resolve_id(fetch.offset) : model::kZeroId;
     std::string step;
     if (auto it = pending_step_.find({fetch.broker, fetch.queue, fetch.partition, fetch.offset});

@@ -1,4 +1,4 @@
-// no-double-write (SPEC 5): two stored messages of one partition with one key
+// no-double-write (docs/semantics.md §5): two stored messages of one partition with one key
 // are never both inside one window, unless the first's sidecar row was purged,
 // or the window was 0, when the second committed.
 //

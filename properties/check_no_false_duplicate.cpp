@@ -1,4 +1,4 @@
-// no-false-duplicate (SPEC 5): every duplicate has an original: same key,
+// no-false-duplicate (docs/semantics.md §5): every duplicate has an original: same key,
 // same partition, committed before the probe, its sidecar row present and
 // created_at >= now - window.
 #include <memory>

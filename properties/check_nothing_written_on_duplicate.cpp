@@ -1,4 +1,4 @@
-// nothing-written-on-duplicate (SPEC 5, 2.4 step 4): a duplicate verdict
+// nothing-written-on-duplicate (docs/semantics.md §5, 2.4 step 4): a duplicate verdict
 // leaves last_offset, segments and sidecar unchanged, and so does a failed
 // transaction ("nothing of a failed transaction is visible"). The recorder
 // reads a fingerprint (the partition's last_offset and txns_start, and

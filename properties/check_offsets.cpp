@@ -1,4 +1,4 @@
-// offsets (SPEC 5, 2.4): per partition, offsets are contiguous from 0 with no
+// offsets (docs/semantics.md §5, 2.4): per partition, offsets are contiguous from 0 with no
 // overlap, and created_at never decreases along offsets.
 //
 // Each queued push must start at one past the last offset of the pushes

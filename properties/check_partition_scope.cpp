@@ -1,4 +1,4 @@
-// partition-scope (SPEC 5, 2.3): keys never interact across partitions or
+// partition-scope (docs/semantics.md §5, 2.3): keys never interact across partitions or
 // queues.
 //
 // Storage level: a duplicate's offset must hold the frame's key in the

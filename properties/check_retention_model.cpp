@@ -1,4 +1,4 @@
-// retention-model (SPEC 5, 2.8): segments are deleted, and sidecar rows
+// retention-model (docs/semantics.md §5, 2.8): segments are deleted, and sidecar rows
 // purged, exactly when the model's retention rules say, in steps of at most
 // `purge_batch` rows; nothing is deleted early, nothing due is left behind.
 //

@@ -1,4 +1,4 @@
-// retry-convergence (SPEC 5, 2.12): all responses a retrying producer received
+// retry-convergence (docs/semantics.md §5, 2.12): all responses a retrying producer received
 // for one item name the same id (or zero), and one push stores at most one
 // message per key within the window.
 //
@@ -9,7 +9,7 @@
 // the producer actually received (delivered, response_received, not rejected)
 // name at most one non-zero id. Errors say nothing about ids and are ignored.
 // Two different ids are accepted only when storage was allowed to write the
-// later one as a new message (SPEC 2.7): at its commit the window was 0, or
+// later one as a new message (docs/semantics.md §2.7): at its commit the window was 0, or
 // the earlier message was outside the window or its sidecar row was purged.
 // Otherwise a dedup-off queue, or a retry after the window, would fail a
 // correct implementation.
@@ -57,7 +57,7 @@ struct Commit {
 };
 
 // Whether storage was allowed to write `later` while `earlier` held the same
-// key in the same partition (SPEC 2.7, 2.8).
+// key in the same partition (docs/semantics.md §2.7, 2.8).
 bool fresh_allowed(const StoredMessage& earlier, const StoredMessage& later, const Commit& commit) {
   if (commit.window_seconds == 0) return true;
   if (!earlier.sidecar_present && earlier.sidecar_purged_by < later.event_index) return true;

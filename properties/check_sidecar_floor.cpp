@@ -1,4 +1,4 @@
-// sidecar-floor (SPEC 5, 2.8): sidecar rows younger than max(window,
+// sidecar-floor (docs/semantics.md §5, 2.8): sidecar rows younger than max(window,
 // completedRetentionSeconds, 900) at the purge step's now are never purged.
 // Its own checker because it is the one retention rule that protects
 // deduplication and acks (a row purged inside the window lets a repeat be

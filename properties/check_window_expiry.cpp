@@ -1,4 +1,4 @@
-// window-expiry (SPEC 5, 2.7): a repeat probed after the window is queued
+// window-expiry (docs/semantics.md §5, 2.7): a repeat probed after the window is queued
 // with a fresh id.
 //
 // For every frame of a committed push whose key already has queued messages

@@ -1,5 +1,5 @@
 #pragma once
-// Checkers over a recorded history (SPEC section 5). Each property is a named
+// Checkers over a recorded history (docs/semantics.md §5). Each property is a named
 // function; `check_history` runs them all. A failure names the property, the
 // step, the partition ("queue/partition") and the offending events.
 #include <string>

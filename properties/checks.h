@@ -1,5 +1,5 @@
 #pragma once
-// The individual properties of SPEC section 5, one per source file
+// The individual properties of docs/semantics.md §5, one per source file
 // (check_<name>.cpp). checkers.cpp registers them by name; tests call them
 // through check_property().
 //

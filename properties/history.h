@@ -5,7 +5,7 @@
 //
 // Invariants the recorder (sim/) guarantees:
 // - `events` is in storage-commit order. Storage transactions interleave
-//   statement by statement (SPEC 2.4), but each is recorded at the instant it
+//   statement by statement (docs/semantics.md §2.4), but each is recorded at the instant it
 //   commits (or rolls back, or its read snapshot ends), with no fiber switch
 //   in between, and SQLite's write lock serializes commits: this order is the
 //   serialization order;
@@ -29,7 +29,7 @@ struct FrameRecord {
   uint64_t origin_request = 0;
 };
 
-// A layer-2 follower (SPEC 2.5): request `request` carried the key of frame
+// A layer-2 follower (docs/semantics.md §2.5): request `request` carried the key of frame
 // `frame` of this segment but produced no frame of its own, because the broker
 // fused it behind that frame. Recorded on the segment push where the leader
 // frame first appears (round 0 of its flush); the follower must answer exactly
@@ -40,7 +40,7 @@ struct FollowerRecord {
   uint32_t frame = 0;
 };
 
-// Where an injected storage fault (SPEC 8) hit a transaction: the statement
+// Where an injected storage fault (docs/semantics.md §8) hit a transaction: the statement
 // index inside the transaction (0 = its BEGIN) and the SQLite error code the
 // fault made that statement return. statement < 0: no fault.
 struct FaultRecord {
@@ -54,7 +54,7 @@ struct FaultRecord {
 // write and after it ended. last_offset and txns_start are the partition's;
 // the two counters are SQLite's count of segment and sidecar rows that
 // connection's committed transactions inserted, updated or deleted, in any
-// partition (sim/write_counter.h: SQLite's pre-update, commit and rollback
+// partition (sim/world/write_counter.h: SQLite's pre-update, commit and rollback
 // hooks; a rolled-back write does not count). Counting the partition's rows
 // instead read every row, twice per push: a cost that grew with the
 // database. Only differences between `before` and `after` mean anything.
@@ -66,7 +66,7 @@ struct PartitionFingerprint {
   bool operator==(const PartitionFingerprint&) const = default;
 };
 
-// One storage push transaction (SPEC 2.4), successful or failed.
+// One storage push transaction (docs/semantics.md §2.4), successful or failed.
 struct PushEvent {
   uint32_t broker = 0;
   std::string queue;
@@ -142,7 +142,7 @@ struct SidecarRowRecord {
   int64_t created_at_ms = 0;
 };
 
-// One retention pass over one partition deleting expired segments (SPEC 2.8),
+// One retention pass over one partition deleting expired segments (docs/semantics.md §2.8),
 // recorded even when it deleted nothing: the checker decides from the model
 // what it had to delete at `now_ms`.
 struct RetentionEvent {
@@ -154,7 +154,7 @@ struct RetentionEvent {
   std::vector<SidecarRowRecord> deleted;  // segment spans deleted, ascending
 };
 
-// One bounded purge step of the sidecar (SPEC 2.8).
+// One bounded purge step of the sidecar (docs/semantics.md §2.8).
 struct PurgeEvent {
   std::string queue;
   std::string partition;
@@ -235,7 +235,7 @@ struct RequestRecord {
   // client-visible bounds storage times from the outside with them.
   int64_t received_at_ms = 0;
   int64_t answered_at_ms = 0;
-  bool rejected = false;          // rejected whole by validation (SPEC 2.1)
+  bool rejected = false;          // rejected whole by validation (docs/semantics.md §2.1)
   std::string error;
   std::vector<ResponseItem> responses;
 };
@@ -263,6 +263,16 @@ struct FinalRead {
   std::vector<ReadMessage> messages;
 };
 
+// How one partition's recovered messages differ from what the previous
+// crash recovered (properties/recovered_view.h applies it): offsets that now
+// hold a message they did not hold before, and offsets that hold nothing now.
+struct RecoveredChange {
+  std::string queue;
+  std::string partition;
+  std::vector<ReadMessage> written;  // ascending offsets
+  std::vector<int64_t> removed;      // ascending
+};
+
 // Storage lost power (crash_storage) after `event_index` events: what the
 // world observed once SQLite recovered. An observation for the checkers to
 // judge against the model (durability), never something the model adopts.
@@ -274,7 +284,10 @@ struct StorageCrash {
   uint64_t bytes_dropped = 0;  // unsynced bytes the disk forgot
   uint64_t files_vanished = 0;
   uint64_t torn_bytes_kept = 0;
-  std::vector<FinalRead> recovered;  // every partition's messages after recovery
+  // Every partition's messages after recovery, as changes to what the
+  // previous crash recovered (the first crash: to nothing), so that a run's
+  // crashes keep what changed rather than every message once per crash.
+  std::vector<RecoveredChange> recovered;  // sorted by (queue, partition)
 };
 
 struct History {

@@ -1,6 +1,6 @@
 #pragma once
 // Test-only: builds histories the way a correct broker and storage would
-// record them (SPEC 2.4-2.10), so that a test starts from a clean history and
+// record them (docs/semantics.md §2.4-§2.10), so that a test starts from a clean history and
 // breaks exactly one thing in it. Ids are short ("m1", "m2", ...); the
 // checkers never parse them.
 #include <cstdint>
@@ -23,11 +23,11 @@ struct Item {
   std::string transaction_id;
 };
 
-// The storage transactions a test can make fail (SPEC 8): a failed one
+// The storage transactions a test can make fail (docs/semantics.md §8): a failed one
 // commits nothing and is recorded with `failed` and a FaultRecord.
 enum class Txn { push, fetch, ack, read, purge, retention };
 
-// One request of a fused flush (layer 2, SPEC 2.5).
+// One request of a fused flush (layer 2, docs/semantics.md §2.5).
 struct FusedRequest {
   std::string step;
   std::vector<Item> items;
@@ -51,7 +51,7 @@ class HistoryBuilder {
   // frame has a verdict, a covering-segment fetch per duplicate. Request ids
   // count from 1 in push order.
   HistoryBuilder& push(const std::string& step, const std::vector<Item>& items, uint32_t broker = 0);
-  // Producer retries (SPEC 2.12), each a new request of the push of `step`'s
+  // Producer retries (docs/semantics.md §2.12), each a new request of the push of `step`'s
   // latest record: retry() is the next attempt, redeliver() a second delivery
   // of the same attempt (the network duplicated it). Both go through the
   // correct broker with fresh message ids.

@@ -1,5 +1,5 @@
 #pragma once
-// What a retention pass or a purge step had to do, by the model (SPEC 2.8),
+// What a retention pass or a purge step had to do, by the model (docs/semantics.md §2.8),
 // against what storage recorded. Shared by retention-model (which reports
 // each difference) and model-agreement (which reports that they differ).
 // Spans are compared exactly (base and end offset).

@@ -34,7 +34,7 @@ TEST(Retries, DuplicatedDeliveryPassesEveryChecker) {
 }
 
 TEST(Retries, DeliveriesFusedIntoOneSegmentPassEveryChecker) {
-  // Layer 2 (SPEC 2.5): the broker fused both deliveries; the second's frame
+  // Layer 2 (docs/semantics.md §2.5): the broker fused both deliveries; the second's frame
   // followed the first's and never reached storage.
   HistoryBuilder b;
   b.fuse({{"p1", {{"q", "p", "a"}, {"q", "p", "b"}}}, {"p1", {}, true}});

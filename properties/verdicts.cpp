@@ -96,7 +96,7 @@ void Verdicts::build(const history::History& history) {
           o = Outcome{f.message_id, Kind::queued, e, stored_offset, push->broker};
         } else if (duplicate_of[j] >= 0 && duplicate_of[j] == stored_offset) {
           // Pushed again after a lost connection, the frame found its own
-          // commit: queued where it landed (SPEC 2.4).
+          // commit: queued where it landed (docs/semantics.md §2.4).
           o = Outcome{f.message_id, Kind::queued, stored_event, stored_offset, push->broker};
         } else if (duplicate_of[j] >= 0) {
           o = Outcome{f.message_id, Kind::duplicate, e, duplicate_of[j], push->broker};
@@ -108,7 +108,7 @@ void Verdicts::build(const history::History& history) {
     } else if (const auto* fetch = std::get_if<history::FetchEvent>(&history.events[e])) {
       Fetches& f = fetches_[FetchKey{fetch->broker, fetch->queue, fetch->partition, fetch->offset}];
       f.event_indices.push_back(e);
-      // A failed fetch could not read the segment: the duplicate's id is zero (SPEC 2.6).
+      // A failed fetch could not read the segment: the duplicate's id is zero (docs/semantics.md §2.6).
       f.suffix.push_back({fetch->failed ? std::string(history::kZeroUuid) : fetch->message_id});
     }
   }
@@ -217,7 +217,7 @@ Expected Verdicts::expected(const history::RequestRecord& request, size_t index,
   assert(index < request.items.size() && leader <= index);
   Expected x = own_answer(request, leader);
   if (leader == index) return x;
-  // A follower echoes its leader's final id; it is never itself written (SPEC 2.5).
+  // A follower echoes its leader's final id; it is never itself written (docs/semantics.md §2.5).
   if (x.statuses.erase("queued") > 0) x.statuses.insert("duplicate");
   x.because = "follows item " + std::to_string(leader) + ": " + x.because;
   return x;

@@ -1,6 +1,6 @@
 #pragma once
 // What each push item must answer, derived from the verdicts storage gave the
-// frames of its request (SPEC 2.4-2.6) and the covering-segment fetches that
+// frames of its request (docs/semantics.md §2.4-§2.6) and the covering-segment fetches that
 // resolved duplicate ids.
 //
 // A frame is identified by (origin_request, queue, partition, transactionId,
@@ -13,7 +13,7 @@
 // that failed in between): it answers queued at X.
 //
 // An item whose request carries no frame of its key is a layer-2 follower
-// (SPEC 2.5): it must be named in some PushEvent's `followers` (request id and
+// (docs/semantics.md §2.5): it must be named in some PushEvent's `followers` (request id and
 // transactionId), which points at its leader frame (that event's
 // frames[frame], identified by origin_request and message_id). It answers
 // exactly what that frame finally answered: queued -> duplicate with the

@@ -4,8 +4,8 @@
 // coverage (reports/coverage_section.h), every failure
 // found, and for each failure whose shrunk scenario was written, the
 // timeline section (reports/timeline_section.h) of that shrunk replay.
-// Reads JSON only: the merged summary of sim/campaign_merge.h and the
-// timeline documents of sim/timeline.h.
+// Reads JSON only: the merged summary of sim/campaign/campaign_merge.h and the
+// timeline documents of sim/scenario/timeline.h.
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>

@@ -19,7 +19,7 @@ std::string coverage_section(const json& summary) {
   out << "<h2 id=\"coverage\">Reachability coverage</h2>\n<p>" << report.value("reached", 0) << " of "
       << report.value("points", 0)
       << " reachability points reached (<code>QDT_REACHED</code> in the code and states read from each run's "
-         "history; the catalogue is <code>sim/reach_points.cpp</code>). A point never reached is a state this "
+         "history; the catalogue is <code>sim/scenario/reach_points.cpp</code>). A point never reached is a state this "
          "campaign never tested.</p>\n";
   const json missing = summary.value("coverage_missing", json::array());
   if (!missing.empty()) {

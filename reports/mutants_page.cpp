@@ -219,7 +219,7 @@ std::string mutants_html(const json& doc, const std::string& page_dir, const std
   std::ostringstream out;
   out << page_begin("qdt mutants: the design-variant catalogue");
   out << "<h1>qdt mutants: the design-variant catalogue</h1>\n"
-      << "<p>Every design variant of SPEC 7 run against the campaign, stopped at its first failure, which is shrunk "
+      << "<p>Every design variant of docs/semantics.md §7 run against the campaign, stopped at its first failure, which is shrunk "
          "and written as a replay file. A variant that survives must carry an argument that it is harmless; one "
          "without is a hole in the suite.</p>\n";
   out << "<h2>What was run</h2>\n<dl>\n";

@@ -1,6 +1,6 @@
 #pragma once
 // qdt replay --html FILE: one self-contained page for one run, rendered from
-// its timeline document (sim/timeline.h) alone — the header of the run, its
+// its timeline document (sim/scenario/timeline.h) alone — the header of the run, its
 // failures, the model's answer beside the client's, the step timeline, the
 // offsets chart (gnuplot, reports/gnuplot.h) and the storage events.
 #include <nlohmann/json.hpp>

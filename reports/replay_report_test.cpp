@@ -15,7 +15,7 @@ using json = nlohmann::json;
 constexpr const char* kHostile = "<script>alert('x')</script> & \"q\"";
 constexpr const char* kNoGnuplot = "/nonexistent/gnuplot";
 
-// A timeline document as sim/timeline.h writes it: two pushes, the second
+// A timeline document as sim/scenario/timeline.h writes it: two pushes, the second
 // failing under a variant when `failing`.
 json document(bool failing) {
   json steps = json::array();

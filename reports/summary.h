@@ -1,5 +1,5 @@
 #pragma once
-// Renders run results (the result objects of SPEC 4) as a readable summary:
+// Renders run results (the result objects of docs/semantics.md §4) as a readable summary:
 // a terminal table and a Markdown report. Reads result JSON only.
 #include <nlohmann/json.hpp>
 #include <string>

@@ -1,5 +1,5 @@
 #pragma once
-// Renders a sweep's result document (NAME.json of qdt explore, SPEC 4) as
+// Renders a sweep's result document (NAME.json of qdt explore, docs/semantics.md §4) as
 // Markdown (a table per metric) and as one self-contained HTML page: what was
 // run, a table per metric with the document's numbers, and an SVG chart per
 // (knob, metric) drawn by gnuplot (reports/gnuplot.h). No scripts, no

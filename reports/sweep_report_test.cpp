@@ -7,7 +7,7 @@ namespace {
 
 using json = nlohmann::json;
 
-// A two-knob document as qdt explore writes it (sim/sweep_run.h).
+// A two-knob document as qdt explore writes it (sim/study/sweep_run.h).
 json document() {
   json points = json::array();
   int index = 0;

@@ -1,5 +1,5 @@
 #pragma once
-// The part of a page that shows one run's timeline document (sim/timeline.h
+// The part of a page that shows one run's timeline document (sim/scenario/timeline.h
 // describes it; this reads the JSON only): what was run, the failures, the
 // model's answer beside what the client saw, every step in order with its
 // responses and faults, the offsets chart, and every storage event. Rows the

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/scenario.h"
+#include "sim/scenario/scenario.h"
 
 namespace qdt::fuzz {
 

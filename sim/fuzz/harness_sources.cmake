@@ -7,13 +7,13 @@
 # Sets QDT_SCENARIO_FUZZ_SOURCES and QDT_PUSH_REQUEST_FUZZ_SOURCES; the
 # caller adds the harness and its main.
 set(QDT_SCENARIO_FUZZ_SOURCES
-  ${PROJECT_SOURCE_DIR}/sim/json_input.cpp ${PROJECT_SOURCE_DIR}/sim/scenario.cpp ${PROJECT_SOURCE_DIR}/sim/file_name.cpp
-  ${PROJECT_SOURCE_DIR}/sim/json_schema.cpp ${PROJECT_SOURCE_DIR}/sim/schedule_config.cpp
-  ${CMAKE_BINARY_DIR}/sim/schema_text.cpp ${PROJECT_SOURCE_DIR}/impl/queue_options.cpp
+  ${PROJECT_SOURCE_DIR}/sim/base/json_input.cpp ${PROJECT_SOURCE_DIR}/sim/scenario/scenario.cpp ${PROJECT_SOURCE_DIR}/sim/base/file_name.cpp
+  ${PROJECT_SOURCE_DIR}/sim/base/json_schema.cpp ${PROJECT_SOURCE_DIR}/sim/schedule/schedule_config.cpp
+  ${CMAKE_BINARY_DIR}/sim/scenario/schema_text.cpp ${PROJECT_SOURCE_DIR}/impl/queue_options.cpp
   ${PROJECT_SOURCE_DIR}/impl/json_text.cpp ${PROJECT_SOURCE_DIR}/impl/uuid.cpp
   ${PROJECT_SOURCE_DIR}/impl/variant.cpp)
 set(QDT_SCENARIO_FUZZ_LIBRARIES nlohmann_json::nlohmann_json valijson Boost::fiber)
 set(QDT_PUSH_REQUEST_FUZZ_SOURCES
-  ${PROJECT_SOURCE_DIR}/sim/json_input.cpp ${PROJECT_SOURCE_DIR}/impl/push_request.cpp
+  ${PROJECT_SOURCE_DIR}/sim/base/json_input.cpp ${PROJECT_SOURCE_DIR}/impl/broker/push_request.cpp
   ${PROJECT_SOURCE_DIR}/impl/frames.cpp ${PROJECT_SOURCE_DIR}/impl/hash.cpp ${PROJECT_SOURCE_DIR}/impl/uuid.cpp)
 set(QDT_PUSH_REQUEST_FUZZ_LIBRARIES nlohmann_json::nlohmann_json PkgConfig::XXHASH)

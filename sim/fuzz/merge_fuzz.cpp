@@ -1,4 +1,4 @@
-// libFuzzer harness: the qdt check --merge reader (sim/campaign_merge.h) on
+// libFuzzer harness: the qdt check --merge reader (sim/campaign/campaign_merge.h) on
 // any bytes. An accepted summary is merged and rendered as the campaign page
 // of --merge --html, which read the fields the reader vouched for.
 #include <cstddef>
@@ -8,7 +8,7 @@
 #include <variant>
 
 #include "reports/check_report.h"
-#include "sim/campaign_merge.h"
+#include "sim/campaign/campaign_merge.h"
 #include "sim/fuzz/fuzz_contract.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -24,8 +24,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   CampaignOptions options;
   options.as_json = size % 2 == 0;  // both the JSON and the text summary
   nlohmann::json summary;
-  const int code = report_campaign({part, part}, options, part.value("variant", std::string("none")), 2, 1.0, &summary);
-  if (code != 0 && code != 1) qdt::fuzz::contract_broken("merge exit code", std::to_string(code));
+  const Outcome outcome =
+      report_campaign({part, part}, options, part.value("variant", std::string("none")), 2, 1.0, &summary);
+  if (outcome == Outcome::bad_input) qdt::fuzz::contract_broken("merge outcome", "bad input on a checked summary");
   const std::vector<nlohmann::json> timelines(summary["failures"].size());
   (void)qdt::reports::check_html(summary, timelines, "qdt check --merge fuzz.json", "", "gnuplot");
   return 0;

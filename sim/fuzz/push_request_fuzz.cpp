@@ -1,5 +1,5 @@
 // libFuzzer harness: the broker's push-request validator
-// (impl/push_request.h, the rules of SPEC 2.1 decided before anything is
+// (impl/broker/push_request.h, the rules of docs/semantics.md §2.1 decided before anything is
 // stored) on any bytes parsed as qdt parses input. Accepted items are packed
 // into frames and read back, as storage would store them.
 #include <cstddef>
@@ -9,9 +9,9 @@
 
 #include "impl/frames.h"
 #include "impl/hash.h"
-#include "impl/push_request.h"
+#include "impl/broker/push_request.h"
 #include "sim/fuzz/fuzz_contract.h"
-#include "sim/json_input.h"
+#include "sim/base/json_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using qdt::fuzz::contract_broken;

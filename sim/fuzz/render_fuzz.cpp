@@ -36,7 +36,7 @@ std::vector<std::string> pieces(const std::string& text) {
   return out;
 }
 
-// A timeline document (sim/timeline.h) whose every shown string is a piece.
+// A timeline document (sim/scenario/timeline.h) whose every shown string is a piece.
 json timeline(const std::vector<std::string>& s) {
   const auto at = [&](size_t i) { return s[i % s.size()]; };
   json step = {{"id", at(0)}, {"path", "/steps/0"}, {"depth", 0}, {"op", "push"}, {"summary", at(1)},

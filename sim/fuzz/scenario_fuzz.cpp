@@ -1,10 +1,10 @@
-// libFuzzer harness: the scenario loader (sim/scenario.h) on any bytes.
+// libFuzzer harness: the scenario loader (sim/scenario/scenario.h) on any bytes.
 #include <cstddef>
 #include <cstdint>
 #include <string>
 
 #include "sim/fuzz/fuzz_contract.h"
-#include "sim/scenario.h"
+#include "sim/scenario/scenario.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

@@ -1,4 +1,4 @@
-// libFuzzer harness: the sweep loader (sim/sweep.h) on any bytes. A sweep may
+// libFuzzer harness: the sweep loader (sim/study/sweep.h) on any bytes. A sweep may
 // name a base scenario file relative to its own folder; the harness places a
 // small valid one, base.json, in a private temporary folder so that the
 // fuzzer reaches the knob rules with either base (profile or scenario).
@@ -11,7 +11,7 @@
 #include <string>
 
 #include "sim/fuzz/fuzz_contract.h"
-#include "sim/sweep.h"
+#include "sim/study/sweep.h"
 
 namespace {
 

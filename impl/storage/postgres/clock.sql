@@ -1,4 +1,4 @@
--- qdt's virtual clock inside PostgreSQL (SPEC 9.2). Sessions run with
+-- qdt's virtual clock inside PostgreSQL (docs/semantics.md §9.2). Sessions run with
 -- search_path = qdt_clock, pg_catalog, public, so an unqualified call to one
 -- of these four functions reads the world's virtual time instead of the
 -- server's real clock.

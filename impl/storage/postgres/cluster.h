@@ -1,5 +1,5 @@
 #pragma once
-// The PostgreSQL server of one qdt process (SPEC 9.1): a throwaway cluster in
+// The PostgreSQL server of one qdt process (docs/semantics.md §9.1): a throwaway cluster in
 // a fresh temporary folder, or an external server named by a URL.
 //
 // A local cluster is initdb'd and run as the unprivileged `postgres` system

@@ -1,4 +1,4 @@
-// The throwaway server (SPEC 9.1) and the virtual clock (SPEC 9.2).
+// The throwaway server (docs/semantics.md §9.1) and the virtual clock (docs/semantics.md §9.2).
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>

@@ -1,5 +1,5 @@
 #pragma once
-// What the queen-log-v1 adapter checks at start (SPEC 9.4): every function it
+// What the queen-log-v1 adapter checks at start (docs/semantics.md §9.4): every function it
 // calls exists in schema `queen` and can be called with the argument types
 // it passes; which optional parts are there (qdt's trailing window-guard
 // parameters, qdt's own read functions); which of the tables a reset empties

@@ -1,4 +1,4 @@
-// The adapter's start-up check (SPEC 9.4) against qdt's own SQL and against
+// The adapter's start-up check (docs/semantics.md §9.4) against qdt's own SQL and against
 // a foreign-like implementation that lacks qdt's optional parts.
 #include "impl/storage/postgres/interface_check.h"
 

@@ -1,5 +1,5 @@
 #pragma once
-// The control connection of SPEC 9.2: qdt's own session, holding no locks,
+// The control connection of docs/semantics.md §9.2: qdt's own session, holding no locks,
 // that asks the server whether a session of the run waits for a lock held by
 // another session of the run (pg_isolation_test_session_is_blocked, as
 // PostgreSQL's isolation tester does). The only way a statement is judged

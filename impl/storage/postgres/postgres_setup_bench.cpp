@@ -1,4 +1,4 @@
-// Measures what SPEC 9.1 chooses between: resetting a database in place and
+// Measures what docs/semantics.md §9.1 chooses between: resetting a database in place and
 // creating one from the template (plus five connections and a DROP).
 // Usage: postgres_setup_bench [rounds]
 #include <algorithm>

@@ -1,5 +1,5 @@
 #pragma once
-// Every run starts from empty tables (SPEC 9.1): a database per worker,
+// Every run starts from empty tables (docs/semantics.md §9.1): a database per worker,
 // reset in place between runs in one transaction, which is two orders of
 // magnitude cheaper than a database per run.
 #include <string>

@@ -1,6 +1,6 @@
 #pragma once
 // One storage client's libpq connection in non-blocking mode, stepped as
-// PostgreSQL's isolation tester steps its sessions (SPEC 9.2).
+// PostgreSQL's isolation tester steps its sessions (docs/semantics.md §9.2).
 //
 // A statement is sent asynchronously; wait_until_done_or_blocked() then
 // waits, in real time and outside virtual time, until the statement has
@@ -18,7 +18,7 @@
 
 #include "impl/storage/postgres/lock_probe.h"
 #include "impl/storage/postgres/pg_connection.h"
-#include "impl/storage_types.h"
+#include "impl/storage/storage_types.h"
 
 namespace qdt::impl::postgres {
 
@@ -64,7 +64,7 @@ class Session {
   // Sends one parameterised statement. Throws StorageError when it cannot be sent.
   void send(const std::string& sql, const std::vector<Param>& params = {});
 
-  // SPEC 9.2's loop: drain the socket (PQconsumeInput; PQgetResult only while
+  // docs/semantics.md §9.2's loop: drain the socket (PQconsumeInput; PQgetResult only while
   // the connection is not busy); else wait on the socket until the next lock
   // probe, the first after first_check_us, then doubling up to
   // check_interval_us_max. Throws StorageError on a hang or a lost

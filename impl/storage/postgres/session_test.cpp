@@ -1,4 +1,4 @@
-// Statement stepping (SPEC 9.2): a session waiting for a row lock held by
+// Statement stepping (docs/semantics.md §9.2): a session waiting for a row lock held by
 // another session of the run is classified blocked, never done, and settles
 // once the holder commits.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// qdt's own queen-log-v1 SQL against SPEC 2.4-2.10, one function at a time.
+// qdt's own queen-log-v1 SQL against docs/semantics.md §2.4-2.10, one function at a time.
 #include <gtest/gtest.h>
 
 #include "impl/storage/postgres/postgres_test_env.h"

@@ -1,5 +1,5 @@
 #pragma once
-// Loading an implementation of the SQL interface (SPEC 9.4): a folder laid
+// Loading an implementation of the SQL interface (docs/semantics.md §9.4): a folder laid
 // out as Queen's server/sql (schema.sql if present, then procedures/*.sql in
 // file-name order), or files given one by one; each file statement by
 // statement in autocommit, as `psql -f` would, so a statement that cannot

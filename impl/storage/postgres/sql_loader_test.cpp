@@ -1,4 +1,4 @@
-// The loader of SPEC 9.4, run on qdt's own SQL laid out as a user's checkout.
+// The loader of docs/semantics.md §9.4, run on qdt's own SQL laid out as a user's checkout.
 #include "impl/storage/postgres/sql_loader.h"
 
 #include <gtest/gtest.h>

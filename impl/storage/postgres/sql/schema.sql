@@ -1,5 +1,5 @@
--- qdt's own implementation of the queen-log-v1 interface (SPEC 9.3), written
--- from SPEC 2: the base schema. The log tables are in procedures/001.
+-- qdt's own implementation of the queen-log-v1 interface (docs/semantics.md §9.3), written
+-- from docs/semantics.md §2: the base schema. The log tables are in procedures/001.
 -- Time columns carry no DEFAULT now(): a default is bound to the real clock
 -- when the table is created, and qdt's verdicts read only the virtual one.
 CREATE SCHEMA IF NOT EXISTS queen;

@@ -1,4 +1,4 @@
--- The log tables of queen-log-v1 (SPEC 2.4, 9.3) and the helpers the other
+-- The log tables of queen-log-v1 (docs/semantics.md §2.4, 9.3) and the helpers the other
 -- procedure files share.
 
 CREATE TABLE IF NOT EXISTS queen.log_partitions (

@@ -1,5 +1,5 @@
--- The push transaction of queen-log-v1 (SPEC 2.4, 2.7, 2.11, 9.3), the
--- covering fetch (SPEC 2.6) and qdt's read paths (SPEC 2.10, 2.11).
+-- The push transaction of queen-log-v1 (docs/semantics.md §2.4, 2.7, 2.11, 9.3), the
+-- covering fetch (docs/semantics.md §2.6) and qdt's read paths (docs/semantics.md §2.10, 2.11).
 
 -- One segment into a partition whose id and window are resolved. With a
 -- window the partition row's FOR UPDATE is the write serializer and `now` is
@@ -79,7 +79,7 @@ BEGIN
 END;
 $$;
 
--- p_window_assumed is qdt's own trailing parameter (SPEC 9.3): the window the
+-- p_window_assumed is qdt's own trailing parameter (docs/semantics.md §9.3): the window the
 -- watermark p_verified was computed with; NULL (unknown) ignores the watermark.
 CREATE OR REPLACE FUNCTION queen.log_push_one_v1(
     p_queue text,
@@ -200,7 +200,7 @@ AS $$
       AND s.end_offset >= p_off
 $$;
 
--- qdt's read (SPEC 2.10): stored segments holding offsets >= p_from, in
+-- qdt's read (docs/semantics.md §2.10): stored segments holding offsets >= p_from, in
 -- offset order, at most p_max_rows of them; the caller unpacks the frames.
 CREATE OR REPLACE FUNCTION queen.qdt_read_segments_v1(p_pid uuid, p_from bigint, p_max_rows int)
 RETURNS TABLE (r_base bigint, r_end bigint, r_created timestamptz, r_blob bytea)
@@ -213,7 +213,7 @@ AS $$
     LIMIT p_max_rows
 $$;
 
--- The cache's hydration read (SPEC 2.11): sidecar rows above p_after that
+-- The cache's hydration read (docs/semantics.md §2.11): sidecar rows above p_after that
 -- are not older than p_since, and last_offset, in one snapshot.
 CREATE OR REPLACE FUNCTION queen.qdt_read_txns_v1(p_pid uuid, p_after bigint, p_since timestamptz)
 RETURNS TABLE (r_base bigint, r_end bigint, r_created timestamptz, r_hashes bytea, r_last_offset bigint)

@@ -1,4 +1,4 @@
--- Ack by transactionId (SPEC 2.9): hashes resolve to offsets through the
+-- Ack by transactionId (docs/semantics.md §2.9): hashes resolve to offsets through the
 -- sidecar. The consumer row must exist; its lock serializes the group's acks
 -- and stays out of the push serializer's way.
 CREATE OR REPLACE FUNCTION queen.log_ack_by_hash_v1(

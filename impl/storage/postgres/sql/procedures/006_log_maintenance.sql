@@ -1,4 +1,4 @@
--- The sidecar purge and segment retention (SPEC 2.8): bounded steps, each
+-- The sidecar purge and segment retention (docs/semantics.md §2.8): bounded steps, each
 -- under the partition row's lock, so a push never sees half a step.
 
 -- Deletes whole sidecar rows older than p_cutoff from txns_start on, at most

@@ -1,0 +1,211 @@
+#include "impl/broker/broker.h"
+
+#include "impl/broker/direct_ports_test.h"
+#include "impl/storage/sqlite/storage.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace qdt::impl {
+namespace {
+
+using testing_broker::CountingRandom;
+using testing_broker::DirectStorage;
+using testing_broker::FixedClock;
+
+struct BrokerFixture : testing::Test {
+  FixedClock clock;
+  CountingRandom random;
+  DirectStorage storage{clock};
+  Broker broker{0, clock, random, storage};
+  uint64_t next_request = 1;
+  PushResponse push(const char* json) { return broker.push(nlohmann::json::parse(json), next_request++); }
+};
+
+TEST_F(BrokerFixture, SameKeyTwiceIsQueuedThenDuplicateWithTheOriginalId) {
+  const auto r1 = push(R"([{"queue":"orders","transactionId":"t1","data":{"n":1}}])");
+  const auto r2 = push(R"([{"queue":"orders","transactionId":"t1","data":{"n":1}}])");
+  ASSERT_EQ(r1.items.size(), 1u);
+  EXPECT_EQ(r1.items[0].status, ItemStatus::queued);
+  EXPECT_EQ(r2.items[0].status, ItemStatus::duplicate);
+  EXPECT_EQ(r2.items[0].message_id, r1.items[0].message_id);
+  EXPECT_EQ(storage.storage.stored_messages("orders", "Default"), 1);
+}
+
+TEST_F(BrokerFixture, InvalidRequestIsRejectedWholeAndStoresNothing) {
+  const auto r = push(R"([{"queue":"q","data":1},{"queue":"q","transactionId":5,"data":1}])");
+  EXPECT_TRUE(r.rejected);
+  EXPECT_EQ(r.error, "/1/transactionId: expected a string");
+  EXPECT_EQ(storage.pushes, 0);
+  EXPECT_EQ(r.to_json()["error"], "/1/transactionId: expected a string");
+}
+
+TEST_F(BrokerFixture, FollowersEchoTheLeadersFinalId) {
+  const auto first = push(R"([{"queue":"q","transactionId":"old","data":1}])");
+  const auto r = push(R"([{"queue":"q","transactionId":"a","data":1},{"queue":"q","transactionId":"a","data":2},
+                           {"queue":"q","transactionId":"old","data":3},{"queue":"q","transactionId":"old","data":4},
+                           {"queue":"q","partition":"p2","transactionId":"a","data":5}])");
+  ASSERT_EQ(r.items.size(), 5u);
+  EXPECT_EQ(r.items[0].status, ItemStatus::queued);
+  EXPECT_EQ(r.items[1].status, ItemStatus::duplicate);
+  EXPECT_EQ(r.items[1].message_id, r.items[0].message_id);
+  EXPECT_EQ(r.items[2].status, ItemStatus::duplicate);  // the leader is itself a duplicate...
+  EXPECT_EQ(r.items[2].message_id, first.items[0].message_id);
+  EXPECT_EQ(r.items[3].status, ItemStatus::duplicate);  // ...and its follower echoes the original's id
+  EXPECT_EQ(r.items[3].message_id, first.items[0].message_id);
+  EXPECT_EQ(r.items[4].status, ItemStatus::queued);  // another partition: another lane
+  EXPECT_NE(r.items[4].message_id, r.items[0].message_id);
+  EXPECT_EQ(storage.storage.stored_messages("q", "Default"), 2);  // old, a
+  const auto body = r.to_json();
+  EXPECT_EQ(body[3]["index"], 3);
+  EXPECT_EQ(body[3]["queueName"], "q");
+}
+
+// Layer 1 keeps small requests' keys in a list and large ones' in a tree:
+// both must find a repeat however far from its leader it comes, and tell
+// keys apart that differ only in queue or partition.
+TEST_F(BrokerFixture, RepeatsFollowTheirLeaderInSmallAndLargeRequests) {
+  for (const size_t n : {size_t{6}, size_t{32}, size_t{33}, size_t{200}}) {
+    nlohmann::json request = nlohmann::json::array();
+    const std::string prefix = "n" + std::to_string(n) + "-";
+    for (size_t i = 0; i + 3 < n; ++i) {
+      request.push_back({{"queue", "q"}, {"transactionId", prefix + std::to_string(i)}, {"data", i}});
+    }
+    request.push_back({{"queue", "q"}, {"transactionId", prefix + "1"}, {"data", "repeat"}});  // follows item 1
+    request.push_back({{"queue", "q2"}, {"transactionId", prefix + "1"}, {"data", "other queue"}});
+    request.push_back({{"queue", "q"}, {"partition", "p2"}, {"transactionId", prefix + "1"}, {"data", "other partition"}});
+    const PushResponse r = broker.push(request, next_request++);
+    ASSERT_EQ(r.items.size(), n) << n;
+    for (size_t i = 0; i + 3 < n; ++i) EXPECT_EQ(r.items[i].status, ItemStatus::queued) << n << " item " << i;
+    EXPECT_EQ(r.items[n - 3].status, ItemStatus::duplicate) << n;
+    EXPECT_EQ(r.items[n - 3].message_id, r.items[1].message_id) << n;
+    for (size_t i : {n - 2, n - 1}) {
+      EXPECT_EQ(r.items[i].status, ItemStatus::queued) << n << " item " << i;
+      EXPECT_NE(r.items[i].message_id, r.items[1].message_id) << n << " item " << i;
+    }
+  }
+}
+
+TEST_F(BrokerFixture, PartialDuplicateRepushesTheSurvivors) {
+  push(R"([{"queue":"q","transactionId":"x","data":1}])");
+  const int before = storage.pushes;
+  const auto r = push(R"([{"queue":"q","transactionId":"y","data":1},{"queue":"q","transactionId":"x","data":1}])");
+  EXPECT_EQ(storage.pushes - before, 2);  // duplicate answer, then the survivor alone
+  EXPECT_EQ(r.items[0].status, ItemStatus::queued);
+  EXPECT_EQ(r.items[1].status, ItemStatus::duplicate);
+  EXPECT_EQ(storage.storage.partition_state("q", "Default").last_offset, 1);
+}
+
+TEST_F(BrokerFixture, DeletedOriginalAnswersTheZeroId) {
+  push(R"([{"queue":"q","transactionId":"x","data":1}])");
+  ASSERT_TRUE(storage.storage.delete_segment("q", "Default", 0));
+  const auto r = push(R"([{"queue":"q","transactionId":"x","data":1}])");
+  EXPECT_EQ(r.items[0].status, ItemStatus::duplicate);
+  EXPECT_EQ(r.items[0].message_id, kZeroUuidText);
+}
+
+TEST_F(BrokerFixture, StorageFailureAnswersErrorAndCommitsNothing) {
+  storage.fail_next = 1;
+  const auto r = push(R"([{"queue":"q","transactionId":"x","data":1},{"queue":"q","transactionId":"x","data":1}])");
+  EXPECT_EQ(r.items[0].status, ItemStatus::error);
+  EXPECT_EQ(r.items[1].status, ItemStatus::error);
+  EXPECT_FALSE(r.items[0].error.empty());
+  EXPECT_EQ(storage.storage.stored_messages("q", "Default"), 0);
+  EXPECT_EQ(push(R"([{"queue":"q","transactionId":"x","data":1}])").items[0].status, ItemStatus::queued);
+}
+
+TEST_F(BrokerFixture, IdsAreTimeOrderedV7FromTheBrokerClock) {
+  const auto a = push(R"([{"queue":"q","data":1}])");
+  clock.now += 5;
+  const auto b = push(R"([{"queue":"q","data":1}])");
+  EXPECT_LT(a.items[0].message_id, b.items[0].message_id);
+  EXPECT_EQ(a.items[0].message_id[14], '7');
+  EXPECT_EQ(a.items[0].status, ItemStatus::queued);  // no transactionId: never deduplicates
+  EXPECT_EQ(b.items[0].status, ItemStatus::queued);
+}
+
+// Issue finding 7: a crash loses what the broker learnt, the window storage
+// reported included: the first flush after a restart claims no window, so
+// storage ignores any watermark until it has told the window again.
+TEST_F(BrokerFixture, CrashForgetsTheLearntWindow) {
+  push(R"([{"queue":"q","transactionId":"a","data":1}])");
+  push(R"([{"queue":"q","transactionId":"b","data":1}])");
+  ASSERT_EQ(storage.windows_assumed, (std::vector<int64_t>{-1, kDefaultWindowSeconds}));
+  broker.crash();
+  EXPECT_EQ(broker.cache().stats().partitions, 0u);
+  push(R"([{"queue":"q","transactionId":"c","data":1}])");
+  push(R"([{"queue":"q","transactionId":"d","data":1}])");
+  EXPECT_EQ(storage.windows_assumed, (std::vector<int64_t>{-1, kDefaultWindowSeconds, -1, kDefaultWindowSeconds}));
+}
+
+// trust-local-hit (docs/semantics.md §7): a cache hit answers duplicate without asking
+// storage. The cache keeps rows until it has seen storage time move past them
+// (I3), so a key repeated after the window, with no push in between, is still
+// held: the reference asks storage (queued, the window has passed); the
+// variant answers a false duplicate with the expired original's id.
+TEST(BrokerVariant, TrustLocalHitAnswersDuplicateForAnOriginalOutOfTheWindow) {
+  // A port that serves hydration, so the cache warms.
+  struct Hydrating : DirectStorage {
+    using DirectStorage::DirectStorage;
+    SidecarRead sidecar_rows(const std::string& q, const std::string& p, int64_t after, int64_t since) override {
+      return storage.read_sidecar(q, p, after, since);
+    }
+  };
+  struct One {
+    FixedClock clock;
+    CountingRandom random;
+    Hydrating storage{clock};
+    Broker broker{0, clock, random, storage};
+    uint64_t next_request = 1;
+    PushResponse push(const char* json) { return broker.push(nlohmann::json::parse(json), next_request++); }
+  };
+  auto run = [](Variant variant, One& w) {
+    w.broker.set_variant(variant);
+    w.storage.storage.configure("q", nlohmann::json::parse(R"({"dedupWindowSeconds":60})"));
+    w.push(R"([{"queue":"q","transactionId":"x","data":1}])");  // learns the window
+    const auto original = w.push(R"([{"queue":"q","transactionId":"a","data":1}])");
+    EXPECT_EQ(original.items[0].status, ItemStatus::queued);
+    w.clock.now += 61'000;
+    const int pushes = w.storage.pushes;
+    const auto repeat = w.push(R"([{"queue":"q","transactionId":"a","data":1}])");
+    return std::make_tuple(original.items[0].message_id, repeat.items[0], w.storage.pushes - pushes);
+  };
+  One ref_world;
+  One var_world;
+  const auto [ref_original, ref_repeat, ref_pushes] = run(Variant::none, ref_world);
+  const auto [var_original, var_repeat, var_pushes] = run(Variant::trust_local_hit, var_world);
+  EXPECT_EQ(ref_repeat.status, ItemStatus::queued);  // storage: the window has passed
+  EXPECT_EQ(ref_pushes, 1);
+  EXPECT_EQ(var_repeat.status, ItemStatus::duplicate);  // the false duplicate
+  EXPECT_EQ(var_repeat.message_id, var_original);
+  EXPECT_EQ(var_pushes, 0);  // storage never asked
+  EXPECT_EQ(var_world.storage.storage.stored_messages("q", "Default"), 2);
+  // An in-request mix: the held key settles locally, the fresh one still goes to storage.
+  const auto mixed = var_world.push(R"([{"queue":"q","transactionId":"x","data":1},{"queue":"q","transactionId":"n","data":1}])");
+  EXPECT_EQ(mixed.items[0].status, ItemStatus::duplicate);
+  EXPECT_EQ(mixed.items[1].status, ItemStatus::queued);
+  // What went to storage is intact: every stored frame carries its own key.
+  for (One* w : {&ref_world, &var_world}) {
+    const int64_t stored = w->storage.storage.stored_messages("q", "Default");
+    for (int64_t offset = 0; offset < stored; ++offset) {
+      const auto segment = w->storage.storage.covering_segment("q", "Default", offset);
+      ASSERT_TRUE(segment.has_value());
+      const auto frame = frame_at(segment->frames, static_cast<size_t>(offset - segment->base_offset));
+      ASSERT_TRUE(frame.has_value());
+      EXPECT_FALSE(frame->transaction_id.empty()) << "offset " << offset;
+    }
+  }
+}
+
+TEST_F(BrokerFixture, EmptyRequestAnswersEmpty) {
+  const auto r = push("[]");
+  EXPECT_FALSE(r.rejected);
+  EXPECT_TRUE(r.items.empty());
+  EXPECT_EQ(r.to_json(), nlohmann::json::array());
+}
+
+}  // namespace
+}  // namespace qdt::impl

@@ -1,0 +1,62 @@
+#include "sim/campaign/campaign.h"
+
+#include <functional>
+
+#include "sim/scenario/runner.h"
+#include "sim/scenario/scenario.h"
+#include "sim/campaign/workload.h"
+
+namespace qdt::sim {
+
+using json = nlohmann::json;
+
+json run_document(const json& doc, impl::Variant variant, bool checked_mode, bool check_schema, bool step_responses) {
+  LoadResult loaded = check_schema ? load_scenario_text(doc.dump(), doc.value("name", std::string("generated")))
+                                   : load_scenario_document(doc, doc.value("name", std::string("generated")), false);
+  if (!loaded.scenario) return json();
+  RunOptions options;
+  options.variant = variant;
+  options.checked_mode = checked_mode;
+  options.step_responses = step_responses;
+  return run_scenario(*loaded.scenario, options).result;
+}
+
+std::string failure_signature(const json& result) {
+  if (result.is_null() || result.value("passed", true) || result["failures"].empty()) return "";
+  const json& f = result["failures"][0];
+  return f["property"].is_string() ? f["property"].get<std::string>() : "expectation";
+}
+
+SeedOutcome check_seed(uint64_t seed, const std::string& profile, impl::Variant variant,
+                       std::optional<bool> interleave, const json& schedule, bool checked_mode) {
+  SeedOutcome out;
+  out.seed = seed;
+  out.scenario = generate_scenario(seed, profile);
+  if (interleave) out.scenario["world"]["storage"]["interleave"] = *interleave;
+  if (!schedule.is_null()) out.scenario["world"]["schedule"] = schedule;
+  // A campaign reads a seed's verdict, hash, metrics and reach, never its
+  // steps' responses (a failure's file re-runs its shrunk scenario for them).
+  out.result = run_document(out.scenario, variant, checked_mode, /*check_schema=*/false, /*step_responses=*/false);
+  if (out.result.is_null()) {
+    // A generated scenario that does not load is a bug in the generator.
+    out.signature = "generator";
+    out.result = {{"passed", false},
+                  {"failures", {{{"kind", "generator"}, {"property", "generator"}, {"step", ""},
+                                 {"detail", "the generated scenario does not load"}}}}};
+    return out;
+  }
+  out.passed = out.result.value("passed", false);
+  out.signature = failure_signature(out.result);
+  return out;
+}
+
+int count_steps(const json& scenario) {
+  std::function<int(const json&)> count = [&](const json& list) {
+    int n = 0;
+    for (const json& s : list) n += 1 + (s.contains("steps") ? count(s["steps"]) : 0);
+    return n;
+  };
+  return scenario.contains("steps") ? count(scenario["steps"]) : 0;
+}
+
+}  // namespace qdt::sim

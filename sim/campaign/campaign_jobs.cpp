@@ -1,0 +1,218 @@
+#include "sim/campaign/campaign_jobs.h"
+
+#include <algorithm>
+#include <cassert>
+#include <iostream>
+#include <utility>
+
+#include "sim/campaign/campaign.h"
+#include "sim/campaign/campaign_journal.h"
+#include "sim/campaign/campaign_forks.h"
+#include "sim/campaign/campaign_merge.h"
+#include "sim/scenario/coverage.h"
+#include "sim/base/decimal_text.h"
+#include "sim/base/outcome.h"
+#include "sim/campaign/failure_file.h"
+#include "sim/base/fork_pool.h"
+#include "sim/campaign/workload.h"
+
+namespace qdt::sim {
+
+using json = nlohmann::json;
+
+std::optional<Shard> parse_shard(const std::string& text) {
+  if (text.empty()) return Shard{};
+  const auto slash = text.find('/');
+  if (slash == std::string::npos) return std::nullopt;
+  // Strictly decimal: stoull would take "-1" as 2^64-1.
+  const std::optional<uint64_t> index = parse_decimal(std::string_view(text).substr(0, slash), nullptr);
+  const std::optional<uint64_t> count = parse_decimal(std::string_view(text).substr(slash + 1), nullptr);
+  if (!index || !count || *count == 0 || *index >= *count) return std::nullopt;
+  return Shard{*index, *count};
+}
+
+namespace {
+
+// A shrunk failure's file, as the summary reports it.
+void add_file(json& failure, const FailureFile& file) {
+  if (!file.written) failure["file_error"] = file.path;
+  failure["file"] = file.path;
+  failure["steps"] = file.steps;
+  failure["shrink_runs"] = file.shrink_runs;
+  failure["replay"] = file.replay;
+}
+
+// Adds one finished seed to a share summary (run_share's shape).
+void add_seed(json& share, const std::string& profile, uint64_t seed, const SeedOutcome& o, const json* failure) {
+  share["seeds_run"] = share["seeds_run"].get<uint64_t>() + 1;
+  share["seed_hashes"].push_back(profile + " " + std::to_string(seed) + " " +
+                                 o.result.value("trace_hash", std::string("-")));
+  share["seeds_done"].push_back({profile, seed});
+  // A generator failure's result has no metrics.
+  const json metrics = o.result.value("metrics", json::object());
+  share["pushes"] = share["pushes"].get<uint64_t>() + metrics.value("storage_pushes", uint64_t{0});
+  share["virtual_ms"] = share["virtual_ms"].get<uint64_t>() + metrics.value("virtual_duration_ms", uint64_t{0});
+  add_metrics(share["metrics"], metrics);
+  add_run_coverage(share["coverage"], profile, o.result.value("reached", json::array()));
+  if (failure) {
+    share["failed"] = share["failed"].get<uint64_t>() + 1;
+    share["failures"].push_back(*failure);
+  }
+}
+
+}  // namespace
+
+json run_share(const CampaignOptions& a, impl::Variant variant, uint64_t worker, uint64_t workers,
+               const WallClock& wall) {
+  const std::optional<Shard> shard = parse_shard(a.shard);
+  assert(shard && "run_campaign validates the shard");
+  assert(worker < workers);
+  const uint64_t shard_index = shard->index, shard_count = shard->count;
+  std::vector<std::string> profiles;
+  if (a.profile == "all") profiles = profile_names();
+  else profiles.push_back(a.profile);
+
+  const double start = wall();
+  auto elapsed_s = [&] { return wall() - start; };
+  const uint64_t total = a.seeds * profiles.size();
+  uint64_t done = 0, failed = 0, shrinks = 0;
+  bool out_of_time = false;
+  json share = empty_share();
+  RareForker forker(a.fork_rare_share, a.forks, variant);
+  if (forker.enabled()) {
+    share["forking"] = empty_forking();
+    share["fork_failures"] = json::array();
+  }
+  JournalWriter journal(a.journal ? a.out_dir : "", a.journal_run, worker, wall);
+  double last_progress = 0;
+  for (const std::string& profile : profiles) {
+    for (uint64_t i = 0; i < a.seeds && !out_of_time; ++i) {
+      const uint64_t seed = a.first_seed + i;
+      if (seed % shard_count != shard_index || (seed / shard_count) % workers != worker) continue;
+      if (a.skip.count({profile, seed})) continue;  // finished by an earlier run (--resume)
+      SeedOutcome o = check_seed(seed, profile, variant, a.interleave, a.schedule, a.checked_mode);
+      ++done;
+      if (o.passed) {
+        add_seed(share, profile, seed, o, nullptr);
+        if (journal.journaling()) add_seed(journal.delta(), profile, seed, o, nullptr);
+        journal.checkpoint(false);
+      } else {
+        ++failed;
+        json f = {{"profile", profile}, {"seed", seed}, {"property", o.signature},
+                  {"detail", o.result["failures"][0].value("detail", std::string())}};
+        if (shrinks < static_cast<uint64_t>(a.max_shrinks)) {
+          ++shrinks;
+          add_file(f, write_failure_file(o, profile, variant, a.out_dir));
+        }
+        add_seed(share, profile, seed, o, &f);
+        if (journal.journaling()) add_seed(journal.delta(), profile, seed, o, &f);
+        // A reported failure (its file) is journaled before it is printed; others wait for the next part.
+        journal.checkpoint(f.contains("file"));
+        if (f.contains("file")) {
+          if (!a.as_json) {
+            std::cout << "FAIL " << profile << " seed " << seed << ": " << o.signature << " — "
+                      << f["detail"].get<std::string>() << "\n  shrunk to " << f["steps"] << " steps in "
+                      << f["shrink_runs"] << " replays: " << f["file"].get<std::string>()
+                      << "\n  replay: " << f["replay"].get<std::string>() << "\n" << std::flush;
+          }
+        }
+      }
+      std::vector<ForkOutcome> forks;
+      if (forker.enabled()) forks = forker.after_seed(o, share["forking"]);  // share["forking"] exists only then
+      for (ForkOutcome& fork : forks) {
+        if (fork.run.passed) continue;
+        json f = {{"profile", profile}, {"seed", seed}, {"property", fork.run.signature},
+                  {"detail", fork.run.result.is_null() ? std::string("the forked scenario does not load")
+                                                       : fork.run.result["failures"][0].value("detail", std::string())},
+                  {"fork", {{"point", fork.point}, {"fork", fork.fork}}}};
+        if (shrinks < static_cast<uint64_t>(a.max_shrinks) && !fork.run.result.is_null()) {
+          ++shrinks;
+          add_file(f, write_failure_file(fork.run, profile + "-fork" + std::to_string(fork.fork), variant, a.out_dir));
+          if (!a.as_json) {
+            std::cout << "FAIL " << profile << " seed " << seed << " forked at " << fork.point << " (fork "
+                      << fork.fork << "): " << fork.run.signature << " — " << f["detail"].get<std::string>()
+                      << "\n  shrunk to " << f["steps"] << " steps: " << f["file"].get<std::string>()
+                      << "\n  replay: " << f["replay"].get<std::string>() << "\n" << std::flush;
+          }
+        }
+        share["fork_failures"].push_back(f);
+      }
+      if (!a.quiet && worker == 0 && (elapsed_s() - last_progress > 1.0 || done * workers * shard_count >= total)) {
+        last_progress = elapsed_s();
+        // Worker 0 speaks for all: its share times the workers approximates the whole.
+        const double rate = done * workers / std::max(elapsed_s(), 1e-9);
+        std::cerr << "[" << done * workers << "/" << total / shard_count << "] failures " << failed << ", "
+                  << static_cast<int64_t>(rate) << " seeds/s, ~"
+                  << static_cast<int64_t>((static_cast<double>(total / shard_count) - done * workers) /
+                                          std::max(rate, 1e-9))
+                  << " s left\n";
+      }
+      if (a.time_budget_s > 0 && elapsed_s() > a.time_budget_s) out_of_time = true;
+    }
+  }
+  journal.checkpoint(true);
+  share["out_of_time"] = out_of_time;
+  return share;
+}
+
+Outcome run_campaign(const CampaignOptions& a, impl::Variant variant, uint64_t jobs, const WallClock& wall,
+                 json* summary, const std::vector<json>& journaled) {
+  if (!parse_shard(a.shard)) {
+    std::cerr << "error: --shard: expected I/N with 0 <= I < N, got " << a.shard << "\n";
+    return Outcome::bad_input;
+  }
+  if (a.journal && a.journal_run == 0) {
+    if (auto error = start_journal(a, variant)) {
+      std::cerr << "error: --out: " << *error << "\nnothing was run (exit 2)\n";
+      return Outcome::bad_input;
+    }
+  }
+  const double start = wall();
+  // An earlier run's journaled seeds merge with this run's like another worker's.
+  std::vector<json> parts = journaled;
+  if (jobs <= 1) {
+    parts.push_back(run_share(a, variant, 0, 1, wall));
+  } else {
+    std::optional<std::vector<json>> workers =
+        run_forked(jobs, jobs, [&](size_t j) { return run_share(a, variant, j, jobs, wall); });
+    if (!workers) {
+      std::cerr << "error: a campaign worker failed\n";
+      return Outcome::bad_input;
+    }
+    parts.insert(parts.end(), workers->begin(), workers->end());
+  }
+  const double wall_s = std::max(wall() - start, 1e-9);
+  return report_campaign(parts, a, impl::variant_name(variant), jobs, wall_s, summary);
+}
+
+Outcome resume_campaign(CampaignOptions a, uint64_t jobs, const WallClock& wall, json* summary,
+                    impl::Variant* variant_out) {
+  std::string error;
+  std::optional<JournalState> state = read_journal(a.out_dir, &error);
+  if (!state) {
+    std::cerr << "error: --resume " << a.out_dir << ": " << error << "\nnothing was run (exit 2)\n";
+    return Outcome::bad_input;
+  }
+  // The campaign is the journal's; only how it runs (jobs, output, time budget) comes from the command line.
+  CampaignOptions resumed = state->options;
+  resumed.as_json = a.as_json;
+  resumed.quiet = a.quiet;
+  resumed.time_budget_s = a.time_budget_s;
+  resumed.checked_mode = a.checked_mode;  // --unchecked: how it runs, not what (same digest)
+  resumed.journal = true;
+  resumed.journal_run = state->run + 1;
+  resumed.skip = std::move(state->done);
+  resumed.max_shrinks = std::max(0, state->options.max_shrinks - static_cast<int>(state->failure_files));
+  if (auto e = mark_run(a.out_dir, resumed.journal_run)) {
+    std::cerr << "error: --resume " << a.out_dir << ": " << *e << "\nnothing was run (exit 2)\n";
+    return Outcome::bad_input;
+  }
+  if (!a.quiet) {
+    std::cerr << "resuming " << a.out_dir << ": " << resumed.skip.size() << " seeds journaled in "
+              << state->parts.size() << " parts, run " << resumed.journal_run << "\n";
+  }
+  if (variant_out) *variant_out = state->variant;
+  return run_campaign(resumed, state->variant, jobs, wall, summary, state->parts);
+}
+
+}  // namespace qdt::sim

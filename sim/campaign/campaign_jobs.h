@@ -1,0 +1,51 @@
+#pragma once
+// Running a campaign's seeds (qdt check): one process, or `jobs` forked
+// worker processes that each run a fixed share of the seeds and send their
+// summary back through a pipe. The split is a function of the seed alone
+// (seed % shard_count picks the shard, (seed / shard_count) % workers the
+// worker), so the merged digest is the same whatever the number of jobs.
+// Called from the main fiber of the command line's thread, before any world.
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "impl/variant.h"
+#include "sim/base/outcome.h"
+#include "sim/campaign/campaign_options.h"
+
+namespace qdt::sim {
+
+struct Shard {
+  uint64_t index = 0;
+  uint64_t count = 1;
+};
+
+// "I/N" with 0 <= I < N; "" is the whole campaign (0/1); nullopt otherwise.
+std::optional<Shard> parse_shard(const std::string& text);
+
+// One worker's share: every profile's seeds of this shard that fall to
+// `worker` of `workers`. Failures are shrunk (at most options.max_shrinks)
+// and written as files. Returns the share's summary with its raw counters and
+// per-seed trace hashes, for campaign_merge.h to merge.
+nlohmann::json run_share(const CampaignOptions& options, impl::Variant variant, uint64_t worker, uint64_t workers,
+                         const WallClock& wall);
+
+// The whole of qdt check (without --merge): validates the shard, runs the
+// shares in `jobs` processes, merges and prints the summary. Returns the exit
+// outcome; the merged summary goes to `summary` when given.
+// `journaled`: share summaries of an earlier run of the same campaign
+// (--resume), merged with this run's; with options.journal and journal_run 0
+// a fresh journal is started below options.out_dir.
+Outcome run_campaign(const CampaignOptions& options, impl::Variant variant, uint64_t jobs, const WallClock& wall,
+                     nlohmann::json* summary = nullptr, const std::vector<nlohmann::json>& journaled = {});
+
+// qdt check --resume DIR: reads DIR/journal (campaign_journal.h) and runs the
+// campaign's seeds not yet journaled, with options' jobs, output flags and
+// time budget; the summary covers the whole campaign. The campaign's variant
+// goes to `variant` when given. Exit 2, nothing run, without a readable journal.
+Outcome resume_campaign(CampaignOptions options, uint64_t jobs, const WallClock& wall, nlohmann::json* summary,
+                        impl::Variant* variant);
+
+}  // namespace qdt::sim

@@ -1,0 +1,254 @@
+#include "sim/campaign/campaign_journal.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include <xxhash.h>
+
+#include "sim/base/atomic_file.h"
+#include "sim/campaign/campaign_jobs.h"
+#include "sim/campaign/campaign_merge.h"
+#include "sim/base/json_input.h"
+#include "sim/campaign/shard_set.h"
+#include "sim/campaign/workload.h"
+
+namespace qdt::sim {
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+std::optional<json> read_json(const fs::path& path, std::string* error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    if (error) *error = path.string() + ": cannot open the file";
+    return std::nullopt;
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  json doc = json::parse(text.str(), nullptr, false);
+  if (doc.is_discarded() || !doc.is_object()) {
+    if (error) *error = path.string() + ": /: not a journal file (not a JSON object)";
+    return std::nullopt;
+  }
+  return doc;
+}
+
+// xxh3-128 of a part's content as nlohmann prints it (sorted keys, shortest
+// numbers), so the reader recomputes it from the parsed part alone.
+std::string content_checksum(const json& content) {
+  const std::string text = content.dump();
+  const XXH128_hash_t h = XXH3_128bits(text.data(), text.size());
+  char hex[33];
+  std::snprintf(hex, sizeof hex, "%016llx%016llx", static_cast<unsigned long long>(h.high64),
+                static_cast<unsigned long long>(h.low64));
+  return hex;
+}
+
+// Why a part cannot be believed (as "/json/path: reason"), or nullopt. Its
+// shape is a campaign summary's, checked by the merge's reader; beyond that
+// its checksum must match its content and its every seed must belong to the
+// campaign, once in seeds_done and once in seed_hashes.
+std::optional<std::string> part_fault(json& part, const CampaignOptions& campaign) {
+  const auto sum = part.find("checksum");
+  if (sum == part.end() || !sum->is_string()) return "/checksum: missing (not a part this qdt wrote)";
+  const std::string written = sum->get<std::string>();
+  part.erase("checksum");
+  if (content_checksum(part) != written) return "/checksum: does not match the part's content (edited or damaged)";
+  const std::optional<Shard> shard = parse_shard(campaign.shard);
+  assert(shard);
+  auto in_campaign = [&](const std::string& profile, uint64_t seed) {
+    const bool profile_ok = campaign.profile == "all" ? is_profile(profile) : profile == campaign.profile;
+    return profile_ok && seed >= campaign.first_seed && seed - campaign.first_seed < campaign.seeds &&
+           seed % shard->count == shard->index;
+  };
+  const json& done = part["seeds_done"];
+  const json& hashes = part["seed_hashes"];
+  if (!done.is_array()) return "/seeds_done: expected an array";
+  if (done.size() != hashes.size() || done.size() != part["seeds_run"].get<uint64_t>()) {
+    return "/seeds_done: " + std::to_string(done.size()) + " seeds, but " + std::to_string(hashes.size()) +
+           " seed_hashes and seeds_run " + std::to_string(part["seeds_run"].get<uint64_t>());
+  }
+  std::set<std::pair<std::string, uint64_t>> seen;
+  for (size_t i = 0; i < done.size(); ++i) {
+    const std::string where = "/seeds_done/" + std::to_string(i);
+    const json& d = done[i];
+    if (!d.is_array() || d.size() != 2 || !d[0].is_string() || !d[1].is_number_unsigned()) {
+      return where + ": expected [profile, seed]";
+    }
+    const std::string profile = d[0].get<std::string>();
+    const uint64_t seed = d[1].get<uint64_t>();
+    if (!in_campaign(profile, seed)) {
+      return where + ": seed '" + profile + " " + std::to_string(seed) + "' is not in this campaign (profile " +
+             campaign.profile + ", seeds " + std::to_string(campaign.first_seed) + " to " +
+             std::to_string(campaign.first_seed + campaign.seeds - 1) + ", shard " +
+             (campaign.shard.empty() ? "0/1" : campaign.shard) + ")";
+    }
+    if (!seen.emplace(profile, seed).second) {
+      return where + ": seed '" + profile + " " + std::to_string(seed) + "' is journaled twice in this part";
+    }
+    // The digest is made of these lines: "profile seed" and a 32-digit trace hash.
+    const std::string prefix = profile + " " + std::to_string(seed) + " ";
+    const std::string line = hashes[i].get<std::string>();
+    if (line.size() != prefix.size() + 32 || line.compare(0, prefix.size(), prefix) != 0 ||
+        line.find_first_not_of("0123456789abcdef", prefix.size()) != std::string::npos) {
+      return "/seed_hashes/" + std::to_string(i) + ": expected \"" + prefix + "\" and a 32-digit trace hash";
+    }
+  }
+  const json& failures = part["failures"];
+  if (failures.size() != part["failed"].get<uint64_t>()) return "/failed: not the number of failures";
+  for (size_t i = 0; i < failures.size(); ++i) {
+    if (!seen.count({failures[i]["profile"].get<std::string>(), failures[i]["seed"].get<uint64_t>()})) {
+      return "/failures/" + std::to_string(i) + ": a seed this part did not run";
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string journal_dir(const std::string& out_dir) { return (fs::path(out_dir) / "journal").string(); }
+
+json campaign_manifest(const CampaignOptions& o, impl::Variant variant) {
+  json m = {{"format", "qdt-campaign-journal-2"},
+            {"seeds", o.seeds},
+            {"first_seed", o.first_seed},
+            {"profile", o.profile},
+            {"shard", o.shard},
+            {"variant", impl::variant_name(variant)},
+            {"max_shrinks", o.max_shrinks},
+            {"run", 0}};
+  if (o.interleave) m["interleave"] = *o.interleave;
+  if (!o.schedule.is_null()) m["schedule"] = o.schedule;
+  return m;
+}
+
+std::optional<std::string> start_journal(const CampaignOptions& o, impl::Variant variant) {
+  const fs::path dir = journal_dir(o.out_dir);
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  fs::create_directories(dir, ec);
+  if (ec) return dir.string() + ": cannot create the journal folder: " + ec.message();
+  std::string error;
+  if (!write_file_atomically((dir / "campaign.json").string(), campaign_manifest(o, variant).dump(2) + "\n", &error)) {
+    return error;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> mark_run(const std::string& out_dir, uint64_t run) {
+  const fs::path file = fs::path(journal_dir(out_dir)) / "campaign.json";
+  std::string error;
+  std::optional<json> m = read_json(file, &error);
+  if (!m) return error;
+  (*m)["run"] = run;
+  if (!write_file_atomically(file.string(), m->dump(2) + "\n", &error)) return error;
+  return std::nullopt;
+}
+
+std::optional<JournalState> read_journal(const std::string& out_dir, std::string* error) {
+  const fs::path dir = journal_dir(out_dir);
+  std::optional<json> m = read_json(dir / "campaign.json", error);
+  if (!m) return std::nullopt;
+  JournalState s;
+  try {
+    if (m->value("format", std::string()) != "qdt-campaign-journal-2") throw std::runtime_error("/format");
+    s.options.out_dir = out_dir;
+    s.options.seeds = m->at("seeds").get<uint64_t>();
+    s.options.first_seed = m->at("first_seed").get<uint64_t>();
+    s.options.profile = m->at("profile").get<std::string>();
+    s.options.shard = m->at("shard").get<std::string>();
+    s.options.max_shrinks = m->at("max_shrinks").get<int>();
+    if (m->contains("interleave")) s.options.interleave = m->at("interleave").get<bool>();
+    if (m->contains("schedule")) s.options.schedule = m->at("schedule");
+    const std::optional<impl::Variant> v = impl::parse_variant(m->at("variant").get<std::string>());
+    if (!v) throw std::runtime_error("/variant");
+    s.variant = *v;
+    s.run = m->at("run").get<uint64_t>();
+    if (s.options.profile != "all" && !is_profile(s.options.profile)) throw std::runtime_error("/profile");
+    if (!parse_shard(s.options.shard)) throw std::runtime_error("/shard");
+    if (s.options.seeds == 0 || s.options.first_seed + (s.options.seeds - 1) < s.options.first_seed) {
+      throw std::runtime_error("/seeds");
+    }
+  } catch (const std::exception& e) {
+    if (error) *error = (dir / "campaign.json").string() + ": " + e.what() + ": not a campaign this qdt can resume";
+    return std::nullopt;
+  }
+  std::vector<fs::path> files;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind("part-", 0) == 0 && entry.path().extension() == ".json") files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  std::vector<std::string> names;
+  for (const fs::path& f : files) {
+    std::string reason;
+    const std::optional<std::string> text = read_input_file(f.string(), reason);
+    if (!text) {
+      if (error) *error = f.string() + ": /: " + reason;
+      return std::nullopt;
+    }
+    // The shape of a campaign summary, checked as --merge checks shards.
+    auto read = read_summary_text(*text, f.string());
+    if (const auto* e = std::get_if<LoadError>(&read)) {
+      if (error) *error = e->to_string() + " (not a journal part)";
+      return std::nullopt;
+    }
+    json part = std::move(std::get<json>(read));
+    if (const std::optional<std::string> fault = part_fault(part, s.options)) {
+      if (error) *error = f.string() + ": " + *fault;
+      return std::nullopt;
+    }
+    for (const json& d : part["seeds_done"]) s.done.emplace(d[0].get<std::string>(), d[1].get<uint64_t>());
+    for (const json& failure : part["failures"]) s.failure_files += failure.contains("file") ? 1 : 0;
+    s.parts.push_back(std::move(part));
+    names.push_back(f.string());
+  }
+  // A part copied under a second name holds seeds another part holds: as --merge refuses a shard twice.
+  const ShardCoverage split = shard_coverage(s.parts, names);
+  if (split.duplicate_seed) {
+    if (error) {
+      *error = split.second_file + ": " + split.duplicate_path + ": seed '" + *split.duplicate_seed +
+               "' is also journaled in " + split.first_file + " (a part copied, or a seed run twice)";
+    }
+    return std::nullopt;
+  }
+  return s;
+}
+
+json empty_share() {
+  return {{"seeds_run", 0},         {"failed", 0},     {"pushes", 0},           {"virtual_ms", 0},
+          {"out_of_time", false},   {"failures", json::array()}, {"seed_hashes", json::array()},
+          {"metrics", json::object()}, {"seeds_done", json::array()}, {"coverage", json::object()}};
+}
+
+JournalWriter::JournalWriter(std::string out_dir, uint64_t run, uint64_t worker, const WallClock& wall)
+    : dir_(out_dir.empty() ? "" : journal_dir(out_dir)), run_(run), worker_(worker), wall_(wall), delta_(empty_share()) {
+  last_s_ = wall_();
+}
+
+void JournalWriter::checkpoint(bool now) {
+  if (dir_.empty() || delta_["seeds_run"].get<uint64_t>() == 0) return;
+  if (!now && wall_() - last_s_ < 1.0) return;
+  char name[64];
+  std::snprintf(name, sizeof name, "part-r%04llu-w%02llu-%06llu.json", static_cast<unsigned long long>(run_),
+                static_cast<unsigned long long>(worker_), static_cast<unsigned long long>(sequence_++));
+  std::string error;
+  json part = delta_;
+  part["checksum"] = content_checksum(delta_);
+  // A journal that cannot be written loses resumability, not results: say so and go on.
+  if (!write_file_atomically((fs::path(dir_) / name).string(), part.dump() + "\n", &error)) {
+    std::fprintf(stderr, "warning: journal: %s\n", error.c_str());
+  }
+  delta_ = empty_share();
+  last_s_ = wall_();
+}
+
+}  // namespace qdt::sim

@@ -1,0 +1,179 @@
+#include "sim/campaign/campaign_journal.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "sim/base/atomic_file.h"
+
+namespace qdt::sim {
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+const std::string kHash = "0123456789abcdef0123456789abcdef";
+
+std::string fresh_dir() {
+  std::string pattern = (fs::temp_directory_path() / "qdt-journal-XXXXXX").string();
+  EXPECT_NE(::mkdtemp(pattern.data()), nullptr);
+  return pattern;
+}
+
+TEST(AtomicFile, WritesTheWholeTextAndLeavesNoTemporary) {
+  const std::string dir = fresh_dir();
+  const std::string path = dir + "/f.json";
+  ASSERT_TRUE(write_file_atomically(path, "old\n"));
+  ASSERT_TRUE(write_file_atomically(path, "new\n"));
+  std::ifstream in(path);
+  std::string text((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_EQ(text, "new\n");
+  int files = 0;
+  for (const auto& e : fs::directory_iterator(dir)) files += e.is_regular_file() ? 1 : 0;
+  EXPECT_EQ(files, 1) << "the temporary file is renamed away";
+  std::string error;
+  EXPECT_FALSE(write_file_atomically(dir + "/no/such/folder/f.json", "x", &error));
+  EXPECT_NE(error.find("cannot create"), std::string::npos) << error;
+  fs::remove_all(dir);
+}
+
+TEST(CampaignJournal, PartsRoundTripWithTheCampaignsOptions) {
+  CampaignOptions o;
+  o.out_dir = fresh_dir();
+  o.seeds = 7;
+  o.first_seed = 3;
+  o.profile = "retention";
+  o.shard = "1/2";
+  o.max_shrinks = 5;
+  o.interleave = false;
+  ASSERT_EQ(start_journal(o, impl::Variant::last_wins), std::nullopt);
+  double now = 0;
+  JournalWriter w(o.out_dir, 0, 1, [&] { return now; });
+  json& d = w.delta();
+  d["seeds_run"] = 2;
+  d["seeds_done"] = json::array({json::array({"retention", 3}), json::array({"retention", 5})});
+  d["seed_hashes"] = {"retention 3 " + kHash, "retention 5 " + kHash};
+  d["failed"] = 1;
+  d["failures"] = {{{"profile", "retention"}, {"seed", 5}, {"property", "p"}, {"detail", "d"}, {"file", "x.json"}}};
+  w.checkpoint(false);  // less than a second since the writer started: nothing written
+  std::string error;
+  std::optional<JournalState> s = read_journal(o.out_dir, &error);
+  ASSERT_TRUE(s) << error;
+  EXPECT_TRUE(s->parts.empty());
+  now = 1.5;
+  w.checkpoint(false);
+  w.checkpoint(true);  // an empty delta writes nothing
+  s = read_journal(o.out_dir, &error);
+  ASSERT_TRUE(s) << error;
+  ASSERT_EQ(s->parts.size(), 1u);
+  EXPECT_EQ(s->done, (std::set<std::pair<std::string, uint64_t>>{{"retention", 3}, {"retention", 5}}));
+  EXPECT_EQ(s->failure_files, 1u);
+  EXPECT_EQ(s->variant, impl::Variant::last_wins);
+  EXPECT_EQ(s->options.seeds, 7u);
+  EXPECT_EQ(s->options.first_seed, 3u);
+  EXPECT_EQ(s->options.profile, "retention");
+  EXPECT_EQ(s->options.shard, "1/2");
+  EXPECT_EQ(s->options.max_shrinks, 5);
+  EXPECT_EQ(s->options.interleave, std::optional<bool>(false));
+  EXPECT_EQ(s->run, 0u);
+  ASSERT_EQ(mark_run(o.out_dir, 1), std::nullopt);
+  EXPECT_EQ(read_journal(o.out_dir, &error)->run, 1u);
+  // A fresh campaign in the same folder starts a fresh journal.
+  ASSERT_EQ(start_journal(o, impl::Variant::none), std::nullopt);
+  EXPECT_TRUE(read_journal(o.out_dir, &error)->parts.empty());
+  fs::remove_all(o.out_dir);
+}
+
+TEST(CampaignJournal, NoJournalOrADamagedOneIsAnErrorNamingTheFile) {
+  const std::string dir = fresh_dir();
+  std::string error;
+  EXPECT_FALSE(read_journal(dir, &error));
+  EXPECT_NE(error.find("journal/campaign.json: cannot open"), std::string::npos) << error;
+  CampaignOptions o;
+  o.out_dir = dir;
+  ASSERT_EQ(start_journal(o, impl::Variant::none), std::nullopt);
+  std::ofstream(dir + "/journal/part-r0000-w00-000000.json") << "{\"seeds_run\": 3, \"seeds_do";
+  EXPECT_FALSE(read_journal(dir, &error));
+  EXPECT_NE(error.find("part-r0000-w00-000000.json"), std::string::npos) << error;
+  std::ofstream(dir + "/journal/campaign.json") << "{\"format\": \"something else\"}";
+  EXPECT_FALSE(read_journal(dir, &error));
+  EXPECT_NE(error.find("not a campaign this qdt can resume"), std::string::npos) << error;
+  fs::remove_all(dir);
+}
+
+// A journal of one part (seeds 3 and 5 of "default", campaign seeds 1..10),
+// written by the writer; returns the part's path.
+std::string one_part_journal(const std::string& dir, uint64_t second_seed = 5,
+                             const std::string& second_profile = "default") {
+  CampaignOptions o;
+  o.out_dir = dir;
+  o.seeds = 10;
+  o.first_seed = 1;
+  o.profile = "default";
+  EXPECT_EQ(start_journal(o, impl::Variant::none), std::nullopt);
+  JournalWriter w(o.out_dir, 0, 0, [] { return 0.0; });
+  json& d = w.delta();
+  d["seeds_run"] = 2;
+  d["seeds_done"] = json::array({json::array({"default", 3}), json::array({second_profile, second_seed})});
+  d["seed_hashes"] = {"default 3 " + kHash, second_profile + " " + std::to_string(second_seed) + " " + kHash};
+  w.checkpoint(true);
+  return dir + "/journal/part-r0000-w00-000000.json";
+}
+
+std::string text_of(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), {});
+}
+
+TEST(CampaignJournal, APartCopiedUnderASecondNameIsRefusedNamingTheCopy) {
+  const std::string dir = fresh_dir();
+  const std::string part = one_part_journal(dir);
+  std::string error;
+  ASSERT_TRUE(read_journal(dir, &error)) << error;
+  const std::string copy = dir + "/journal/part-r0000-w01-000000.json";
+  fs::copy_file(part, copy);
+  EXPECT_FALSE(read_journal(dir, &error));
+  EXPECT_NE(error.find(copy + ": /seed_hashes/0: seed 'default 3' is also journaled in " + part), std::string::npos)
+      << error;
+  fs::remove_all(dir);
+}
+
+TEST(CampaignJournal, AnEditedPartFailsItsChecksum) {
+  const std::string dir = fresh_dir();
+  const std::string part = one_part_journal(dir);
+  std::string text = text_of(part);
+  const size_t at = text.find(kHash);
+  ASSERT_NE(at, std::string::npos);
+  text[at] = 'f';  // a hand-edited seed hash, still well formed
+  std::ofstream(part, std::ios::binary) << text;
+  std::string error;
+  EXPECT_FALSE(read_journal(dir, &error));
+  EXPECT_NE(error.find(part + ": /checksum: does not match"), std::string::npos) << error;
+  // A part without a checksum is not one this qdt wrote.
+  json doc = json::parse(text_of(part));
+  doc.erase("checksum");
+  std::ofstream(part, std::ios::binary) << doc.dump();
+  EXPECT_FALSE(read_journal(dir, &error));
+  EXPECT_NE(error.find(part + ": /checksum: missing"), std::string::npos) << error;
+  fs::remove_all(dir);
+}
+
+TEST(CampaignJournal, SeedsOutsideTheCampaignAreRefused) {
+  for (const auto& [seed, profile] : std::vector<std::pair<uint64_t, std::string>>{
+           {11, "default"}, {0, "default"}, {5, "retention"}, {5, "no-such-profile"}}) {
+    const std::string dir = fresh_dir();
+    const std::string part = one_part_journal(dir, seed, profile);
+    std::string error;
+    EXPECT_FALSE(read_journal(dir, &error)) << profile << " " << seed;
+    EXPECT_NE(error.find(part + ": /seeds_done/1: seed '" + profile + " " + std::to_string(seed) +
+                         "' is not in this campaign"),
+              std::string::npos)
+        << error;
+    fs::remove_all(dir);
+  }
+}
+
+}  // namespace
+}  // namespace qdt::sim

@@ -1,0 +1,308 @@
+#include "sim/campaign/campaign_merge.h"
+
+#include <xxhash.h>
+
+#include <algorithm>
+#include <tuple>
+#include <cstdio>
+#include <iostream>
+#include <utility>
+
+#include "sim/campaign/campaign_forks.h"
+#include "sim/scenario/coverage.h"
+#include "sim/base/outcome.h"
+#include "sim/base/json_input.h"
+#include "sim/campaign/shard_set.h"
+
+namespace qdt::sim {
+
+using json = nlohmann::json;
+
+void add_metrics(json& totals, const json& metrics) {
+  static const char* kSummed[] = {"requests", "items", "queued", "duplicates", "zero_id_duplicates", "errors",
+                                  "timeouts", "retries", "storage_pushes", "probes_run", "probes_skipped",
+                                  "sidecar_rows_scanned", "fused_segments", "storage_statements",
+                                  "storage_busy_waits", "storage_faults_injected", "storage_push_failures", "repeats_stored",
+                                  "double_writes"};
+  for (const char* key : kSummed) totals[key] = totals.value(key, int64_t{0}) + metrics.value(key, int64_t{0});
+  static const char* kCache[] = {"answers", "vouched", "hits", "hydrations_full", "hydrations_span",
+                                 "evictions", "suppressed_partitions", "rebuilds"};
+  for (const char* key : kCache) {
+    const int64_t v = metrics.contains("cache") ? metrics["cache"].value(key, int64_t{0}) : 0;
+    totals["cache_" + std::string(key)] = totals.value("cache_" + std::string(key), int64_t{0}) + v;
+  }
+}
+
+Outcome report_campaign(const std::vector<json>& parts, const CampaignOptions& a, const std::string& variant_text,
+                    uint64_t jobs, double wall, json* summary_out) {
+  uint64_t done = 0, failed = 0, pushes = 0, virtual_ms = 0;
+  bool out_of_time = false;
+  json failures = json::array();
+  std::vector<std::string> hashes;
+  json totals = json::object();
+  json coverage = json::object();
+  json forking = nullptr;
+  json fork_failures = json::array();
+  for (const auto& p : parts) {
+    if (p.contains("coverage")) merge_coverage(coverage, p["coverage"]);
+    if (p.contains("forking")) merge_forking(forking, p["forking"]);
+    if (p.contains("fork_failures")) {
+      for (const auto& f : p["fork_failures"]) fork_failures.push_back(f);
+    }
+    done += p["seeds_run"].get<uint64_t>();
+    failed += p["failed"].get<uint64_t>();
+    pushes += p["pushes"].get<uint64_t>();
+    virtual_ms += p["virtual_ms"].get<uint64_t>();
+    out_of_time = out_of_time || p["out_of_time"].get<bool>();
+    for (const auto& f : p["failures"]) failures.push_back(f);
+    for (const auto& h : p["seed_hashes"]) hashes.push_back(h);
+    if (p.contains("metrics")) {
+      for (const auto& [key, value] : p["metrics"].items()) totals[key] = totals.value(key, int64_t{0}) + value.get<int64_t>();
+    }
+  }
+  std::sort(hashes.begin(), hashes.end());
+  std::sort(failures.begin(), failures.end(), [](const json& x, const json& y) {
+    return std::make_pair(x["profile"].get<std::string>(), x["seed"].get<uint64_t>()) <
+           std::make_pair(y["profile"].get<std::string>(), y["seed"].get<uint64_t>());
+  });
+  std::string joined;
+  for (const auto& h : hashes) joined += h + "\n";
+  const XXH128_hash_t digest = XXH3_128bits(joined.data(), joined.size());
+  char digest_hex[33];
+  std::snprintf(digest_hex, sizeof digest_hex, "%016llx%016llx", static_cast<unsigned long long>(digest.high64),
+                static_cast<unsigned long long>(digest.low64));
+
+  json summary = {{"profile", a.profile},
+                  {"variant", variant_text},
+                  {"first_seed", a.first_seed},
+                  {"seeds_run", done},
+                  {"passed", done - failed},
+                  {"failed", failed},
+                  {"shard", a.shard.empty() ? "0/1" : a.shard},
+                  {"jobs", jobs},
+                  {"out_of_time", out_of_time},
+                  {"campaign_digest", digest_hex},
+                  {"wall_s", wall},
+                  {"seeds_per_s", done / wall},
+                  {"simulated_pushes_per_s", pushes / wall},
+                  {"virtual_s_per_wall_s", virtual_ms / 1000.0 / wall},
+                  {"failures", failures},
+                  // Raw parts, so shards' JSON outputs merge (qdt check --merge).
+                  {"pushes", pushes},
+                  {"virtual_ms", virtual_ms},
+                  {"seed_hashes", hashes},
+                  {"metrics", totals},
+                  {"coverage", coverage}};
+  const json report = coverage_report(coverage);
+  const std::vector<std::string> missing =
+      a.require_coverage ? missing_points(report, a.required_points) : std::vector<std::string>{};
+  summary["coverage_report"] = report;
+  if (!forking.is_null()) {
+    forking["points_only_forks_reached"] = points_only_forks_reached(forking, coverage);
+    summary["forking"] = forking;
+    std::sort(fork_failures.begin(), fork_failures.end(), [](const json& x, const json& y) {
+      return std::make_tuple(x["profile"].get<std::string>(), x["seed"].get<uint64_t>(), x.dump()) <
+             std::make_tuple(y["profile"].get<std::string>(), y["seed"].get<uint64_t>(), y.dump());
+    });
+    summary["fork_failures"] = fork_failures;
+  }
+  if (a.require_coverage) summary["coverage_missing"] = missing;
+  if (a.as_json) {
+    std::cout << summary.dump(2) << "\n";
+  } else {
+    std::cout << done << " seeds (" << a.profile << ", variant " << variant_text << ", " << jobs
+              << " jobs): " << done - failed << " passed, " << failed << " failed; "
+              << static_cast<int64_t>(done / wall) << " seeds/s, " << static_cast<int64_t>(pushes / wall)
+              << " simulated pushes/s, " << static_cast<int64_t>(virtual_ms / 1000.0 / wall)
+              << " virtual s per wall s; digest " << digest_hex << (out_of_time ? " (stopped by --time-budget)" : "")
+              << "\n";
+    const int64_t flushes = std::max<int64_t>(1, totals.value("storage_pushes", int64_t{0}));
+    std::cout << "  probes run " << totals.value("probes_run", 0) << ", skipped by a watermark "
+              << totals.value("probes_skipped", 0) << ", sidecar rows scanned per push "
+              << static_cast<double>(totals.value("sidecar_rows_scanned", int64_t{0})) / static_cast<double>(flushes)
+              << "; cache: " << totals.value("cache_vouched", 0) << " vouched of " << totals.value("cache_answers", 0)
+              << " answers, " << totals.value("cache_hydrations_full", 0) << " full + "
+              << totals.value("cache_hydrations_span", 0) << " span hydrations, " << totals.value("cache_evictions", 0)
+              << " evictions, " << totals.value("cache_suppressed_partitions", 0) << " suppressed\n";
+    std::cout << "  storage: " << totals.value("storage_statements", 0) << " statements, "
+              << totals.value("storage_busy_waits", 0) << " waits for a lock (SQLITE_BUSY), "
+              << totals.value("storage_faults_injected", 0) << " faults injected, "
+              << totals.value("storage_push_failures", 0) << " failed push transactions\n";
+    print_coverage(std::cout, report, a.coverage_table);
+    if (!forking.is_null()) {
+      std::cout << "  forking: " << forking["runs"].get<uint64_t>() << " fork runs at " << forking["forked_at"].size()
+                << " rare points, " << fork_failures.size() << " failed; points only forks reached:";
+      for (const json& name : forking["points_only_forks_reached"]) std::cout << " " << name.get<std::string>();
+      if (forking["points_only_forks_reached"].empty()) std::cout << " none";
+      std::cout << "\n";
+    }
+  }
+  if (!missing.empty()) {
+    // On stderr too, so --json users see why the exit code is 1.
+    std::cerr << "coverage: " << missing.size() << " required point(s) never reached (--require-coverage):";
+    for (const std::string& name : missing) std::cerr << " " << name;
+    std::cerr << "\n";
+  }
+  if (summary_out) *summary_out = std::move(summary);
+  return failed == 0 && missing.empty() && fork_failures.empty() ? Outcome::held : Outcome::failed;
+}
+
+namespace {
+
+// The first fault of a summary, as (path, reason); nullopt when it is sound.
+using Fault = std::optional<std::pair<std::string, std::string>>;
+
+Fault count_field(const json& obj, const std::string& path, const char* key, bool required) {
+  const auto it = obj.find(key);
+  if (it == obj.end()) return required ? Fault{{path + "/" + key, "required"}} : Fault{};
+  if (!it->is_number_unsigned() || it->get<uint64_t>() > kMaxSummaryCount) {
+    return Fault{{path + "/" + key, "expected an integer in [0, 2^50]"}};
+  }
+  return {};
+}
+
+Fault string_field(const json& obj, const std::string& path, const char* key, bool required) {
+  const auto it = obj.find(key);
+  if (it == obj.end()) return required ? Fault{{path + "/" + key, "required"}} : Fault{};
+  if (!it->is_string()) return Fault{{path + "/" + key, "expected a string"}};
+  return {};
+}
+
+Fault summary_fault(const json& s) {
+  if (!s.is_object()) return Fault{{"/", "not a qdt check --json summary (expected an object)"}};
+  for (const char* key : {"seeds_run", "failed", "pushes", "virtual_ms"}) {
+    if (auto f = count_field(s, "", key, true)) return f;
+  }
+  if (auto f = count_field(s, "", "first_seed", false)) return f;
+  if (s["failed"].get<uint64_t>() > s["seeds_run"].get<uint64_t>()) return Fault{{"/failed", "more than seeds_run"}};
+  for (const char* key : {"variant", "profile"}) {
+    if (auto f = string_field(s, "", key, false)) return f;
+  }
+  if (!s.contains("out_of_time") || !s["out_of_time"].is_boolean()) return Fault{{"/out_of_time", "expected true or false"}};
+  if (s.contains("wall_s") && (!s["wall_s"].is_number() || s["wall_s"].get<double>() < 0)) {
+    return Fault{{"/wall_s", "expected a number >= 0"}};
+  }
+  if (!s.contains("seed_hashes") || !s["seed_hashes"].is_array()) return Fault{{"/seed_hashes", "expected an array"}};
+  for (size_t i = 0; i < s["seed_hashes"].size(); ++i) {
+    if (!s["seed_hashes"][i].is_string()) return Fault{{"/seed_hashes/" + std::to_string(i), "expected a string"}};
+  }
+  if (!s.contains("failures") || !s["failures"].is_array()) return Fault{{"/failures", "expected an array"}};
+  for (size_t i = 0; i < s["failures"].size(); ++i) {
+    const json& f = s["failures"][i];
+    const std::string p = "/failures/" + std::to_string(i);
+    if (!f.is_object()) return Fault{{p, "expected a failure object"}};
+    for (const char* key : {"profile", "property", "detail"}) {
+      if (auto e = string_field(f, p, key, true)) return e;
+    }
+    for (const char* key : {"file", "replay"}) {
+      if (auto e = string_field(f, p, key, false)) return e;
+    }
+    if (auto e = count_field(f, p, "seed", true)) return e;
+    if (auto e = count_field(f, p, "steps", false)) return e;
+  }
+  if (s.contains("coverage")) {
+    if (auto f = coverage_fault(s["coverage"])) return Fault{{"/coverage" + f->first, f->second}};
+  }
+  if (s.contains("forking")) {
+    const json& f = s["forking"];
+    if (!f.is_object()) return Fault{{"/forking", "expected an object"}};
+    for (const char* key : {"runs", "failed"}) {
+      if (auto e = count_field(f, "/forking", key, true)) return e;
+    }
+    for (const char* key : {"forked_at", "reached"}) {
+      if (!f.contains(key) || !f[key].is_object()) return Fault{{"/forking/" + std::string(key), "expected an object"}};
+      for (const auto& [name, n] : f[key].items()) {
+        if (auto e = count_field(f[key], "/forking/" + std::string(key), name.c_str(), true)) {
+          return Fault{{"/forking/" + std::string(key) + "/" + json_pointer_token(name), e->second}};
+        }
+      }
+    }
+  }
+  if (s.contains("fork_failures")) {
+    if (!s["fork_failures"].is_array()) return Fault{{"/fork_failures", "expected an array"}};
+    for (size_t i = 0; i < s["fork_failures"].size(); ++i) {
+      const json& f = s["fork_failures"][i];
+      const std::string p = "/fork_failures/" + std::to_string(i);
+      if (!f.is_object()) return Fault{{p, "expected a failure object"}};
+      for (const char* key : {"profile", "property", "detail"}) {
+        if (auto e = string_field(f, p, key, true)) return e;
+      }
+      if (auto e = count_field(f, p, "seed", true)) return e;
+    }
+  }
+  if (s.contains("metrics")) {
+    if (!s["metrics"].is_object()) return Fault{{"/metrics", "expected an object"}};
+    for (const auto& [key, value] : s["metrics"].items()) {
+      if (auto f = count_field(s["metrics"], "/metrics", key.c_str(), true)) {
+        return Fault{{"/metrics/" + json_pointer_token(key), f->second}};
+      }
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+std::variant<json, LoadError> read_summary_text(const std::string& text, const std::string& file) {
+  JsonInput parsed = parse_json_input(text);
+  if (!parsed.doc) return LoadError{file, parsed.path, parsed.reason};
+  if (const Fault f = summary_fault(*parsed.doc)) return LoadError{file, f->first, f->second};
+  return std::move(*parsed.doc);
+}
+
+Outcome merge_summaries(const std::vector<std::string>& files, const CampaignOptions& a, json* summary) {
+  std::vector<json> parts;
+  std::string variant_text;
+  double wall = 0;
+  if (files.empty() || files.size() > kMaxMergeFiles) {
+    std::cerr << "error: --merge takes 1 to " << kMaxMergeFiles << " summaries\n";
+    return Outcome::bad_input;
+  }
+  for (const std::string& file : files) {
+    std::string reason;
+    const std::optional<std::string> text = read_input_file(file, reason);
+    if (!text) {
+      std::cerr << "error: " << file << ": /: " << reason << "\n";
+      return Outcome::bad_input;
+    }
+    auto read = read_summary_text(*text, file);
+    if (const auto* error = std::get_if<LoadError>(&read)) {
+      std::cerr << "error: " << error->to_string() << "\n";
+      return Outcome::bad_input;
+    }
+    const json part = std::move(std::get<json>(read));
+    const std::string v = part.value("variant", std::string("none"));
+    if (!variant_text.empty() && v != variant_text) {
+      std::cerr << "error: " << file << ": /variant: " << v << " differs from " << variant_text << "\n";
+      return Outcome::bad_input;
+    }
+    variant_text = v;
+    wall = std::max(wall, part.value("wall_s", 0.0));  // shards ran side by side
+    parts.push_back(part);
+  }
+  const ShardCoverage split = shard_coverage(parts, files);
+  if (split.duplicate_seed) {
+    std::cerr << "error: " << split.second_file << ": " << split.duplicate_path << ": seed '" << *split.duplicate_seed
+              << "' is also in " << split.first_file
+              << " (a shard merged twice, or shards of overlapping splits); nothing merged\n";
+    return Outcome::bad_input;
+  }
+  if (split.missing_count > 0) {
+    // Not an error: a partial merge is a smaller campaign. Said on stderr so
+    // that a lost array task is seen, and kept in the JSON.
+    std::cerr << "warning: " << split.missing_count << " of " << split.shard_count << " shards absent:";
+    for (uint64_t i : split.missing_shards) std::cerr << " " << i << "/" << split.shard_count;
+    if (split.missing_count > split.missing_shards.size()) std::cerr << " …";
+    std::cerr << "\n";
+  }
+  CampaignOptions merged = a;
+  merged.profile = parts.front().value("profile", a.profile);
+  merged.first_seed = parts.front().value("first_seed", a.first_seed);
+  // "merged", or "merged 3 of 4 shards" for an I/N split (complete or not).
+  merged.shard = split.shard_count == 0 ? "merged"
+                                        : "merged " + std::to_string(split.shard_count - split.missing_count) + " of " +
+                                              std::to_string(split.shard_count) + " shards";
+  return report_campaign(parts, merged, variant_text, parts.size(), std::max(wall, 1e-9), summary);
+}
+
+}  // namespace qdt::sim

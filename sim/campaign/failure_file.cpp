@@ -1,0 +1,68 @@
+#include "sim/campaign/failure_file.h"
+#include "sim/base/file_name.h"
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "sim/base/atomic_file.h"
+#include "sim/campaign/shrink.h"
+
+namespace qdt::sim {
+
+using json = nlohmann::json;
+
+json with_reference_expectations(json scenario) {
+  scenario.erase("expect");
+  const json reference = run_document(scenario, impl::Variant::none);
+  if (reference.is_null() || !reference.value("passed", false)) return scenario;
+  json expect = json::object();
+  for (const json& s : scenario["steps"]) {
+    const std::string op = s.value("op", "");
+    if (!s.contains("id") || (op != "push" && op != "ack")) continue;
+    const std::string id = s["id"];
+    const json& response = reference["steps"][id]["response"];
+    if (op == "ack") {
+      expect[id] = {{"status", response["status"]}};
+    } else if (response.is_array()) {
+      json items = json::array();
+      for (const json& item : response) {
+        json e = {{"status", item["status"]}};
+        if (item["message_id"] == "00000000-0000-0000-0000-000000000000" && item["status"] == "duplicate") {
+          e["message_id"] = "zero";
+        }
+        items.push_back(e);
+      }
+      expect[id] = items;
+    }
+  }
+  scenario["expect"] = expect;
+  return scenario;
+}
+
+FailureFile write_failure_file(const SeedOutcome& failed, const std::string& profile, impl::Variant variant,
+                               const std::string& out_dir) {
+  namespace fs = std::filesystem;
+  const std::string variant_flag = variant == impl::Variant::none ? "" : " --variant " + impl::variant_name(variant);
+  const Shrunk shrunk = shrink(failed.scenario, variant, failed.signature);
+  json doc = with_reference_expectations(shrunk.scenario);
+  // The file is named after it: one clean path component inside out_dir.
+  doc["name"] = file_name_part(profile + "-" + std::to_string(failed.seed) + "-" + failed.signature);
+  doc["description"] = "Shrunk from qdt check --profile " + profile + " --seed " + std::to_string(failed.seed) +
+                       variant_flag + ": fails " + failed.signature +
+                       ". expect states what the reference implementation answers.";
+  FailureFile out;
+  std::error_code ec;
+  fs::create_directories(out_dir, ec);
+  out.path = (fs::path(out_dir) / (doc["name"].get<std::string>() + ".json")).string();
+  std::string error;
+  // Atomic: a campaign killed while writing leaves the whole file or none.
+  out.written = write_file_atomically(out.path, doc.dump(2) + "\n", &error);
+  if (!out.written) std::cerr << "error: " << error << "\n";
+  out.replay = "qdt replay " + out.path + variant_flag;
+  out.steps = count_steps(doc);
+  out.shrink_runs = shrunk.runs;
+  return out;
+}
+
+}  // namespace qdt::sim

@@ -1,0 +1,42 @@
+#pragma once
+// Random workloads for campaigns (docs/semantics.md §4 profiles): a seed and a profile give
+// a scenario document, which then goes through the same loader as a file.
+// Generators bias towards collisions: few keys, few partitions, repeats near
+// window edges, retries that race their own first attempt.
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace qdt::sim {
+
+const std::vector<std::string>& profile_names();
+bool is_profile(const std::string& name);
+
+// Generator knobs a sweep may fix (qdt explore, "generator.NAME" paths): each
+// replaces what the profile would draw, so a study can hold one dimension of
+// a random workload still while the rest stays random. Unset: as drawn.
+struct GeneratorOverrides {
+  std::optional<int64_t> partitions;        // partitions per queue, 1..64
+  std::optional<int64_t> keys;              // distinct transactionIds, 1..10 000
+  std::optional<int64_t> steps;             // top-level steps, 1..1 000
+  std::optional<int64_t> skew_ms;           // every skew step sets exactly this offset (broker ahead when > 0)
+  std::optional<int64_t> retry_attempts;    // every retrying push makes exactly this many attempts, 1..100
+  std::optional<int64_t> retry_backoff_ms;  // the pause between attempts, 0..3 600 000
+  std::optional<int64_t> retry_timeout_ms;  // the wait for a response, 1..3 600 000
+  std::optional<int64_t> advance_per_mille;  // chance that a step advances virtual time, 0..1000
+};
+
+// The knob names ("partitions", ...) in a fixed order, for messages.
+const std::vector<std::string>& generator_knob_names();
+
+// Sets one knob from a sweep value; the reason when the name is unknown or
+// the value is not an integer in range.
+std::optional<std::string> set_generator_knob(GeneratorOverrides& overrides, const std::string& name,
+                                              const nlohmann::json& value);
+
+// A scenario document (docs/semantics.md §3) without an `expect` block: properties judge it.
+nlohmann::json generate_scenario(uint64_t seed, const std::string& profile, const GeneratorOverrides& overrides = {});
+
+}  // namespace qdt::sim

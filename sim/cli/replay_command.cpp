@@ -1,0 +1,155 @@
+#include "sim/cli/replay_command.h"
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+
+#include "reports/summary.h"
+#include "sim/cli/exit_codes.h"
+#include "sim/base/json_input.h"
+#include "sim/base/output_file.h"
+#include "sim/scenario/runner.h"
+#include "sim/scenario/scenario.h"
+#include "sim/scenario/timeline.h"
+
+namespace qdt::sim {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Files named on the command line, and every *.json below named folders
+// (except JSON Schema folders and sweep folders), sorted so the order never depends on the
+// file system.
+// Returns how many scenarios the arguments name (files found, and each argument that names none).
+size_t collect(const std::vector<std::string>& args, std::vector<std::string>& files, std::vector<LoadError>& errors) {
+  for (const std::string& arg : args) {
+    std::error_code ec;
+    if (fs::is_directory(arg, ec)) {
+      std::vector<std::string> found;
+      for (auto it = fs::recursive_directory_iterator(arg, ec); !ec && it != fs::recursive_directory_iterator();
+           it.increment(ec)) {
+        if (it->is_directory() && (it->path().filename() == "schema" || it->path().filename() == "sweeps")) {
+          it.disable_recursion_pending();
+          continue;
+        }
+        if (it->is_regular_file() && it->path().extension() == ".json") found.push_back(it->path().string());
+      }
+      std::sort(found.begin(), found.end());
+      if (found.empty()) errors.push_back({arg, "/", "no scenario files (*.json) in this folder"});
+      files.insert(files.end(), found.begin(), found.end());
+    } else if (const std::optional<std::string> problem = input_file_problem(arg)) {
+      errors.push_back({arg, "/", *problem});  // a FIFO or a device is not "missing"
+    } else {
+      files.push_back(arg);
+    }
+  }
+  return files.size() + errors.size();
+}
+
+
+}  // namespace
+
+int run_replay(const ReplayOptions& o) {
+  const std::string& trace_file = o.trace_file;
+  const std::string& cache = o.cache;
+  const std::string& report_file = o.report_file;
+  const HtmlOutput& html = o.html;
+  const impl::Variant variant = o.variant;
+  std::vector<std::string> files;
+  std::vector<LoadError> errors;
+  const size_t named = collect(o.paths, files, errors);
+  // Load and validate everything before running anything.
+  std::vector<Scenario> scenarios;
+  for (const std::string& file : files) {
+    auto loaded = load_scenario_file(file);
+    if (loaded.scenario) scenarios.push_back(std::move(*loaded.scenario));
+    errors.insert(errors.end(), loaded.errors.begin(), loaded.errors.end());
+  }
+  // Counted before loading, so one rejected file (however many errors it has) is one scenario.
+  if (!trace_file.empty() && named != 1) {
+    errors.push_back({trace_file, "/", "--trace takes exactly one scenario, " + std::to_string(named) + " given"});
+  }
+  // One page is one run: a folder or several files would need a choice.
+  if (!html.file.empty() && named != 1) {
+    errors.push_back({html.file, "/", "--html takes exactly one scenario, " + std::to_string(named) + " given"});
+  }
+  if (!errors.empty()) {
+    for (const LoadError& e : errors) std::cerr << "error: " << e.to_string() << "\n";
+    std::cerr << "nothing was run (exit 2)\n";
+    return kExitBadInput;
+  }
+
+  RunOptions options;
+  if (cache == "on") options.cache_enabled = true;
+  if (cache == "off") options.cache_enabled = false;
+  options.keep_trace_text = !trace_file.empty();
+  options.variant = variant;
+  options.schedule = o.schedule;
+
+  std::vector<nlohmann::json> results;
+  bool all_passed = true;
+  const auto wall_start = std::chrono::steady_clock::now();
+  for (size_t i = 0; i < scenarios.size(); ++i) {
+    const Scenario& s = scenarios[i];
+    if (!o.quiet && scenarios.size() > 1) std::cerr << "[" << i + 1 << "/" << scenarios.size() << "] " << s.name << "\n";
+    const auto start = std::chrono::steady_clock::now();
+    RunOutcome outcome = run_scenario(s, options);
+    const auto wall_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    outcome.result["wall_ms"] = wall_ms;  // outside the trace: never hashed
+    // A written-down schedule that names a fiber that was not ready is not
+    // the schedule it says: bad input, not a verdict.
+    if (outcome.result.contains("schedule") && outcome.result["schedule"].contains("error")) {
+      std::cerr << "error: " << s.file << ": /world/schedule/choices: "
+                << outcome.result["schedule"]["error"].get<std::string>() << "\nthe run is not that schedule (exit 2)\n";
+      return kExitBadInput;
+    }
+    all_passed = all_passed && outcome.passed;
+    std::string write_error;
+    if (!trace_file.empty() && !write_output_file(trace_file, outcome.trace_text, &write_error)) {
+      std::cerr << "error: --trace " << write_error << "\n";
+      return kExitBadInput;
+    }
+    if (!html.file.empty() &&
+        !write_replay_html(
+            s, outcome, replay_command(s.file, impl::variant_name(variant), cache), html)) {
+      return kExitBadInput;
+    }
+    if (!o.as_json) {
+      std::cout << (outcome.passed ? "PASS " : "FAIL ") << s.name << "  trace " << outcome.result["trace_hash"].get<std::string>();
+      if (const auto it = outcome.result.find("schedule"); it != outcome.result.end()) {
+        std::cout << "  schedule " << (*it)["mode"].get<std::string>();
+        if ((*it)["mode"] == "pct") std::cout << " depth " << (*it)["depth"] << " k " << (*it)["steps"] << " n " << (*it)["fibers"];
+      }
+      std::cout << "\n";
+      for (const auto& f : outcome.result["failures"]) {
+        std::cout << "  " << (f["property"].is_string() ? f["property"].get<std::string>() : "expectation")
+                  << " at step " << f["step"].get<std::string>() << ": " << f["detail"].get<std::string>() << "\n";
+      }
+      if (!outcome.passed) {
+        std::cout << "  replay: qdt replay " << s.file
+                  << (variant == impl::Variant::none ? "" : " --variant " + impl::variant_name(variant))
+                  << o.schedule_flags << "\n";
+      }
+    }
+    results.push_back(std::move(outcome.result));
+  }
+  const double total_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  if (o.as_json) {
+    std::cout << (results.size() == 1 ? results[0] : nlohmann::json(results)).dump(2) << "\n";
+  } else if (results.size() > 1) {
+    std::cout << "\n" << reports::summary_table(results);
+  }
+  if (!o.quiet) std::cerr << results.size() << " scenarios in " << total_s << " s wall\n";
+  if (!report_file.empty()) {
+    std::string write_error;
+    if (!write_output_file(report_file, reports::summary_markdown("qdt replay", results), &write_error)) {
+      std::cerr << "error: --report " << write_error << "\n";
+      return kExitBadInput;
+    }
+  }
+  return all_passed ? kExitOk : kExitFailed;
+}
+
+}  // namespace qdt::sim

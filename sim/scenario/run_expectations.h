@@ -1,0 +1,17 @@
+#pragma once
+// A scenario's `expect` and `expect_stored` blocks (docs/semantics.md §3) judged against
+// what its run answered: each unmet expectation becomes one failure object
+// ({"kind": "expectation", "step", "detail"}) appended to `failures`.
+#include <nlohmann/json.hpp>
+
+#include "properties/history.h"
+#include "sim/scenario/scenario.h"
+#include "sim/scenario/step_outcomes.h"
+#include "sim/world/world.h"
+
+namespace qdt::sim {
+
+void check_expectations(const Scenario& s, const StepOutcomes& out, const history::History& h, World& world,
+                        nlohmann::json& failures);
+
+}  // namespace qdt::sim

@@ -1,0 +1,119 @@
+#pragma once
+// A scenario (docs/semantics.md §3), loaded and validated whole before anything runs.
+// JSON is parsed once here; the runner never touches scenario JSON text again.
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sim/base/load_error.h"
+#include "sim/faults/storage_faults.h"
+#include "sim/world/world_config.h"
+
+namespace qdt::sim {
+
+enum class Op { push, parallel, sequence, repeat, advance, configure, retention, delete_segment, storage_fail, ack, read, skew, network, crash_broker, evict_cache, cache, crash_storage };
+
+// The fields a `network` step changes; the others keep their current value.
+struct NetworkChange {
+  std::optional<std::pair<int64_t, int64_t>> latency_ms;
+  std::optional<uint32_t> loss_request_ppm;
+  std::optional<uint32_t> loss_response_ppm;
+  std::optional<uint32_t> duplicate_ppm;
+  void apply(NetworkConfig& config) const;
+};
+
+struct Step {
+  Op op = Op::push;
+  std::string id;       // as written, or "#<path>" when the step has none
+  std::string path;     // JSON path of the step, for messages ("/steps/3")
+  nlohmann::json items;  // push: handed to the broker as written
+  uint32_t broker = 0;
+  std::string producer;  // push: defaults to a producer per step
+  std::vector<Step> children;  // parallel, sequence, repeat
+  int64_t times = 0;           // repeat: runs its children in order this many times
+  int64_t advance_ms = 0;
+  std::optional<std::string> queue;  // configure, delete_segment, ack, read; optional for retention
+  std::string partition = "Default";
+  nlohmann::json options;  // configure (validated)
+  int64_t offset = 0;      // delete_segment
+  int64_t from = 0;        // read
+  int64_t limit = 0;       // read: 0 = all
+  std::string transaction_id;  // ack
+  std::string consumer_group = "default";
+  StorageFault fault;  // storage_fail: count, target (op), after_statements, code
+  RetryPolicy retry;  // push
+  int64_t skew_ms = 0;  // skew (with `broker`)
+  bool enabled = true;  // cache (with `broker`)
+  bool torn = true;     // crash_storage: the last unsynced write keeps a seeded prefix
+  std::optional<std::string> evict_partition;  // evict_cache (with `broker`, optional `queue`)
+  NetworkChange network;  // network
+};
+
+struct ItemExpect {
+  std::string status;
+  std::optional<std::string> message_id;  // "@STEP/INDEX" | "zero" | "new" | UUID
+};
+
+struct StepExpect {
+  std::string path;  // "/expect/<id>"
+  bool rejected = false;
+  std::optional<std::vector<ItemExpect>> items;    // push
+  std::optional<std::string> ack_status;           // ack
+  std::optional<int64_t> count;                    // read
+  std::optional<std::vector<std::string>> transaction_ids;  // read
+};
+
+struct Scenario {
+  std::string file;
+  std::string name;
+  std::string description;
+  uint64_t seed = 1;
+  WorldConfig world;
+  std::vector<std::pair<std::string, nlohmann::json>> queues;  // name -> options, in name order
+  std::vector<Step> steps;
+  std::map<std::string, StepExpect> expect;
+  std::vector<std::pair<std::pair<std::string, std::string>, int64_t>> expect_stored;  // (queue, partition) -> N
+};
+
+// Bounds of a script as run, with repeat steps unrolled: a scenario cannot
+// ask for an unbounded run (docs/semantics.md §4: bad input gets a clear error).
+inline constexpr int64_t kMaxRepeatTimes = 100'000;
+inline constexpr int64_t kMaxExecutedSteps = 2'000'000;
+// Push deliveries (each step's retry.attempts) and the items' JSON bytes,
+// unrolled: the wall time and memory a run can take.
+inline constexpr int64_t kMaxExecutedAttempts = 4'000'000;
+inline constexpr int64_t kMaxPushedItemsBytes = int64_t{256} << 20;
+// crash_storage steps, unrolled: each reopens storage, checks its integrity
+// and reads every partition it recovered, so both their number and their
+// number times the items pushed (what each may recover) are bounded.
+inline constexpr int64_t kMaxStorageCrashes = 1'000;
+inline constexpr int64_t kMaxRecoveredItemsBytes = int64_t{64} << 20;
+
+struct LoadResult {
+  std::optional<Scenario> scenario;
+  std::vector<LoadError> errors;  // non-empty exactly when !scenario
+};
+
+LoadResult load_scenario_text(const std::string& text, const std::string& file);
+LoadResult load_scenario_file(const std::string& file);
+// A document already parsed and bounded (a campaign's generated scenario):
+// the same semantic checks; `check_schema` false skips the JSON Schema, a
+// large share of a campaign seed's cost (the property
+// Workload.GeneratedScenariosAlwaysValidate holds every profile to it).
+LoadResult load_scenario_document(const nlohmann::json& doc, const std::string& file, bool check_schema);
+
+// The names the scenario format writes ("push", "crash_broker"; "fetch").
+std::string op_name(Op op);
+std::string storage_op_name(StorageOpKind kind);
+
+// The JSON Schema of the format, as shipped in scenarios/schema/.
+const std::string& scenario_schema_text();
+
+// Structural validation of a parsed document against that schema alone.
+std::vector<LoadError> schema_errors(const nlohmann::json& doc, const std::string& file);
+
+}  // namespace qdt::sim

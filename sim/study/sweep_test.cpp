@@ -1,0 +1,304 @@
+#include "sim/study/sweep.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <functional>
+
+#include "sim/study/sweep_run.h"
+
+namespace qdt::sim {
+namespace {
+
+using json = nlohmann::json;
+
+// The first error of loading `text`, as "PATH: reason"; "" when it loads.
+std::string first_error(const std::string& text) {
+  const SweepLoad r = load_sweep_text(text, "s.json");
+  if (r.sweep) return "";
+  EXPECT_FALSE(r.errors.empty());
+  return r.errors.empty() ? "?" : r.errors[0].path + ": " + r.errors[0].reason;
+}
+
+std::string with(const std::string& vary, const std::string& extra = "") {
+  return R"({"name": "t", "base": {"profile": "default"}, "vary": )" + vary +
+         R"(, "seeds": 2, "metrics": ["sidecar_rows_scanned", "cache.vouched"])" + extra + "}";
+}
+
+TEST(SweepLoader, LoadsListsAndRangesInPathOrder) {
+  const SweepLoad r = load_sweep_text(
+      with(R"({"world.cache.budget_bytes": [65536, 1048576], "queues.*.dedupWindowSeconds": {"from": 60, "to": 180, "step": 60}})",
+           R"(, "first_seed": 7, "variant": "skip-probe")"),
+      "s.json");
+  ASSERT_TRUE(r.sweep) << r.errors[0].to_string();
+  const Sweep& s = *r.sweep;
+  EXPECT_EQ(s.profile, "default");
+  EXPECT_EQ(s.first_seed, 7u);
+  EXPECT_EQ(s.variant, impl::Variant::skip_probe);
+  ASSERT_EQ(s.knobs.size(), 2u);
+  EXPECT_EQ(s.knobs[0].path, "queues.*.dedupWindowSeconds");  // object keys sort
+  EXPECT_EQ(s.knobs[0].values, (std::vector<json>{60, 120, 180}));
+  EXPECT_TRUE(s.knobs[0].values[1].is_number_integer());
+  EXPECT_EQ(s.knobs[1].values, (std::vector<json>{65536, 1048576}));
+  EXPECT_EQ(point_count(s), 6u);
+}
+
+TEST(SweepLoader, FractionalRangesHaveNoDrift) {
+  const SweepLoad r = load_sweep_text(with(R"({"world.network.loss_response": {"from": 0, "to": 0.3, "step": 0.1}})"), "s.json");
+  ASSERT_TRUE(r.sweep) << r.errors[0].to_string();
+  ASSERT_EQ(r.sweep->knobs[0].values.size(), 4u);
+  EXPECT_NEAR(r.sweep->knobs[0].values[3].get<double>(), 0.3, 1e-12);
+}
+
+TEST(SweepLoader, SchemaErrorsNameThePath) {
+  EXPECT_NE(first_error("{").find("not valid JSON"), std::string::npos);
+  EXPECT_EQ(first_error(with(R"({"world.brokers": [1]})", R"(, "colour": 1)")).substr(0, 1), "/");
+  EXPECT_EQ(first_error(with(R"({"world.brokers": []})")).substr(0, 20), "/vary/world.brokers:");
+  EXPECT_EQ(first_error(with(R"({"world..brokers": [1]})")),
+            "/vary/world..brokers: a knob path is dotted field names or * (world.cache.budget_bytes)");
+  EXPECT_EQ(first_error(with(R"({"world.brokers.": [1]})")).substr(0, 22), "/vary/world.brokers.: ");
+  EXPECT_EQ(first_error(R"({"name": "t", "base": {"profile": "default"}, "vary": {"world.brokers": [1]}, "seeds": 20000, "metrics": ["items"]})")
+                .substr(0, 7),
+            "/seeds:");
+  EXPECT_EQ(first_error(R"({"name": "a b", "base": {"profile": "default"}, "vary": {"world.brokers": [1]}, "seeds": 1, "metrics": ["items"]})")
+                .substr(0, 6),
+            "/name:");
+  EXPECT_FALSE(first_error(R"({"name": "t", "base": {"profile": "default", "scenario": "x.json"}, "vary": {"world.brokers": [1]}, "seeds": 1, "metrics": ["items"]})")
+                   .empty());
+}
+
+TEST(SweepLoader, CodeRulesNameThePathAndTheReason) {
+  EXPECT_EQ(first_error(with(R"({"seed": [1, 2]})")).substr(0, 11), "/vary/seed:");
+  EXPECT_EQ(first_error(with(R"({"world.*": [1]})")), "/vary/world.*: a knob path ends with a field name, not *");
+  EXPECT_EQ(first_error(with(R"({"world.brokers": {"from": 4, "to": 1, "step": 1}})")),
+            "/vary/world.brokers: a range needs step > 0 and from <= to");
+  EXPECT_EQ(first_error(with(R"({"world.cache.budget_bytes": {"from": 0, "to": 1000000, "step": 1}})")).substr(0, 32),
+            "/vary/world.cache.budget_bytes: ");
+  EXPECT_EQ(first_error(with(R"({"world.brokers": {"from": 1, "to": 40, "step": 1}, "world.cache.budget_bytes": {"from": 1, "to": 40, "step": 1}})")),
+            "/vary: more than 1000 points (the product of the knobs' value counts)");
+  EXPECT_EQ(first_error(R"({"name": "t", "base": {"profile": "default"}, "vary": {"world.brokers": {"from": 1, "to": 100, "step": 1}}, "seeds": 10000, "metrics": ["items"]})"),
+            "/seeds: 100 points x 10000 seeds is more than 100000 runs");
+  EXPECT_EQ(first_error(R"({"name": "t", "base": {"profile": "nope"}, "vary": {"world.brokers": [1]}, "seeds": 1, "metrics": ["items"]})")
+                .substr(0, 30),
+            "/base/profile: unknown profile");
+  EXPECT_EQ(first_error(R"({"name": "t", "base": {"profile": "default"}, "vary": {"world.brokers": [1]}, "seeds": 1, "metrics": ["items", "cache.nope"]})")
+                .substr(0, 36),
+            "/metrics/1: unknown metric \"cache.no");
+  EXPECT_EQ(first_error(with(R"({"world.brokers": [1]})", R"(, "variant": "nope")")).substr(0, 9), "/variant:");
+  EXPECT_EQ(first_error(R"({"name": "t", "base": {"scenario": "missing.json"}, "vary": {"world.brokers": [1]}, "seeds": 1, "metrics": ["items"]})")
+                .substr(0, 30),
+            "/base/scenario: cannot open mi");
+}
+
+// Steps at the ends of the doubles: the count is bounded in double before it
+// becomes an integer, and the error states it.
+TEST(SweepLoader, ExtremeRangeStepsAreCountedBeforeConversion) {
+  const std::string knob = "/vary/world.cache.budget_bytes: ";
+  EXPECT_EQ(first_error(with(R"({"world.cache.budget_bytes": {"from": 0, "to": 1, "step": 5e-324}})")),
+            knob + "the range has over 2^53 values, more than 1000");
+  EXPECT_EQ(first_error(with(R"({"world.cache.budget_bytes": {"from": -9007199254740991, "to": 9007199254740991, "step": 1e-308}})")),
+            knob + "the range has over 2^53 values, more than 1000");
+  EXPECT_EQ(first_error(with(R"({"world.cache.budget_bytes": {"from": 0, "to": 1, "step": 0.0001}})")),
+            knob + "the range has 10001 values, more than 1000");
+  EXPECT_EQ(first_error(with(R"({"world.cache.budget_bytes": {"from": 0, "to": 1, "step": 1e308}})")),
+            knob + "a range's from, to and step are within +-2^53");
+  EXPECT_EQ(first_error(with(R"({"world.cache.budget_bytes": {"from": 0, "to": 0, "step": 5e-324}})")), "");
+  EXPECT_EQ(first_error(with(R"({"world.cache.budget_bytes": {"from": 5e-324, "to": 1e-323, "step": 5e-324}})")), "");
+  // A zero step (-0, or 1e-400 read as 0) is refused by the schema.
+  EXPECT_EQ(first_error(with(R"({"world.cache.budget_bytes": {"from": 0, "to": 1, "step": -0.0}})")).substr(0, 36),
+            "/vary/world.cache.budget_bytes/step:");
+  EXPECT_EQ(first_error(with(R"({"world.cache.budget_bytes": {"from": 0, "to": 1, "step": 1e-400}})")).substr(0, 36),
+            "/vary/world.cache.budget_bytes/step:");
+}
+
+TEST(SweepLoader, MetricNamesAreTheRunsMetricKeys) {
+  const auto& names = known_metric_names();
+  for (const char* n : {"sidecar_rows_scanned", "cache.vouched", "cache.cache_bytes", "virtual_duration_ms", "items"}) {
+    EXPECT_TRUE(std::binary_search(names.begin(), names.end(), std::string(n))) << n;
+  }
+  EXPECT_FALSE(std::binary_search(names.begin(), names.end(), std::string("cache")));
+  const json metrics = {{"items", 3}, {"cache", {{"vouched", 2.5}}}};
+  EXPECT_EQ(metric_value(metrics, "items"), 3.0);
+  EXPECT_EQ(metric_value(metrics, "cache.vouched"), 2.5);
+  EXPECT_EQ(metric_value(metrics, "cache"), std::nullopt);
+  EXPECT_EQ(metric_value(metrics, "nope.x"), std::nullopt);
+}
+
+TEST(SweepPoints, CartesianProductLastKnobFastest) {
+  const SweepLoad r = load_sweep_text(with(R"({"world.brokers": [2, 3], "world.cache.budget_bytes": [1, 2, 3]})"), "s.json");
+  ASSERT_TRUE(r.sweep);
+  const std::vector<Point> points = expand_points(*r.sweep);
+  ASSERT_EQ(points.size(), 6u);
+  EXPECT_EQ(points[0], (Point{0, 0}));
+  EXPECT_EQ(points[1], (Point{0, 1}));
+  EXPECT_EQ(points[5], (Point{1, 2}));
+  EXPECT_EQ(point_text(*r.sweep, points[4]), "world.brokers=3, world.cache.budget_bytes=2");
+  EXPECT_EQ(point_values(*r.sweep, points[4]), (json{{"world.brokers", 3}, {"world.cache.budget_bytes", 2}}));
+}
+
+TEST(SweepPoints, KnobsSetPathsAndWildcards) {
+  json doc = {{"queues", {{"a", {{"dedupWindowSeconds", 1}}}, {"b", json::object()}}}};
+  EXPECT_EQ(apply_knob(doc, {"queues", "*", "dedupWindowSeconds"}, 60), std::nullopt);
+  EXPECT_EQ(doc["queues"]["a"]["dedupWindowSeconds"], 60);
+  EXPECT_EQ(doc["queues"]["b"]["dedupWindowSeconds"], 60);
+  EXPECT_EQ(apply_knob(doc, {"world", "cache", "budget_bytes"}, 5), std::nullopt);  // created
+  EXPECT_EQ(doc["world"]["cache"]["budget_bytes"], 5);
+  json empty = {{"steps", json::array()}};
+  EXPECT_EQ(apply_knob(empty, {"queues", "*", "dedupWindowSeconds"}, 1), "queues.* matches nothing in the scenario");
+  json scalar = {{"world", 3}};
+  EXPECT_EQ(apply_knob(scalar, {"world", "brokers"}, 1), "world is not an object or an array");
+}
+
+TEST(SweepPoints, KnobsIndexArraysAndStarMatchesEveryElement) {
+  json doc = {{"steps", {{{"op", "repeat"}, {"times", 2}, {"steps", {{{"op", "advance"}, {"ms", 1}}}}},
+                         {{"op", "advance"}, {"ms", 5}}}}};
+  EXPECT_EQ(apply_knob(doc, {"steps", "0", "steps", "0", "ms"}, 250), std::nullopt);
+  EXPECT_EQ(doc["steps"][0]["steps"][0]["ms"], 250);
+  EXPECT_EQ(apply_knob(doc, {"steps", "*", "op"}, "advance"), std::nullopt);
+  EXPECT_EQ(doc["steps"][0]["op"], "advance");
+  EXPECT_EQ(doc["steps"][1]["op"], "advance");
+  EXPECT_EQ(apply_knob(doc, {"steps", "2", "ms"}, 1),
+            "steps is an array of 2 elements: 2 is not an index into it (0-based) or *");
+  EXPECT_EQ(apply_knob(doc, {"steps", "op"}, 1), "steps is an array of 2 elements: op is not an index into it (0-based) or *");
+}
+
+TEST(SweepPoints, GeneratorKnobsFixWhatTheProfileDraws) {
+  const SweepLoad r = load_sweep_text(
+      R"({"name": "t", "base": {"profile": "skew"}, "vary": {"generator.skew_ms": [1234], "generator.partitions": [1], "generator.steps": [40]}, "seeds": 1, "metrics": ["double_writes"]})",
+      "s.json");
+  ASSERT_TRUE(r.sweep) << r.errors[0].to_string();
+  const PointDocument d = point_document(*r.sweep, {0, 0, 0}, 3);
+  ASSERT_FALSE(d.error) << *d.error;
+  EXPECT_EQ(d.doc["steps"].size(), 40u);
+  int skews = 0;
+  const std::function<void(const json&)> visit = [&](const json& steps) {
+    for (const json& s : steps) {
+      if (s["op"] == "skew") {
+        ++skews;
+        EXPECT_EQ(s["ms"], 1234);
+      }
+      if (s.contains("items")) {
+        for (const json& item : s["items"]) EXPECT_EQ(item["partition"], "p0");
+      }
+      if (s.contains("steps")) visit(s["steps"]);
+    }
+  };
+  visit(d.doc["steps"]);
+  EXPECT_GT(skews, 0) << "seed 3 of the skew profile draws no skew in 40 steps: pick another seed";
+  EXPECT_TRUE(check_points(*r.sweep).empty());
+}
+
+TEST(SweepLoader, GeneratorAndStepsKnobsNeedTheRightBase) {
+  EXPECT_EQ(first_error(with(R"({"generator.nope": [1]})")), "");  // the name is checked per point
+  const SweepLoad bad = load_sweep_text(with(R"({"generator.nope": [1]})"), "s.json");
+  ASSERT_TRUE(bad.sweep);
+  const auto errors = check_points(*bad.sweep);
+  ASSERT_FALSE(errors.empty());
+  EXPECT_NE(errors[0].reason.find("unknown generator knob \"nope\""), std::string::npos) << errors[0].reason;
+  EXPECT_EQ(errors[0].path, "/vary/generator.nope");
+  const SweepLoad range = load_sweep_text(with(R"({"generator.partitions": [0]})"), "s.json");
+  ASSERT_TRUE(range.sweep);
+  EXPECT_NE(check_points(*range.sweep)[0].reason.find("generator.partitions takes an integer in 1..64, not 0"),
+            std::string::npos);
+  EXPECT_EQ(first_error(with(R"({"steps.0.ms": [1]})")),
+            "/vary/steps.0.ms: steps. knobs need a scenario base (a profile draws its steps per seed)");
+  EXPECT_EQ(first_error(with(R"({"generator.a.b": [1]})")), "/vary/generator.a.b: a generator knob is generator.NAME");
+}
+
+TEST(SweepPoints, ProfileDocumentsGetTheSeedAndTheKnobs) {
+  const SweepLoad r = load_sweep_text(with(R"({"world.cache.budget_bytes": [4096], "queues.*.dedupWindowSeconds": [77]})"), "s.json");
+  ASSERT_TRUE(r.sweep);
+  const PointDocument d = point_document(*r.sweep, expand_points(*r.sweep)[0], 5);
+  ASSERT_FALSE(d.error);
+  EXPECT_EQ(d.doc["seed"], 5);
+  EXPECT_EQ(d.doc["world"]["cache"]["budget_bytes"], 4096);
+  ASSERT_FALSE(d.doc["queues"].empty());
+  for (const auto& [name, q] : d.doc["queues"].items()) EXPECT_EQ(q["dedupWindowSeconds"], 77) << name;
+  EXPECT_TRUE(check_points(*r.sweep).empty());
+}
+
+TEST(SweepPoints, AnInvalidPointNamesTheKnobAndThePoint) {
+  const SweepLoad r = load_sweep_text(with(R"({"world.brokers": [2, 99]})"), "s.json");
+  ASSERT_TRUE(r.sweep);
+  const auto errors = check_points(*r.sweep);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].file, "s.json");
+  EXPECT_EQ(errors[0].path, "/vary/world.brokers");
+  EXPECT_NE(errors[0].reason.find("point 1 (world.brokers=99), seed 1"), std::string::npos) << errors[0].reason;
+  EXPECT_NE(errors[0].reason.find("/world/brokers"), std::string::npos) << errors[0].reason;
+}
+
+TEST(SweepPoints, AScenarioBaseRunsTheFileWithTheSweepsSeed) {
+  const std::string dir = std::string(QDT_SOURCE_DIR) + "/scenarios/";
+  const SweepLoad r = load_sweep_text(
+      R"({"name": "t", "base": {"scenario": "basic-duplicate.json"}, "vary": {"queues.*.dedupWindowSeconds": [0, 60]}, "seeds": 1, "metrics": ["duplicates"]})",
+      dir + "sweep.json");
+  ASSERT_TRUE(r.sweep) << r.errors[0].to_string();
+  EXPECT_EQ(r.sweep->scenario_file, dir + "basic-duplicate.json");
+  const PointDocument d = point_document(*r.sweep, {1}, 9);
+  EXPECT_EQ(d.doc["seed"], 9);
+  EXPECT_EQ(d.doc["queues"]["orders"]["dedupWindowSeconds"], 60);
+  EXPECT_EQ(d.doc["name"], "basic-duplicate");
+}
+
+TEST(SweepAggregate, MeanMinMaxFailuresAndRawValues) {
+  const SweepLoad r = load_sweep_text(with(R"({"world.brokers": [2]})"), "s.json");
+  ASSERT_TRUE(r.sweep);
+  std::vector<SeedValues> runs = {{1, true, "", "h1", {4, 1}}, {2, false, "model-agreement", "h2", {7, 2}}};
+  const json p = aggregate_point(*r.sweep, {0}, 0, runs);
+  EXPECT_EQ(p["metrics"]["sidecar_rows_scanned"], (json{{"mean", 5.5}, {"min", 4}, {"max", 7}}));
+  EXPECT_EQ(p["metrics"]["cache.vouched"]["mean"], 1.5);
+  EXPECT_EQ(p["raw"]["sidecar_rows_scanned"], (json{4, 7}));
+  EXPECT_EQ(p["failures"], 1);
+  EXPECT_EQ(p["failed_seeds"], (json{{{"seed", 2}, {"property", "model-agreement"}}}));
+  EXPECT_EQ(p["knobs"], (json{{"world.brokers", 2}}));
+  EXPECT_TRUE(p["metrics"]["sidecar_rows_scanned"]["min"].is_number_integer());
+}
+
+TEST(SweepRun, ResultsAreTheSameForAnyJobs) {
+  const SweepLoad r = load_sweep_text(with(R"({"world.cache.budget_bytes": [2048, 1048576]})"), "s.json");
+  ASSERT_TRUE(r.sweep);
+  int ticks = 0;
+  const WallClock wall = [&ticks] { return static_cast<double>(++ticks); };
+  SweepRunOptions one;
+  one.quiet = true;
+  SweepRunOptions two = one;
+  two.jobs = 2;
+  SweepRunResult a = run_sweep(*r.sweep, one, wall), b = run_sweep(*r.sweep, two, wall);
+  ASSERT_TRUE(a.errors.empty());
+  ASSERT_TRUE(b.errors.empty());
+  a.document.erase("wall_s");
+  b.document.erase("wall_s");
+  EXPECT_EQ(a.document, b.document);
+  EXPECT_EQ(a.document["points"].size(), 2u);
+  EXPECT_EQ(a.document["runs"], 4);
+  EXPECT_EQ(a.document["knobs"][0]["unit"], "bytes");
+  EXPECT_EQ(a.document["metrics"][0]["unit"], "count");
+}
+
+TEST(SweepRun, Units) {
+  EXPECT_EQ(unit_of("virtual_duration_ms"), "ms");
+  EXPECT_EQ(unit_of("queues.*.dedupWindowSeconds"), "s");
+  EXPECT_EQ(unit_of("cache.cache_bytes"), "bytes");
+  EXPECT_EQ(unit_of("world.network.loss_response"), "probability");
+  EXPECT_EQ(unit_of("world.brokers"), "count");
+}
+
+}  // namespace
+}  // namespace qdt::sim
+
+namespace qdt::sim {
+namespace {
+
+TEST(SweepExample, TheShippedSweepLoadsAndEveryPointIsValid) {
+  const std::string file = std::string(QDT_SOURCE_DIR) + "/scenarios/sweeps/cache-budget.json";
+  const SweepLoad r = load_sweep_file(file);
+  ASSERT_TRUE(r.sweep) << r.errors[0].to_string();
+  EXPECT_EQ(r.sweep->name, "cache-budget");
+  EXPECT_EQ(r.sweep->knobs.size(), 2u);
+  const auto errors = check_points(*r.sweep);
+  EXPECT_TRUE(errors.empty()) << errors[0].to_string();
+}
+
+}  // namespace
+}  // namespace qdt::sim
