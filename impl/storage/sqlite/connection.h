@@ -21,28 +21,11 @@
 #include <string>
 
 #include "impl/storage/sqlite/sqlite.h"
+#include "impl/storage/statement_gate.h"
 #include "impl/storage/storage_clock.h"
 #include "impl/storage/transaction_kind.h"
 
 namespace qdt::impl {
-
-// The seam every statement crosses. The default gate is an atomic, faultless
-// connection: no latency, and SQLITE_BUSY is an error.
-class StatementGate {
- public:
-  virtual ~StatementGate() = default;
-  // Before statement `index` (0 = BEGIN) of a `txn` transaction runs. May
-  // suspend the calling fiber. Returns SQLITE_OK, or the error code the
-  // statement fails with instead of running.
-  virtual int before_statement(TxnKind txn, int64_t index, StatementKind kind) { return SQLITE_OK; }
-  // The statement was answered SQLITE_BUSY for the `attempt`-th time: wait
-  // until the lock may be free. false gives up (the transaction fails).
-  virtual bool wait_busy(TxnKind txn, uint32_t attempt) { return false; }
-  // BEGIN IMMEDIATE succeeded: this connection holds the write lock.
-  virtual void on_locked(TxnKind txn) {}
-  // The transaction ended (committed, or rolled back); locks are released.
-  virtual void on_ended(TxnKind txn, bool committed) {}
-};
 
 class Connection {
  public:

@@ -28,6 +28,7 @@
 
 #include "impl/storage/sqlite/connection.h"
 #include "impl/queue_options.h"
+#include "impl/storage/engine.h"
 #include "impl/storage/sqlite/schema.h"
 #include "impl/storage/storage_types.h"
 #include "impl/variant.h"
@@ -49,7 +50,7 @@ struct StorageOptions {
   int64_t page_size_bytes = 0;
 };
 
-class Storage {
+class Storage final : public StorageEngine {
  public:
   // A connection to the database at `uri` (a file, or "file:/NAME?vfs=memdb"
   // shared by every connection that names it); creates the schema if missing.
@@ -65,54 +66,54 @@ class Storage {
 
   // Creates the queue when missing, then applies `patch` (docs/semantics.md §2.2 options,
   // validated by the caller) to its options, in one write transaction.
-  QueueOptions configure(const std::string& queue, const nlohmann::json& patch);
-  void set_options(const std::string& queue, const QueueOptions& options);
+  QueueOptions configure(const std::string& queue, const nlohmann::json& patch) override;
+  void set_options(const std::string& queue, const QueueOptions& options) override;
 
   // The push transaction (docs/semantics.md §2.4). Throws StorageError, committing nothing.
-  PushResult push(const SegmentPush& segment);
+  PushResult push(const SegmentPush& segment) override;
 
   // The segment covering `offset`, if it is still present (docs/semantics.md §2.6).
   std::optional<CoveringSegment> covering_segment(const std::string& queue, const std::string& partition,
-                                                  int64_t offset);
+                                                  int64_t offset) override;
 
   // Sidecar rows with end_offset > after_offset and created_at >= since_ms, in
   // offset order, with last_offset, in one snapshot (cache hydration).
   SidecarRead read_sidecar(const std::string& queue, const std::string& partition, int64_t after_offset,
-                           int64_t since_ms);
+                           int64_t since_ms) override;
 
   // Ack by transactionId through the sidecar (docs/semantics.md §2.9).
   AckResult ack(const std::string& queue, const std::string& partition, const std::string& transaction_id,
-                const std::string& consumer_group);
+                const std::string& consumer_group) override;
 
   // Stored messages in offset order from `from`; limit <= 0: all (docs/semantics.md §2.10).
   std::vector<StoredMessage> read(const std::string& queue, const std::string& partition, int64_t from,
-                                  int64_t limit);
+                                  int64_t limit) override;
 
   // Retention (docs/semantics.md §2.8), in steps the caller drives; each its own transaction.
-  std::vector<std::pair<std::string, std::string>> partitions(const std::optional<std::string>& queue);
-  RetentionDelete delete_expired_segments(const std::string& queue, const std::string& partition);
-  PurgeStep purge_step(const std::string& queue, const std::string& partition);
+  std::vector<std::pair<std::string, std::string>> partitions(const std::optional<std::string>& queue) override;
+  RetentionDelete delete_expired_segments(const std::string& queue, const std::string& partition) override;
+  PurgeStep purge_step(const std::string& queue, const std::string& partition) override;
 
   // Fault: deletes the segment covering `offset`, leaving the sidecar.
-  std::optional<SegmentSpan> delete_segment(const std::string& queue, const std::string& partition, int64_t offset);
+  std::optional<SegmentSpan> delete_segment(const std::string& queue, const std::string& partition, int64_t offset) override;
 
   // Read-only inspection, ungated: for checkers, metrics and expectations.
   // The caller guarantees no other connection holds the write lock (the
   // world calls these between transactions, or inside this connection's own).
-  QueueOptions options(const std::string& queue);
-  PartitionState partition_state(const std::string& queue, const std::string& partition);
-  PartitionRows partition_rows(const std::string& queue, const std::string& partition);
-  int64_t stored_messages(const std::string& queue, const std::string& partition);
-  int64_t sidecar_rows();
-  int64_t segment_count();
-  bool in_transaction() const { return conn_.in_transaction(); }
+  QueueOptions options(const std::string& queue) override;
+  PartitionState partition_state(const std::string& queue, const std::string& partition) override;
+  PartitionRows partition_rows(const std::string& queue, const std::string& partition) override;
+  int64_t stored_messages(const std::string& queue, const std::string& partition) override;
+  int64_t sidecar_rows() override;
+  int64_t segment_count() override;
+  bool in_transaction() const override { return conn_.in_transaction(); }
   // Deletes every row of every table in one write transaction, keeping the
   // schema: afterwards the database answers every query as a fresh one does
   // (INTEGER PRIMARY KEYs restart at 1). For reusing open connections
   // (sim/world/storage_pool.h); no other connection may hold a lock meanwhile.
-  void clear_rows();
+  void clear_rows() override;
   // The bound of each purge step from now on (>= 1).
-  void set_purge_batch(int64_t rows);
+  void set_purge_batch(int64_t rows) override;
   // The connection itself, for instruments the testbed attaches at this seam
   // (sim/world/write_counter.h); nothing in impl reads what they add.
   Database& database() { return conn_.db(); }
@@ -120,8 +121,8 @@ class Storage {
   std::string integrity_check();
   // PRAGMA page_size: what the database was created with.
   int64_t page_size_bytes();
-  std::vector<std::pair<std::string, std::string>> inspect_partitions();
-  std::vector<StoredMessage> inspect_messages(const std::string& queue, const std::string& partition);
+  std::vector<std::pair<std::string, std::string>> inspect_partitions() override;
+  std::vector<StoredMessage> inspect_messages(const std::string& queue, const std::string& partition) override;
 
  private:
   struct PartitionRow {
