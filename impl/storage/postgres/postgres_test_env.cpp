@@ -43,6 +43,18 @@ std::string hashes(const std::vector<std::string>& transaction_ids) {
   return out;
 }
 
+nlohmann::json interface_part(nlohmann::json answer) {
+  if (answer.is_array()) {
+    for (auto& element : answer) element = interface_part(element);
+    return answer;
+  }
+  if (!answer.is_object()) return answer;
+  for (auto it = answer.begin(); it != answer.end();) {
+    it = it.key().rfind("qdt", 0) == 0 ? answer.erase(it) : std::next(it);
+  }
+  return answer;
+}
+
 void PgTest::SetUp() {
   conn_ = cluster().connect(database());
   reset_database(conn_.get(), own_interface_tables());

@@ -26,6 +26,9 @@ inline constexpr int64_t kSecondUs = 1'000'000;
 // The hashes of these transactionIds, packed 16 bytes each.
 std::string hashes(const std::vector<std::string>& transaction_ids);
 
+// `answer` without the keys qdt's own SQL adds beyond the interface ("qdt...").
+nlohmann::json interface_part(nlohmann::json answer);
+
 // A blocking connection with qdt's search_path; resets the database first.
 class PgTest : public ::testing::Test {
  protected:

@@ -60,6 +60,8 @@ class Session {
   const std::string& name() const { return name_; }
   int backend_pid() const { return backend_pid_; }
   bool in_flight() const { return in_flight_; }
+  // Inside a transaction block (or a statement is running).
+  bool in_transaction() const { return PQtransactionStatus(conn_.get()) != PQTRANS_IDLE; }
 
   // Sends one parameterised statement. Throws StorageError when it cannot be sent.
   void send(const std::string& sql, const std::vector<Param>& params = {});

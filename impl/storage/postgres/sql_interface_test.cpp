@@ -92,9 +92,9 @@ TEST_F(SqlInterface, PurgeStepsDeleteWholeOldRowsInBoundedStepsAndAdvanceTxnsSta
   const auto step = [&] {
     return json::parse(scalar("SELECT queen.log_txns_purge_step_v1($1::uuid, $2::timestamptz, 2)", {pid, cutoff}));
   };
-  EXPECT_EQ(step(), json::parse(R"({"deleted":2,"new_txns_start":2,"done":false})"));
-  EXPECT_EQ(step(), json::parse(R"({"deleted":1,"new_txns_start":3,"done":true})"));
-  EXPECT_EQ(step(), json::parse(R"({"deleted":0,"new_txns_start":3,"done":true})"));
+  EXPECT_EQ(interface_part(step()), json::parse(R"({"deleted":2,"new_txns_start":2,"done":false})"));
+  EXPECT_EQ(interface_part(step()), json::parse(R"({"deleted":1,"new_txns_start":3,"done":true})"));
+  EXPECT_EQ(interface_part(step()), json::parse(R"({"deleted":0,"new_txns_start":3,"done":true})"));
   EXPECT_EQ(count("queen.log_txns"), 2);
   EXPECT_EQ(count("queen.log_segments"), 5);  // the purge never touches segments
   // Below txns_start there is nothing to compare against: a repeat is queued.
@@ -110,7 +110,7 @@ TEST_F(SqlInterface, RetentionDeletesWholeExpiredSegmentsAndAdvancesLogStart) {
   const std::string pid = partition_id("q", "p");
   const json result = json::parse(scalar(
       "SELECT queen.log_retention_step_v1($1::uuid, '2023-11-14 22:13:35+00'::timestamptz, NULL, 10)", {pid}));
-  EXPECT_EQ(result, json::parse(R"({"deleted":2,"new_log_start":2,"done":true})"));
+  EXPECT_EQ(interface_part(result), json::parse(R"({"deleted":2,"new_log_start":2,"done":true})"));
   EXPECT_EQ(count("queen.log_segments"), 2);
   EXPECT_EQ(count("queen.log_txns"), 4);  // the sidecar outlives its segments
   // A duplicate of a deleted segment is still found through the sidecar.
@@ -131,9 +131,9 @@ TEST_F(SqlInterface, CompletedRetentionRespectsEveryConsumerGroupsCommittedOffse
   EXPECT_EQ(step()["deleted"], 0);
   query("INSERT INTO queen.log_consumers (partition_id, consumer_group, committed) VALUES ($1, 'g1', 2), ($1, 'g2', 0)",
         {pid});
-  EXPECT_EQ(step(), json::parse(R"({"deleted":1,"new_log_start":1,"done":true})"));
+  EXPECT_EQ(interface_part(step()), json::parse(R"({"deleted":1,"new_log_start":1,"done":true})"));
   query("UPDATE queen.log_consumers SET committed = 3 WHERE consumer_group = 'g2'");
-  EXPECT_EQ(step(), json::parse(R"({"deleted":2,"new_log_start":3,"done":true})"));
+  EXPECT_EQ(interface_part(step()), json::parse(R"({"deleted":2,"new_log_start":3,"done":true})"));
   EXPECT_EQ(count("queen.log_segments"), 1);
 }
 
@@ -210,7 +210,7 @@ TEST_F(SqlInterface, PushMultiAnswersInInputOrderAndADuplicateLeavesTheOthersWri
   ASSERT_EQ(answers.size(), 2u);
   EXPECT_EQ(answers[0]["status"], "queued");
   EXPECT_EQ(answers[0]["baseOffset"], 0);
-  EXPECT_EQ(answers[1], json::parse(R"({"status":"duplicate","dups":[{"i":0,"off":0}]})"));
+  EXPECT_EQ(interface_part(answers[1]), json::parse(R"({"status":"duplicate","dups":[{"i":0,"off":0}]})"));
   EXPECT_EQ(count("queen.log_segments"), 2);
 }
 

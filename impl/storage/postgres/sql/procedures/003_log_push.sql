@@ -1,6 +1,47 @@
 -- The push transaction of queen-log-v1 (docs/semantics.md §2.4, 2.7, 2.11, 9.3), the
 -- covering fetch (docs/semantics.md §2.6) and qdt's read paths (docs/semantics.md §2.10, 2.11).
 
+-- The probe (docs/semantics.md §2.4, 2.7): per incoming frame, the smallest
+-- offset holding an equal hash among the sidecar rows above p_from, at or
+-- below p_upto, not older than the window. {"dups": [{"i","off"}] or null,
+-- "rows": sidecar rows examined}. Variants replace this function alone.
+CREATE OR REPLACE FUNCTION queen.qdt_probe_v1(p_pid uuid, p_from bigint, p_hashes bytea, p_window int,
+                                              p_now timestamptz, p_upto bigint)
+RETURNS jsonb
+LANGUAGE sql STABLE
+AS $$
+    WITH candidates AS (
+        SELECT t.base_offset, t.hashes FROM queen.log_txns t
+        WHERE t.partition_id = p_pid
+          AND t.end_offset > p_from
+          AND t.base_offset <= p_upto
+          AND t.created_at >= p_now - p_window * interval '1 second'
+    ), matches AS (
+        SELECT incoming.frame_index, min(c.base_offset + stored.frame_index) AS original
+        FROM candidates c
+        CROSS JOIN LATERAL queen.qdt_hashes(c.hashes) AS stored
+        JOIN queen.qdt_hashes(p_hashes) AS incoming ON incoming.hash = stored.hash
+        GROUP BY incoming.frame_index
+    )
+    SELECT jsonb_build_object(
+        'dups', (SELECT jsonb_agg(jsonb_build_object('i', m.frame_index, 'off', m.original) ORDER BY m.frame_index)
+                 FROM matches m),
+        'rows', (SELECT count(*) FROM candidates))
+$$;
+
+-- What qdt's own answers carry beyond the interface (docs/semantics.md §9.3): the
+-- clock the push read, its window, the partition as it was, and the probe's work.
+CREATE OR REPLACE FUNCTION queen.qdt_push_extras(p_pid uuid, p_now timestamptz, p_window int, p_last_before bigint,
+                                                 p_txns_start bigint, p_probe_ran boolean, p_rows bigint)
+RETURNS jsonb
+LANGUAGE sql IMMUTABLE
+AS $$
+    SELECT jsonb_build_object('qdtPid', p_pid, 'qdtNowUs',
+                              (extract(epoch FROM p_now) * 1000000)::bigint,
+                              'qdtWindow', p_window, 'qdtLastOffsetBefore', p_last_before,
+                              'qdtTxnsStart', p_txns_start, 'qdtProbeRan', p_probe_ran, 'qdtRowsScanned', p_rows)
+$$;
+
 -- One segment into a partition whose id and window are resolved. With a
 -- window the partition row's FOR UPDATE is the write serializer and `now` is
 -- read after it; without one the allocator UPDATE takes the same lock first.
@@ -17,8 +58,10 @@ DECLARE
     v_now timestamptz;
     v_watermark bigint := -1;
     v_from bigint;
-    v_dups jsonb;
     v_base bigint;
+    v_last_before bigint;
+    v_probe jsonb;
+    v_probe_ran boolean := false;
 BEGIN
     IF p_msg_count IS NULL OR p_msg_count < 1
        OR coalesce(octet_length(p_hashes), -1) <> 16 * p_msg_count THEN
@@ -37,23 +80,14 @@ BEGIN
             v_watermark := coalesce(p_verified, -1);
         END IF;
         v_from := greatest(v_watermark, v_txns_start - 1);
+        v_last_before := v_last;
         IF v_last > v_from THEN
-            -- Per incoming frame, the smallest offset holding an equal hash
-            -- among the in-window rows above the watermark.
-            SELECT jsonb_agg(jsonb_build_object('i', m.frame_index, 'off', m.original) ORDER BY m.frame_index)
-            INTO v_dups
-            FROM (
-                SELECT incoming.frame_index, min(t.base_offset + stored.frame_index) AS original
-                FROM queen.log_txns t
-                CROSS JOIN LATERAL queen.qdt_hashes(t.hashes) AS stored
-                JOIN queen.qdt_hashes(p_hashes) AS incoming ON incoming.hash = stored.hash
-                WHERE t.partition_id = p_pid
-                  AND t.end_offset > v_from
-                  AND t.created_at >= v_now - p_window * interval '1 second'
-                GROUP BY incoming.frame_index
-            ) m;
-            IF v_dups IS NOT NULL THEN
-                RETURN jsonb_build_object('status', 'duplicate', 'dups', v_dups);
+            v_probe := queen.qdt_probe_v1(p_pid, v_from, p_hashes, p_window, v_now, v_last);
+            v_probe_ran := true;
+            IF v_probe->'dups' <> 'null'::jsonb THEN
+                RETURN jsonb_build_object('status', 'duplicate', 'dups', v_probe->'dups')
+                       || queen.qdt_push_extras(p_pid, v_now, p_window, v_last_before, v_txns_start, true,
+                                                (v_probe->>'rows')::bigint);
             END IF;
         END IF;
         UPDATE queen.log_partitions SET last_offset = last_offset + p_msg_count
@@ -67,6 +101,8 @@ BEGIN
             RAISE EXCEPTION 'QPUSH no partition %', p_pid;
         END IF;
         v_now := clock_timestamp();
+        v_last_before := v_last - p_msg_count;
+        SELECT p.txns_start INTO v_txns_start FROM queen.log_partitions p WHERE p.id = p_pid;
     END IF;
     v_base := v_last - p_msg_count + 1;
     INSERT INTO queen.log_segments (partition_id, base_offset, end_offset, created_at, blob)
@@ -75,7 +111,9 @@ BEGIN
     INSERT INTO queen.log_txns (partition_id, base_offset, end_offset, created_at, hashes)
     VALUES (p_pid, v_base, v_last, v_now, p_hashes);
     RETURN jsonb_build_object('status', 'queued', 'baseOffset', v_base,
-                              'createdAt', to_char(v_now AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'));
+                              'createdAt', to_char(v_now AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'))
+           || queen.qdt_push_extras(p_pid, v_now, p_window, v_last_before, v_txns_start, v_probe_ran,
+                                     coalesce((v_probe->>'rows')::bigint, 0));
 END;
 $$;
 

@@ -3,6 +3,8 @@
 
 -- Deletes whole sidecar rows older than p_cutoff from txns_start on, at most
 -- p_max_rows, and moves txns_start to the first offset still in the sidecar.
+-- qdtDeleted lists the rows removed ([base, end, created_at in Unix us]):
+-- the history records them, and the interface's count cannot say which.
 CREATE OR REPLACE FUNCTION queen.log_txns_purge_step_v1(p_pid uuid, p_cutoff timestamptz, p_max_rows int)
 RETURNS jsonb
 LANGUAGE plpgsql
@@ -11,6 +13,7 @@ DECLARE
     v_txns_start bigint;
     v_last bigint;
     v_deleted int;
+    v_spans jsonb;
 BEGIN
     SELECT p.txns_start, p.last_offset INTO v_txns_start, v_last
     FROM queen.log_partitions p WHERE p.id = p_pid
@@ -24,13 +27,20 @@ BEGIN
         ORDER BY t.base_offset
         LIMIT greatest(p_max_rows, 0)
     )
-    DELETE FROM queen.log_txns t USING doomed
-    WHERE t.partition_id = p_pid AND t.base_offset = doomed.base_offset;
-    GET DIAGNOSTICS v_deleted = ROW_COUNT;
+    , gone AS (
+        DELETE FROM queen.log_txns t USING doomed
+        WHERE t.partition_id = p_pid AND t.base_offset = doomed.base_offset
+        RETURNING t.base_offset, t.end_offset, t.created_at
+    )
+    SELECT count(*), coalesce(jsonb_agg(jsonb_build_array(g.base_offset, g.end_offset,
+                                        (extract(epoch FROM g.created_at) * 1000000)::bigint) ORDER BY g.base_offset),
+                              '[]'::jsonb)
+    INTO v_deleted, v_spans FROM gone g;
     SELECT coalesce(min(t.base_offset), v_last + 1) INTO v_txns_start
     FROM queen.log_txns t WHERE t.partition_id = p_pid;
     UPDATE queen.log_partitions SET txns_start = v_txns_start WHERE id = p_pid;
-    RETURN jsonb_build_object('deleted', v_deleted, 'new_txns_start', v_txns_start, 'done', v_deleted < p_max_rows);
+    RETURN jsonb_build_object('deleted', v_deleted, 'new_txns_start', v_txns_start, 'done', v_deleted < p_max_rows,
+                              'qdtDeleted', v_spans);
 END;
 $$;
 
@@ -50,6 +60,7 @@ DECLARE
     v_last bigint;
     v_committed bigint;
     v_deleted int;
+    v_spans jsonb;
 BEGIN
     SELECT p.log_start, p.last_offset INTO v_log_start, v_last
     FROM queen.log_partitions p WHERE p.id = p_pid
@@ -67,12 +78,19 @@ BEGIN
         ORDER BY s.base_offset
         LIMIT greatest(p_max_rows, 0)
     )
-    DELETE FROM queen.log_segments s USING doomed
-    WHERE s.partition_id = p_pid AND s.base_offset = doomed.base_offset;
-    GET DIAGNOSTICS v_deleted = ROW_COUNT;
+    , gone AS (
+        DELETE FROM queen.log_segments s USING doomed
+        WHERE s.partition_id = p_pid AND s.base_offset = doomed.base_offset
+        RETURNING s.base_offset, s.end_offset, s.created_at
+    )
+    SELECT count(*), coalesce(jsonb_agg(jsonb_build_array(g.base_offset, g.end_offset,
+                                        (extract(epoch FROM g.created_at) * 1000000)::bigint) ORDER BY g.base_offset),
+                              '[]'::jsonb)
+    INTO v_deleted, v_spans FROM gone g;
     SELECT coalesce(min(s.base_offset), v_last + 1) INTO v_log_start
     FROM queen.log_segments s WHERE s.partition_id = p_pid;
     UPDATE queen.log_partitions SET log_start = v_log_start WHERE id = p_pid;
-    RETURN jsonb_build_object('deleted', v_deleted, 'new_log_start', v_log_start, 'done', v_deleted < p_max_rows);
+    RETURN jsonb_build_object('deleted', v_deleted, 'new_log_start', v_log_start, 'done', v_deleted < p_max_rows,
+                              'qdtDeleted', v_spans);
 END;
 $$;
