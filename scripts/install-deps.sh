@@ -8,6 +8,7 @@ packages=(
   librapidcheck-dev libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev libxxhash-dev libcli11-dev libvalijson-dev
   gnuplot-nox parallel python3-yaml
+  postgresql-15 libpq-dev
 )
 missing=()
 for p in "${packages[@]}"; do

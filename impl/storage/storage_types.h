@@ -28,12 +28,21 @@ class StorageError : public std::runtime_error {
     e.connection_lost_ = true;
     return e;
   }
+  // The engine broke a wait cycle by aborting this transaction (PostgreSQL's
+  // 40P01, docs/semantics.md §9.2); it fails as SQLite's BUSY does.
+  static StorageError deadlock(const std::string& what) {
+    StorageError e(what, 5 /* SQLITE_BUSY */);
+    e.deadlock_ = true;
+    return e;
+  }
   int code() const { return code_; }
   bool connection_lost() const { return connection_lost_; }
+  bool deadlock() const { return deadlock_; }
 
  private:
   int code_;
   bool connection_lost_ = false;
+  bool deadlock_ = false;
 };
 
 struct SegmentPush {

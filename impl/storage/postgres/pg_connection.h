@@ -1,0 +1,44 @@
+#pragma once
+// Blocking libpq connections for setup work outside any run: creating
+// databases, loading SQL, resets, the lock probe. Statements of a run go
+// through Session (session.h) instead.
+#include <libpq-fe.h>
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+namespace qdt::impl::postgres {
+
+// The server could not be started, reached or prepared; the message says why.
+// The command line maps it to exit 2.
+class ClusterError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct PgConnDeleter {
+  void operator()(PGconn* conn) const { PQfinish(conn); }
+};
+using PgConnPtr = std::unique_ptr<PGconn, PgConnDeleter>;
+struct PgResultDeleter {
+  void operator()(PGresult* result) const { PQclear(result); }
+};
+using PgResultPtr = std::unique_ptr<PGresult, PgResultDeleter>;
+
+// The search_path every session runs with: qdt_clock's functions shadow the
+// built-in clocks, and pg_catalog must come after it or the built-ins win.
+inline constexpr const char* kSessionOptions = "-c search_path=qdt_clock,pg_catalog,public";
+
+// `base` is a conninfo string or URL naming the server; `dbname` overrides
+// its database. Throws ClusterError with libpq's reason.
+PgConnPtr connect_blocking(const std::string& base, const std::string& dbname);
+
+// Runs `sql` (one or several statements, no parameters) and returns the last
+// result. Throws ClusterError naming `what` and the server's message.
+PgResultPtr exec_blocking(PGconn* conn, const std::string& sql, const std::string& what);
+
+// `name` quoted as an SQL identifier, whatever it contains.
+std::string quote_identifier(PGconn* conn, const std::string& name);
+
+}  // namespace qdt::impl::postgres

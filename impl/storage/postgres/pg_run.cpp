@@ -1,0 +1,165 @@
+#include "impl/storage/postgres/pg_run.h"
+
+#include <algorithm>
+#include <cassert>
+#include <functional>
+
+namespace qdt::impl::postgres {
+
+PgRun::PgRun(PgRunShared shared, WaitOptions wait) : shared_(std::move(shared)), wait_(wait) {
+  assert(shared_.probe && shared_.control && shared_.interface && shared_.reset);
+}
+
+void PgRun::attach(Session& session) {
+  for (const Member& m : members_) assert(m.session->name() != session.name() && "client names are unique in a run");
+  Member m;
+  m.session = &session;
+  const auto at = std::lower_bound(members_.begin(), members_.end(), session.name(),
+                                   [](const Member& a, const std::string& name) { return a.session->name() < name; });
+  members_.insert(at, m);
+  refresh_pids();
+}
+
+void PgRun::detach(Session& session) {
+  members_.erase(std::remove_if(members_.begin(), members_.end(),
+                                [&](const Member& m) { return m.session == &session; }),
+                 members_.end());
+  refresh_pids();
+}
+
+void PgRun::refresh_pids() {
+  pids_.clear();
+  for (const Member& m : members_) pids_.push_back(m.session->backend_pid());
+}
+
+PgRun::Member& PgRun::member(const Session& session) {
+  for (Member& m : members_) {
+    if (m.session == &session) return m;
+  }
+  assert(false && "the session is not attached to this run");
+  __builtin_unreachable();
+}
+
+void PgRun::advance_clock(int64_t now_ms) {
+  if (now_ms <= clock_ms_) return;
+  const std::string sql = "SELECT qdt_clock.set_us(" + std::to_string(now_ms * 1000) + ")";
+  PgResultPtr r(PQexec(shared_.control, sql.c_str()));
+  if (!r || PQresultStatus(r.get()) != PGRES_TUPLES_OK) {
+    throw StorageError::connection_lost(std::string("postgres: cannot write the virtual clock: ") +
+                                        PQerrorMessage(shared_.control));
+  }
+  clock_ms_ = now_ms;
+}
+
+Progress PgRun::wait(Session& session) {
+  Member& m = member(session);
+  assert(session.in_flight());
+  if (m.state == State::returned) return Progress::returned;
+  const Progress p = session.wait_until_done_or_blocked(*shared_.probe, pids_, wait_);
+  if (p == Progress::returned) {
+    m.state = State::returned;
+    return p;
+  }
+  if (m.state != State::blocked) {
+    m.state = State::blocked;
+    m.blocked_seq = ++next_blocked_seq_;
+    break_wait_cycle();
+  }
+  return m.state == State::returned ? Progress::returned : Progress::blocked;
+}
+
+void PgRun::taken(Session& session) { member(session).state = State::idle; }
+
+void PgRun::settle(const Session* except) {
+  for (Member& m : members_) {
+    if (m.session == except || !m.session->in_flight() || m.state == State::returned) continue;
+    wait(*m.session);
+  }
+}
+
+bool PgRun::take_deadlock_victim(Session& session) {
+  Member& m = member(session);
+  const bool victim = m.victim;
+  m.victim = false;
+  return victim;
+}
+
+void PgRun::reset_rows() {
+  for (const Member& m : members_) assert(!m.session->in_flight());
+  (*shared_.reset)(shared_.control);
+  clock_ms_ = 0;
+}
+
+std::vector<int> PgRun::blocking_pids(int pid) {
+  const std::string sql = "SELECT unnest(pg_catalog.pg_blocking_pids(" + std::to_string(pid) + "))";
+  PgResultPtr r(PQexec(shared_.control, sql.c_str()));
+  if (!r || PQresultStatus(r.get()) != PGRES_TUPLES_OK) {
+    throw StorageError::connection_lost(std::string("postgres: cannot read the wait-for graph: ") +
+                                        PQerrorMessage(shared_.control));
+  }
+  std::vector<int> out;
+  for (int i = 0; i < PQntuples(r.get()); ++i) out.push_back(std::stoi(PQgetvalue(r.get(), i, 0)));
+  return out;
+}
+
+// Edges run between blocked sessions of the run only; a cycle among them can
+// never resolve by itself (deadlock_timeout keeps PostgreSQL's detector away).
+void PgRun::break_wait_cycle() {
+  for (;;) {
+    std::vector<size_t> blocked;
+    for (size_t i = 0; i < members_.size(); ++i) {
+      if (members_[i].state == State::blocked) blocked.push_back(i);
+    }
+    if (blocked.size() < 2) return;
+    std::vector<std::vector<size_t>> edges(members_.size());
+    for (size_t i : blocked) {
+      for (int pid : blocking_pids(members_[i].session->backend_pid())) {
+        for (size_t j : blocked) {
+          if (j != i && members_[j].session->backend_pid() == pid) edges[i].push_back(j);
+        }
+      }
+      std::sort(edges[i].begin(), edges[i].end());
+      edges[i].erase(std::unique(edges[i].begin(), edges[i].end()), edges[i].end());
+    }
+    // Depth-first from each blocked session in name order; the first back edge closes a cycle.
+    std::vector<size_t> cycle;
+    std::vector<int> mark(members_.size(), 0);  // 0 new, 1 on the stack, 2 done
+    std::vector<size_t> stack;
+    std::function<bool(size_t)> visit = [&](size_t i) {
+      mark[i] = 1;
+      stack.push_back(i);
+      for (size_t j : edges[i]) {
+        if (mark[j] == 1) {
+          cycle.assign(std::find(stack.begin(), stack.end(), j), stack.end());
+          return true;
+        }
+        if (mark[j] == 0 && visit(j)) return true;
+      }
+      stack.pop_back();
+      mark[i] = 2;
+      return false;
+    };
+    for (size_t i : blocked) {
+      if (mark[i] == 0 && visit(i)) break;
+    }
+    if (cycle.empty()) return;
+    const auto victim_at = std::max_element(cycle.begin(), cycle.end(), [&](size_t a, size_t b) {
+      return members_[a].blocked_seq < members_[b].blocked_seq;
+    });
+    std::rotate(cycle.begin(), victim_at, cycle.end());
+    Member& victim = members_[cycle.front()];
+    PgDeadlock record;
+    record.cancelled = victim.session->name();
+    for (size_t i : cycle) record.cycle.push_back(members_[i].session->name());
+    victim.session->cancel();
+    // The cancel lands at the server's next interrupt check: the statement
+    // returns 57014 there, and the fiber that owns it rolls back.
+    while (victim.session->wait_until_done_or_blocked(*shared_.probe, pids_, wait_) != Progress::returned) {
+    }
+    victim.state = State::returned;
+    victim.victim = true;
+    deadlocks_.push_back(std::move(record));
+  }
+}
+
+}  // namespace qdt::impl::postgres

@@ -1,0 +1,105 @@
+#pragma once
+// What the connections of one run share (docs/semantics.md §9.2): the
+// control connection (lock probe, clock writes, wait-for queries), the run's
+// sessions, and the deadlock breaker.
+//
+// After a transaction of one session ends, settle() lets every other session
+// with a statement in flight return or block again, in the order of their
+// client names, before the world's scheduler picks the next fiber: so the
+// order of statement starts, lock grants and commits is a function of the
+// fiber schedule only. A wait cycle (every session of it blocked on another
+// of it) is broken by cancelling the session that started waiting last, not
+// by PostgreSQL's detector, whose victim depends on timing.
+//
+// Not thread-safe: the fibers of one world drive it from one thread.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "impl/storage/postgres/interface_check.h"
+#include "impl/storage/postgres/lock_probe.h"
+#include "impl/storage/postgres/pg_connection.h"
+#include "impl/storage/postgres/reset.h"
+#include "impl/storage/postgres/session.h"
+
+namespace qdt::impl::postgres {
+
+// A wait cycle the run broke: the client whose transaction was cancelled,
+// and every client of the cycle (in cycle order, starting from the victim).
+struct PgDeadlock {
+  std::string cancelled;
+  std::vector<std::string> cycle;
+};
+
+// What the backend lends each run; everything must outlive the run.
+struct PgRunShared {
+  std::string base_conninfo;
+  std::string database;
+  LockProbe* probe = nullptr;
+  PGconn* control = nullptr;  // blocking, holds no locks between calls
+  const InterfaceCheck* interface = nullptr;
+  DatabaseReset* reset = nullptr;
+};
+
+class PgRun {
+ public:
+  explicit PgRun(PgRunShared shared, WaitOptions wait = {});
+  PgRun(const PgRun&) = delete;
+  PgRun& operator=(const PgRun&) = delete;
+
+  const std::string& base_conninfo() const { return shared_.base_conninfo; }
+  const std::string& database() const { return shared_.database; }
+  const InterfaceCheck& interface() const { return *shared_.interface; }
+  LockProbe& probe() { return *shared_.probe; }
+
+  // A session of the run joins (by its client name, unique in the run) and leaves.
+  void attach(Session& session);
+  void detach(Session& session);
+
+  // Writes the virtual clock when `now_ms` is later than what was last
+  // written; never moves it backwards.
+  void advance_clock(int64_t now_ms);
+  int64_t clock_ms() const { return clock_ms_; }
+
+  // Waits for `session`'s statement in flight to return or block; a new
+  // block looks for a wait cycle and breaks it. Returns at once when the
+  // statement already returned while settling.
+  Progress wait(Session& session);
+  // The statement's outcome was taken: the session is idle again.
+  void taken(Session& session);
+  // Every session but `except` with a statement in flight returns or
+  // blocks again, in client-name order.
+  void settle(const Session* except);
+  // Whether `session`'s last statement was cancelled to break a wait cycle
+  // (asking clears it).
+  bool take_deadlock_victim(Session& session);
+
+  const std::vector<PgDeadlock>& deadlocks() const { return deadlocks_; }
+
+  // Empties the interface's tables and zeroes the clock (no session of the
+  // run may hold a lock).
+  void reset_rows();
+
+ private:
+  enum class State : uint8_t { idle, running, blocked, returned };
+  struct Member {
+    Session* session = nullptr;
+    State state = State::idle;
+    uint64_t blocked_seq = 0;  // when it last started waiting
+    bool victim = false;
+  };
+  Member& member(const Session& session);
+  void refresh_pids();
+  void break_wait_cycle();
+  std::vector<int> blocking_pids(int pid);
+
+  PgRunShared shared_;
+  WaitOptions wait_;
+  std::vector<Member> members_;  // sorted by client name
+  std::vector<int> pids_;
+  int64_t clock_ms_ = 0;
+  uint64_t next_blocked_seq_ = 0;
+  std::vector<PgDeadlock> deadlocks_;
+};
+
+}  // namespace qdt::impl::postgres

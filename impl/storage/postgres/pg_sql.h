@@ -1,0 +1,99 @@
+#pragma once
+// The statements the queen-log-v1 adapter sends (docs/semantics.md §9.3): calls of the
+// interface's functions, qdt's own reads, and plain reads of the interface's
+// tables for inspection and for foreign implementations. Times cross as
+// Unix microseconds, names sort byte-wise (COLLATE "C", as SQLite does).
+namespace qdt::impl::postgres::sql {
+
+#define QDT_PG_US(x) "(extract(epoch FROM " x ") * 1000000)::bigint"
+#define QDT_PG_TS(p) "(pg_catalog.to_timestamp(0) + " p "::bigint * interval '1 microsecond')"
+#define QDT_PG_TENANT "'00000000-0000-0000-0000-000000000001'::uuid"
+
+inline constexpr const char* kFindPartition =
+    "SELECT p.id, p.last_offset, p.txns_start, q.dedup_window_seconds, q.retention_seconds, "
+    "q.completed_retention_seconds FROM queen.log_partitions p JOIN queen.queues q ON q.id = p.queue_id "
+    "WHERE q.tenant_id = " QDT_PG_TENANT " AND q.name = $1 AND p.name = $2";
+inline constexpr const char* kSelectOptions =
+    "SELECT dedup_window_seconds, retention_seconds, completed_retention_seconds FROM queen.queues "
+    "WHERE tenant_id = " QDT_PG_TENANT " AND name = $1";
+// The id is the one qdt's own SQL derives from the name, so it does not
+// depend on which client created the queue first.
+inline constexpr const char* kUpsertOptions =
+    "INSERT INTO queen.queues (id, tenant_id, name, dedup_window_seconds, retention_seconds, "
+    "completed_retention_seconds, retention_enabled) "
+    "VALUES (md5('q' || " QDT_PG_TENANT "::text || ':' || octet_length($1)::text || ':' || $1)::uuid, " QDT_PG_TENANT
+    ", $1, $2::int, $3::int, $4::int, $3::int > 0 OR $4::int > 0) "
+    "ON CONFLICT (tenant_id, name) DO UPDATE SET dedup_window_seconds = excluded.dedup_window_seconds, "
+    "retention_seconds = excluded.retention_seconds, "
+    "completed_retention_seconds = excluded.completed_retention_seconds, "
+    "retention_enabled = excluded.retention_enabled";
+
+inline constexpr const char* kPushGuarded =
+    "SELECT queen.log_push_one_v1($1, $2, $3::int, $4::bytea, $5::bigint, $6::bytea, p_window_assumed => $7::int)";
+inline constexpr const char* kPushPlain =
+    "SELECT queen.log_push_one_v1($1, $2, $3::int, $4::bytea, $5::bigint, $6::bytea)";
+inline constexpr const char* kCheckedProbe =
+    "SELECT queen.qdt_probe_v1($1::uuid, $2::bigint, $3::bytea, $4::int, " QDT_PG_TS("$5") ", $6::bigint)";
+inline constexpr const char* kLockPartition = "SELECT 1 FROM queen.log_partitions WHERE id = $1::uuid FOR UPDATE";
+
+inline constexpr const char* kSegmentAt =
+    "SELECT r_base, r_end, " QDT_PG_US("r_created") ", r_blob FROM queen.log_segment_at_v1($1::uuid, $2::bigint)";
+inline constexpr const char* kReadTxns =
+    "SELECT r_base, r_end, " QDT_PG_US("r_created") ", r_hashes, r_last_offset "
+    "FROM queen.qdt_read_txns_v1($1::uuid, $2::bigint, " QDT_PG_TS("$3") ")";
+inline constexpr const char* kReadTxnsTables =
+    "SELECT t.base_offset, t.end_offset, " QDT_PG_US("t.created_at") ", t.hashes, p.last_offset "
+    "FROM queen.log_partitions p LEFT JOIN queen.log_txns t ON t.partition_id = p.id AND t.end_offset > $2::bigint "
+    "AND t.created_at >= " QDT_PG_TS("$3") " WHERE p.id = $1::uuid ORDER BY t.base_offset";
+inline constexpr const char* kReadSegments =
+    "SELECT r_base, r_blob FROM queen.qdt_read_segments_v1($1::uuid, $2::bigint, $3::int)";
+inline constexpr const char* kReadSegmentsTables =
+    "SELECT base_offset, blob FROM queen.log_segments WHERE partition_id = $1::uuid AND end_offset >= $2::bigint "
+    "ORDER BY base_offset LIMIT $3::int";
+
+inline constexpr const char* kEnsureConsumer =
+    "INSERT INTO queen.log_consumers (partition_id, consumer_group) VALUES ($1::uuid, $2) "
+    "ON CONFLICT DO NOTHING RETURNING true";
+inline constexpr const char* kDropConsumer =
+    "DELETE FROM queen.log_consumers WHERE partition_id = $1::uuid AND consumer_group = $2";
+inline constexpr const char* kAck =
+    "SELECT queen.log_ack_by_hash_v1($1::uuid, $2, $3, ARRAY[$4::bytea], NULL::text[])";
+
+inline constexpr const char* kListPartitions =
+    "SELECT q.name, p.name FROM queen.queues q JOIN queen.log_partitions p ON p.queue_id = q.id "
+    "ORDER BY q.name COLLATE \"C\", p.name COLLATE \"C\"";
+inline constexpr const char* kListQueuePartitions =
+    "SELECT q.name, p.name FROM queen.queues q JOIN queen.log_partitions p ON p.queue_id = q.id "
+    "WHERE q.name = $1 ORDER BY p.name COLLATE \"C\"";
+inline constexpr const char* kRetentionStep =
+    "SELECT queen.log_retention_step_v1($1::uuid, " QDT_PG_TS("$2") ", " QDT_PG_TS("$3") ", $4::int)";
+inline constexpr const char* kPurgeStep =
+    "SELECT queen.log_txns_purge_step_v1($1::uuid, " QDT_PG_TS("$2") ", $3::int)";
+inline constexpr const char* kDeleteSidecarRows =
+    "DELETE FROM queen.log_txns WHERE partition_id = $1::uuid AND end_offset = ANY($2::bigint[])";
+inline constexpr const char* kDeleteSegment =
+    "DELETE FROM queen.log_segments WHERE partition_id = $1::uuid AND base_offset = $2::bigint";
+inline constexpr const char* kSegmentSpans =
+    "SELECT base_offset, end_offset, " QDT_PG_US("created_at") " FROM queen.log_segments "
+    "WHERE partition_id = $1::uuid ORDER BY base_offset";
+inline constexpr const char* kSidecarSpans =
+    "SELECT base_offset, end_offset, " QDT_PG_US("created_at") " FROM queen.log_txns "
+    "WHERE partition_id = $1::uuid ORDER BY base_offset";
+
+inline constexpr const char* kPartitionRows =
+    "SELECT p.last_offset, p.txns_start, "
+    "(SELECT count(*) FROM queen.log_segments s WHERE s.partition_id = p.id), "
+    "(SELECT count(*) FROM queen.log_txns t WHERE t.partition_id = p.id) "
+    "FROM queen.log_partitions p JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = $1 AND p.name = $2";
+inline constexpr const char* kStoredMessages =
+    "SELECT coalesce(sum(s.end_offset - s.base_offset + 1), 0) FROM queen.log_segments s "
+    "JOIN queen.log_partitions p ON p.id = s.partition_id JOIN queen.queues q ON q.id = p.queue_id "
+    "WHERE q.name = $1 AND p.name = $2";
+inline constexpr const char* kSidecarCount = "SELECT count(*) FROM queen.log_txns";
+inline constexpr const char* kSegmentCount = "SELECT count(*) FROM queen.log_segments";
+
+#undef QDT_PG_US
+#undef QDT_PG_TS
+#undef QDT_PG_TENANT
+
+}  // namespace qdt::impl::postgres::sql

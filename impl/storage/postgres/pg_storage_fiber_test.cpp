@@ -1,0 +1,157 @@
+// Concurrency on PostgreSQL under fibers (docs/semantics.md §9.2): a gate
+// that yields before every statement and while a lock is awaited, so two
+// clients' transactions interleave statement by statement. Lock waits end
+// when the holder commits, different partitions never wait, a wait cycle is
+// broken by cancelling the client that waited last, and all of it is the
+// same on every repetition.
+#include <gtest/gtest.h>
+
+#include <boost/fiber/all.hpp>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "impl/storage/postgres/pg_sql.h"
+#include "impl/storage/postgres/pg_storage_test_env.h"
+#include "impl/storage/postgres/pg_transaction.h"
+
+namespace qdt::impl::postgres::testing {
+namespace {
+
+class YieldGate : public StatementGate {
+ public:
+  int before_statement(TxnKind, int64_t, StatementKind) override {
+    boost::this_fiber::yield();
+    return 0;
+  }
+  bool wait_busy(TxnKind, uint32_t attempt) override {
+    ++waits;
+    boost::this_fiber::yield();
+    return attempt < 1'000'000;
+  }
+  void on_locked(TxnKind) override { ++locked; }
+  void on_ended(TxnKind, bool committed) override { ++(committed ? commits : rollbacks); }
+  uint64_t waits = 0;
+  uint64_t locked = 0;
+  uint64_t commits = 0;
+  uint64_t rollbacks = 0;
+};
+
+std::string describe(const PushResult& r) {
+  return r.queued ? "queued@" + std::to_string(r.base_offset)
+                  : "duplicate of " + std::to_string(r.duplicates.at(0).second);
+}
+
+struct TwoPushes {
+  std::string a;
+  std::string b;
+  uint64_t waits_a = 0;
+  uint64_t waits_b = 0;
+};
+
+TwoPushes two_pushes(const std::string& partition_a, const std::string& partition_b) {
+  ManualClock clock(kT0Ms);
+  auto run = backend().begin_run();
+  YieldGate gate_a, gate_b;
+  auto a = backend().connect(*run, "a", clock, &gate_a, {});
+  auto b = backend().connect(*run, "b", clock, &gate_b, {});
+  a->push(segment({"seed"}, "q", partition_a));  // provisions both partitions outside the race
+  a->push(segment({"seed"}, "q", partition_b));
+  TwoPushes out;
+  boost::fibers::fiber fa([&] { out.a = describe(a->push(segment({"k"}, "q", partition_a))); });
+  boost::fibers::fiber fb([&] { out.b = describe(b->push(segment({"k"}, "q", partition_b))); });
+  fa.join();
+  fb.join();
+  out.waits_a = gate_a.waits;
+  out.waits_b = gate_b.waits;
+  return out;
+}
+
+TEST(PgStorageFibers, ASecondPushOfTheSameKeyWaitsForTheFirstThenAnswersDuplicate) {
+  const TwoPushes r = two_pushes("p", "p");
+  EXPECT_EQ(r.a, "queued@1");
+  EXPECT_EQ(r.b, "duplicate of 1");
+  EXPECT_EQ(r.waits_a, 0u);
+  EXPECT_GT(r.waits_b, 0u);  // b's push call blocked on the row a held
+}
+
+TEST(PgStorageFibers, PushesToDifferentPartitionsNeverWait) {
+  const TwoPushes r = two_pushes("p1", "p2");
+  EXPECT_EQ(r.a, "queued@1");
+  EXPECT_EQ(r.b, "queued@1");
+  EXPECT_EQ(r.waits_a + r.waits_b, 0u);
+}
+
+constexpr const char* kLockByName =
+    "SELECT 1 FROM queen.log_partitions p JOIN queen.queues q ON q.id = p.queue_id "
+    "WHERE q.name = 'q' AND p.name = $1 FOR UPDATE OF p";
+
+struct CycleOutcome {
+  std::string a;
+  std::string b;
+  std::vector<PgDeadlock> deadlocks;
+};
+
+// Two transactions lock two partition rows in opposite orders.
+CycleOutcome wait_cycle() {
+  ManualClock clock(kT0Ms);
+  auto run = backend().begin_run();
+  {
+    auto admin = backend().connect(*run, "admin", clock, nullptr, {});
+    admin->push(segment({"seed"}, "q", "p1"));
+    admin->push(segment({"seed"}, "q", "p2"));
+  }
+  YieldGate gate_a, gate_b;
+  Session sa(run->base_conninfo(), run->database(), "a");
+  Session sb(run->base_conninfo(), run->database(), "b");
+  run->attach(sa);
+  run->attach(sb);
+  CycleOutcome out;
+  auto body = [&](Session& s, StatementGate& gate, const std::string& first, const std::string& second,
+                  std::string& answer) {
+    try {
+      PgTransaction tx(*run, s, gate, clock, TxnKind::push);
+      tx.run(kLockByName, {Param::text(first)}, StatementKind::read, true);
+      tx.run(kLockByName, {Param::text(second)}, StatementKind::read, true);
+      tx.commit();
+      answer = "committed";
+    } catch (const StorageError& e) {
+      answer = e.deadlock() ? "deadlock" : std::string("error: ") + e.what();
+    }
+  };
+  boost::fibers::fiber fa([&] { body(sa, gate_a, "p1", "p2", out.a); });
+  boost::fibers::fiber fb([&] { body(sb, gate_b, "p2", "p1", out.b); });
+  fa.join();
+  fb.join();
+  run->detach(sa);
+  run->detach(sb);
+  out.deadlocks = run->deadlocks();
+  return out;
+}
+
+TEST(PgStorageFibers, AWaitCycleIsBrokenByCancellingTheClientThatWaitedLast) {
+  const CycleOutcome r = wait_cycle();
+  EXPECT_EQ(r.a, "committed");
+  EXPECT_EQ(r.b, "deadlock");
+  ASSERT_EQ(r.deadlocks.size(), 1u);
+  EXPECT_EQ(r.deadlocks[0].cancelled, "b");
+  EXPECT_EQ(r.deadlocks[0].cycle, (std::vector<std::string>{"b", "a"}));
+}
+
+TEST(PgStorageFibers, AnswersAndTheDeadlockVictimAreTheSameOverTwentyRepetitions) {
+  const TwoPushes first_push = two_pushes("p", "p");
+  const CycleOutcome first_cycle = wait_cycle();
+  for (int i = 0; i < 20; ++i) {
+    const TwoPushes push = two_pushes("p", "p");
+    EXPECT_EQ(push.a, first_push.a) << "repetition " << i;
+    EXPECT_EQ(push.b, first_push.b) << "repetition " << i;
+    const CycleOutcome cycle = wait_cycle();
+    EXPECT_EQ(cycle.a, first_cycle.a) << "repetition " << i;
+    EXPECT_EQ(cycle.b, first_cycle.b) << "repetition " << i;
+    ASSERT_EQ(cycle.deadlocks.size(), 1u) << "repetition " << i;
+    EXPECT_EQ(cycle.deadlocks[0].cancelled, first_cycle.deadlocks[0].cancelled) << "repetition " << i;
+    EXPECT_EQ(cycle.deadlocks[0].cycle, first_cycle.deadlocks[0].cycle) << "repetition " << i;
+  }
+}
+
+}  // namespace
+}  // namespace qdt::impl::postgres::testing

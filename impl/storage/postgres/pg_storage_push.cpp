@@ -1,0 +1,129 @@
+// The push transaction (docs/semantics.md §2.4) through log_push_one_v1: the
+// function takes the partition row's lock, reads `now` after it, probes and
+// writes; the adapter only maps the watermark and the design variants onto
+// its parameters and reads the answer.
+#include <algorithm>
+#include <cassert>
+#include <climits>
+
+#include "impl/storage/postgres/pg_sql.h"
+#include "impl/storage/postgres/pg_storage.h"
+#include "impl/storage/postgres/timestamp_text.h"
+
+namespace qdt::impl::postgres {
+namespace {
+
+std::string pack_hashes(const std::vector<Frame>& frames) {
+  std::string out;
+  out.reserve(16 * frames.size());
+  for (const Frame& f : frames) out.append(reinterpret_cast<const char*>(f.hash.bytes.data()), 16);
+  return out;
+}
+
+std::vector<std::pair<uint32_t, int64_t>> duplicates_of(const nlohmann::json& dups) {
+  std::vector<std::pair<uint32_t, int64_t>> out;
+  if (!dups.is_array()) return out;
+  for (const auto& d : dups) out.emplace_back(d.at("i").get<uint32_t>(), d.at("off").get<int64_t>());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Past any offset a partition can reach: the probe then has nothing above the watermark.
+constexpr int64_t kBeyondEveryOffset = int64_t{1} << 62;
+
+}  // namespace
+
+PushResult PgStorage::push(const SegmentPush& segment) {
+  assert(!segment.frames.empty());
+  assert(segment.p_verified >= -1);
+  const std::string hashes = pack_hashes(segment.frames);
+  const std::string blob = pack_frames(segment.frames);
+  // The variants that live in the adapter (docs/semantics.md §7): skip-probe trusts a
+  // watermark past everything, the unguarded ones claim the widest window.
+  int64_t verified = segment.p_verified;
+  std::optional<int64_t> assumed;
+  const bool unguarded = options_.variant == Variant::no_window_guard || options_.variant == Variant::shipped_meta_ttl;
+  if (options_.variant == Variant::skip_probe) {
+    verified = kBeyondEveryOffset;
+    assumed = INT_MAX;
+  } else if (unguarded) {
+    if (verified >= 0) assumed = INT_MAX;
+  } else if (segment.window_seconds_assumed >= 0) {
+    assumed = std::min<int64_t>(segment.window_seconds_assumed, INT_MAX);
+  }
+  std::vector<Param> params{Param::text(segment.queue), Param::text(segment.partition),
+                            Param::text(std::to_string(segment.frames.size())), Param::bytes(hashes),
+                            Param::text(std::to_string(verified)), Param::bytes(blob)};
+  const bool guard = run_.interface().window_guard_one;
+  if (guard) params.push_back(assumed ? Param::text(std::to_string(*assumed)) : Param::null());
+
+  PgTransaction tx = begin(TxnKind::push);
+  const StatementOutcome out = tx.run(guard ? sql::kPushGuarded : sql::kPushPlain, params, StatementKind::write, true);
+  const nlohmann::json answer = nlohmann::json::parse(out.value(0, 0));
+  PushResult result;
+  const std::string status = answer.value("status", "");
+  if (status == "queued") {
+    result.queued = true;
+    result.base_offset = answer.at("baseOffset").get<int64_t>();
+    const auto created_us = parse_timestamp_us(answer.at("createdAt").get<std::string>());
+    if (!created_us) throw StorageError("postgres: a push answered an unreadable createdAt: " + answer.dump());
+    result.created_at_ms = *created_us / 1000;
+  } else if (status == "duplicate") {
+    result.duplicates = duplicates_of(answer.at("dups"));
+  } else {
+    throw StorageError("postgres: a push answered neither queued nor duplicate: " + answer.dump());
+  }
+  if (answer.contains("qdtNowUs")) {
+    result.now_ms = answer.at("qdtNowUs").get<int64_t>() / 1000;
+    result.window_seconds = answer.at("qdtWindow").get<int64_t>();
+    result.last_offset_before = answer.at("qdtLastOffsetBefore").get<int64_t>();
+    result.probe_ran = answer.at("qdtProbeRan").get<bool>();
+    result.rows_scanned = answer.at("qdtRowsScanned").get<uint64_t>();
+    run_checked_probe(tx, segment, answer, hashes, result);
+  } else {
+    fill_push_fallbacks(tx, segment, result);
+  }
+  tx.commit();
+  return result;
+}
+
+// Checked mode (docs/semantics.md §5 cache-transparency): the same probe from txns_start,
+// at the same `now`, over the rows that were there before this push.
+void PgStorage::run_checked_probe(PgTransaction& tx, const SegmentPush& segment, const nlohmann::json& answer,
+                                  const std::string& hashes, PushResult& result) {
+  if (!options_.checked_mode || options_.variant == Variant::skip_probe || result.window_seconds <= 0) return;
+  const bool unguarded = options_.variant == Variant::no_window_guard || options_.variant == Variant::shipped_meta_ttl;
+  const bool watermark_used =
+      segment.p_verified >= 0 &&
+      (unguarded || (segment.window_seconds_assumed >= 0 && result.window_seconds <= segment.window_seconds_assumed));
+  const int64_t txns_start = answer.at("qdtTxnsStart").get<int64_t>();
+  if (!watermark_used || result.last_offset_before <= txns_start - 1) return;
+  const StatementOutcome out = tx.run_ungated(
+      sql::kCheckedProbe,
+      {Param::text(answer.at("qdtPid").get<std::string>()), Param::text(std::to_string(txns_start - 1)),
+       Param::bytes(hashes), Param::text(std::to_string(result.window_seconds)),
+       Param::text(std::to_string(answer.at("qdtNowUs").get<int64_t>())),
+       Param::text(std::to_string(result.last_offset_before))});
+  result.checked = true;
+  result.checked_duplicates = duplicates_of(nlohmann::json::parse(out.value(0, 0)).at("dups"));
+  for (const auto& [frame, offset] : result.checked_duplicates) {
+    if (offset <= segment.p_verified) result.checked_frames_at_or_below_watermark++;
+  }
+}
+
+// A foreign implementation's answer carries none of qdt's keys: the clock is
+// the one the run wrote, the rest is read under the lock the push still holds.
+void PgStorage::fill_push_fallbacks(PgTransaction& tx, const SegmentPush& segment, PushResult& result) {
+  result.now_ms = run_.clock_ms();
+  const StatementOutcome out =
+      tx.run_ungated(sql::kFindPartition, {Param::text(segment.queue), Param::text(segment.partition)});
+  if (out.rows.empty()) return;
+  const int64_t last_offset = std::stoll(out.value(0, 1));
+  const int64_t txns_start = std::stoll(out.value(0, 2));
+  result.window_seconds = std::stoll(out.value(0, 3));
+  result.last_offset_before = result.queued ? result.base_offset - 1 : last_offset;
+  const int64_t from = std::max(segment.p_verified, txns_start - 1);
+  result.probe_ran = result.window_seconds > 0 && result.last_offset_before > from;
+}
+
+}  // namespace qdt::impl::postgres

@@ -1,0 +1,119 @@
+#include "impl/storage/postgres/pg_transaction.h"
+
+#include <cassert>
+
+namespace qdt::impl::postgres {
+namespace {
+
+constexpr int kSqliteBusy = 5;
+
+StorageError injected(int code, int64_t index, TxnKind kind) {
+  return StorageError("postgres: injected error " + std::to_string(code) + " at statement " + std::to_string(index) +
+                          " of a " + txn_kind_name(kind) + " transaction",
+                      code);
+}
+
+}  // namespace
+
+PgTransaction::PgTransaction(PgRun& run, Session& session, StatementGate& gate, StorageClock& clock, TxnKind kind)
+    : run_(run), session_(session), gate_(gate), clock_(clock), kind_(kind) {
+  assert(!session_.in_flight());
+  const int64_t index = next_index_++;
+  if (const int code = gate_.before_statement(kind_, index, StatementKind::begin)) throw injected(code, index, kind_);
+  open_ = true;
+  execute("BEGIN", {});
+}
+
+PgTransaction::~PgTransaction() {
+  if (open_) abort();
+}
+
+StatementOutcome PgTransaction::run(const std::string& sql, const std::vector<Param>& params, StatementKind kind,
+                                    bool takes_lock) {
+  assert(open_);
+  const int64_t index = next_index_++;
+  if (const int code = gate_.before_statement(kind_, index, kind)) fail(injected(code, index, kind_));
+  StatementOutcome out = execute(sql, params);
+  if (takes_lock) gate_.on_locked(kind_);
+  return out;
+}
+
+StatementOutcome PgTransaction::run_ungated(const std::string& sql, const std::vector<Param>& params) {
+  assert(open_);
+  return execute(sql, params);
+}
+
+void PgTransaction::commit() {
+  assert(open_);
+  const int64_t index = next_index_++;
+  if (const int code = gate_.before_statement(kind_, index, StatementKind::commit)) fail(injected(code, index, kind_));
+  execute("COMMIT", {});
+  open_ = false;
+  run_.settle(&session_);
+  gate_.on_ended(kind_, true);
+}
+
+StatementOutcome PgTransaction::execute(const std::string& sql, const std::vector<Param>& params) {
+  try {
+    run_.advance_clock(clock_.now_ms());
+    session_.send(sql, params);
+    Progress progress = run_.wait(session_);
+    for (uint32_t attempt = 1; progress == Progress::blocked; ++attempt) {
+      if (!gate_.wait_busy(kind_, attempt)) {
+        session_.cancel();
+        while (run_.wait(session_) != Progress::returned) {
+        }
+        session_.take_outcome();
+        run_.taken(session_);
+        run_.take_deadlock_victim(session_);
+        fail(StorageError("postgres: client " + session_.name() + " gave up waiting for a lock in a " +
+                              txn_kind_name(kind_) + " transaction",
+                          kSqliteBusy));
+      }
+      progress = run_.wait(session_);
+    }
+  } catch (const StorageError& e) {
+    if (!open_) throw;
+    fail(e);
+  }
+  StatementOutcome out = session_.take_outcome();
+  run_.taken(session_);
+  if (!out.ok) {
+    if (run_.take_deadlock_victim(session_)) {
+      fail(StorageError::deadlock("postgres: client " + session_.name() + "'s " + txn_kind_name(kind_) +
+                                  " transaction was cancelled to break a wait cycle (SQLSTATE 40P01)"));
+    }
+    fail(storage_error(out, "client " + session_.name()));
+  }
+  return out;
+}
+
+void PgTransaction::fail(const StorageError& error) {
+  abort();
+  throw error;
+}
+
+void PgTransaction::abort() {
+  if (!open_) return;
+  open_ = false;
+  try {
+    if (session_.in_flight()) {
+      session_.cancel();
+      while (run_.wait(session_) != Progress::returned) {
+      }
+      session_.take_outcome();
+      run_.taken(session_);
+    }
+    session_.send("ROLLBACK", {});
+    while (run_.wait(session_) != Progress::returned) {
+    }
+    session_.take_outcome();
+    run_.taken(session_);
+  } catch (const StorageError&) {
+    // The connection is gone: the server rolls the transaction back itself.
+  }
+  run_.settle(&session_);
+  gate_.on_ended(kind_, false);
+}
+
+}  // namespace qdt::impl::postgres

@@ -1,0 +1,53 @@
+#pragma once
+// One storage transaction on a PostgreSQL session, statement by statement
+// (docs/semantics.md §9.2): each crosses the StatementGate, writes the
+// virtual clock if it moved, is sent, and is waited out as the run decides;
+// after COMMIT or ROLLBACK the run settles before the gate hears it ended.
+#include <string>
+#include <vector>
+
+#include "impl/storage/postgres/pg_run.h"
+#include "impl/storage/postgres/session.h"
+#include "impl/storage/statement_gate.h"
+#include "impl/storage/storage_clock.h"
+#include "impl/storage/transaction_kind.h"
+
+namespace qdt::impl::postgres {
+
+class PgTransaction {
+ public:
+  // BEGIN (statement 0). Throws StorageError when the gate fails it; no
+  // transaction then exists.
+  PgTransaction(PgRun& run, Session& session, StatementGate& gate, StorageClock& clock, TxnKind kind);
+  PgTransaction(const PgTransaction&) = delete;
+  PgTransaction& operator=(const PgTransaction&) = delete;
+  // Rolls back unless committed or already ended by a failure.
+  ~PgTransaction();
+
+  // The next statement. `takes_lock`: it takes the partition row's lock
+  // (the gate hears on_locked once it returned). Throws StorageError after
+  // rolling back when it fails, when the gate injects a fault, when a lock
+  // wait is given up, or when the run cancelled it to break a wait cycle.
+  StatementOutcome run(const std::string& sql, const std::vector<Param>& params, StatementKind kind,
+                       bool takes_lock = false);
+  // A statement outside the gate (an instrument, not work).
+  StatementOutcome run_ungated(const std::string& sql, const std::vector<Param>& params);
+  void commit();
+  bool open() const { return open_; }
+
+ private:
+  StatementOutcome execute(const std::string& sql, const std::vector<Param>& params);
+  // ROLLBACK, settle, on_ended(false); never throws.
+  void abort();
+  [[noreturn]] void fail(const StorageError& error);
+
+  PgRun& run_;
+  Session& session_;
+  StatementGate& gate_;
+  StorageClock& clock_;
+  TxnKind kind_;
+  int64_t next_index_ = 0;
+  bool open_ = false;
+};
+
+}  // namespace qdt::impl::postgres

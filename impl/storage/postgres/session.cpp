@@ -1,0 +1,194 @@
+#include "impl/storage/postgres/session.h"
+
+#include <poll.h>
+
+#include <algorithm>
+#include <cassert>
+#include <chrono>
+
+namespace qdt::impl::postgres {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+StatementOutcome outcome_of(PGresult* result) {
+  StatementOutcome out;
+  const ExecStatusType status = PQresultStatus(result);
+  if (status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK || status == PGRES_EMPTY_QUERY) {
+    out.ok = true;
+    const int rows = PQntuples(result);
+    const int columns = PQnfields(result);
+    out.rows.resize(rows);
+    for (int r = 0; r < rows; ++r) {
+      out.rows[r].reserve(columns);
+      for (int c = 0; c < columns; ++c) {
+        if (PQgetisnull(result, r, c)) {
+          out.rows[r].emplace_back(std::nullopt);
+        } else {
+          out.rows[r].emplace_back(std::string(PQgetvalue(result, r, c), PQgetlength(result, r, c)));
+        }
+      }
+    }
+    return out;
+  }
+  const char* state = PQresultErrorField(result, PG_DIAG_SQLSTATE);
+  const char* primary = PQresultErrorField(result, PG_DIAG_MESSAGE_PRIMARY);
+  out.sqlstate = state ? state : "XX000";
+  out.message = primary ? primary : PQresultErrorMessage(result);
+  return out;
+}
+
+int hex_digit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+}  // namespace
+
+const std::string& StatementOutcome::value(size_t row, size_t column) const {
+  assert(row < rows.size() && column < rows[row].size());
+  assert(rows[row][column].has_value());
+  return *rows[row][column];
+}
+
+Session::Session(const std::string& base, const std::string& dbname, std::string name)
+    : conn_(connect_blocking(base, dbname)), name_(std::move(name)) {
+  backend_pid_ = PQbackendPID(conn_.get());
+  assert(backend_pid_ > 0);
+  if (PQsetnonblocking(conn_.get(), 1) != 0) {
+    throw ClusterError("postgres: cannot make session " + name_ + " non-blocking: " + PQerrorMessage(conn_.get()));
+  }
+}
+
+void Session::send(const std::string& sql, const std::vector<Param>& params) {
+  assert(!in_flight_);
+  std::vector<const char*> values;
+  std::vector<int> lengths;
+  std::vector<int> formats;
+  for (const Param& p : params) {
+    values.push_back(p.value ? p.value->data() : nullptr);
+    lengths.push_back(p.value ? static_cast<int>(p.value->size()) : 0);
+    formats.push_back(p.binary ? 1 : 0);
+  }
+  if (!PQsendQueryParams(conn_.get(), sql.c_str(), static_cast<int>(params.size()), nullptr, values.data(),
+                         lengths.data(), formats.data(), 0)) {
+    throw StorageError::connection_lost("postgres: session " + name_ + " cannot send: " + PQerrorMessage(conn_.get()));
+  }
+  in_flight_ = true;
+  returned_ = false;
+  outcome_ = {};
+  // A large statement may not fit the socket buffer at once.
+  for (int flushed = PQflush(conn_.get()); flushed != 0; flushed = PQflush(conn_.get())) {
+    if (flushed < 0) {
+      throw StorageError::connection_lost("postgres: session " + name_ + " cannot send: " +
+                                          PQerrorMessage(conn_.get()));
+    }
+    pollfd fd{PQsocket(conn_.get()), POLLIN | POLLOUT, 0};
+    poll(&fd, 1, 100);
+    if ((fd.revents & POLLIN) && !PQconsumeInput(conn_.get())) {
+      throw StorageError::connection_lost("postgres: session " + name_ + " lost: " + PQerrorMessage(conn_.get()));
+    }
+  }
+}
+
+// Collects every result that is complete; returned_ once PQgetResult says
+// the statement is over (a null result).
+void Session::drain_ready_results() {
+  if (!PQconsumeInput(conn_.get())) {
+    throw StorageError::connection_lost("postgres: session " + name_ + " lost: " + PQerrorMessage(conn_.get()));
+  }
+  while (!PQisBusy(conn_.get())) {
+    PGresult* raw = PQgetResult(conn_.get());
+    if (!raw) {
+      returned_ = true;
+      return;
+    }
+    PgResultPtr result(raw);
+    StatementOutcome next = outcome_of(raw);
+    // The first error wins: a later result cannot undo it.
+    if (outcome_.sqlstate.empty()) outcome_ = std::move(next);
+  }
+}
+
+Progress Session::wait_until_done_or_blocked(LockProbe& probe, const std::vector<int>& pids_of_run,
+                                             const WaitOptions& options) {
+  assert(in_flight_);
+  assert(options.first_check_us > 0 && options.check_interval_us_max >= options.first_check_us);
+  const auto deadline = Clock::now() + std::chrono::milliseconds(options.hang_ms);
+  int64_t interval_us = options.first_check_us;
+  auto next_check = Clock::now() + std::chrono::microseconds(interval_us);
+  for (;;) {
+    drain_ready_results();
+    if (returned_) return Progress::returned;
+    const auto now = Clock::now();
+    if (now < next_check) {
+      const auto wait_us = std::chrono::duration_cast<std::chrono::microseconds>(next_check - now).count();
+      pollfd fd{PQsocket(conn_.get()), POLLIN, 0};
+      // poll() counts milliseconds; ppoll() keeps the sub-millisecond first check.
+      const timespec timeout{static_cast<time_t>(wait_us / 1'000'000), static_cast<long>((wait_us % 1'000'000) * 1000)};
+      ppoll(&fd, 1, &timeout, nullptr);
+      continue;  // readable or not, drain before judging
+    }
+    if (probe.is_blocked(backend_pid_, pids_of_run)) return Progress::blocked;
+    if (now > deadline) {
+      throw StorageError("postgres: session " + name_ + ": a statement neither returned nor waited for a lock in " +
+                         std::to_string(options.hang_ms) + " ms (hang)");
+    }
+    interval_us = std::min(interval_us * 2, options.check_interval_us_max);
+    next_check = Clock::now() + std::chrono::microseconds(interval_us);
+  }
+}
+
+StatementOutcome Session::take_outcome() {
+  assert(in_flight_ && returned_);
+  in_flight_ = false;
+  returned_ = false;
+  return std::move(outcome_);
+}
+
+void Session::cancel() {
+  PGcancel* handle = PQgetCancel(conn_.get());
+  if (!handle) throw StorageError::connection_lost("postgres: session " + name_ + " cannot be cancelled");
+  char error[256] = {};
+  const int sent = PQcancel(handle, error, sizeof(error));
+  PQfreeCancel(handle);
+  if (!sent) throw StorageError(std::string("postgres: cancelling session ") + name_ + ": " + error);
+}
+
+StatementOutcome Session::run(LockProbe& probe, const std::string& sql, const std::vector<Param>& params) {
+  send(sql, params);
+  if (wait_until_done_or_blocked(probe, {backend_pid_}) != Progress::returned) {
+    throw StorageError("postgres: session " + name_ + " blocked where nothing may block it");
+  }
+  StatementOutcome out = take_outcome();
+  if (!out.ok) throw storage_error(out, "session " + name_);
+  return out;
+}
+
+StorageError storage_error(const StatementOutcome& outcome, const std::string& context) {
+  assert(!outcome.ok);
+  const std::string text = "postgres: " + context + ": " + outcome.message + " (SQLSTATE " + outcome.sqlstate + ")";
+  if (outcome.sqlstate.rfind("08", 0) == 0) return StorageError::connection_lost(text);
+  const bool lock_conflict = outcome.sqlstate == "40P01" || outcome.sqlstate == "40001" ||
+                             outcome.sqlstate == "57014" || outcome.sqlstate == "55P03";
+  return StorageError(text, lock_conflict ? 5 /* SQLITE_BUSY */ : 1 /* SQLITE_ERROR */);
+}
+
+std::string decode_bytea(const std::string& text) {
+  if (text.size() < 2 || text[0] != '\\' || text[1] != 'x' || text.size() % 2 != 0) {
+    throw StorageError("postgres: a bytea value is not in hex format");
+  }
+  std::string out;
+  out.reserve((text.size() - 2) / 2);
+  for (size_t i = 2; i < text.size(); i += 2) {
+    const int hi = hex_digit(text[i]);
+    const int lo = hex_digit(text[i + 1]);
+    if (hi < 0 || lo < 0) throw StorageError("postgres: a bytea value has a non-hex digit");
+    out.push_back(static_cast<char>(hi * 16 + lo));
+  }
+  return out;
+}
+
+}  // namespace qdt::impl::postgres

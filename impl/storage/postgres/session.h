@@ -1,0 +1,106 @@
+#pragma once
+// One storage client's libpq connection in non-blocking mode, stepped as
+// PostgreSQL's isolation tester steps its sessions (docs/semantics.md §9.2).
+//
+// A statement is sent asynchronously; wait_until_done_or_blocked() then
+// waits, in real time and outside virtual time, until the statement has
+// returned or the LockProbe sees it waiting for a lock held by another
+// session of the run. Blocked is a state, not an end: once some other
+// session commits or rolls back, the world calls wait_until_done_or_blocked()
+// again to let this one settle. Nothing here reads a clock that enters the
+// trace: real time only paces the socket polls and bounds a hang.
+//
+// Not thread-safe: one fiber drives a session at a time.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "impl/storage/postgres/lock_probe.h"
+#include "impl/storage/postgres/pg_connection.h"
+#include "impl/storage/storage_types.h"
+
+namespace qdt::impl::postgres {
+
+// A statement parameter: NULL without a value; `binary` sends the bytes as
+// they are (bytea), else the value is text the server parses.
+struct Param {
+  std::optional<std::string> value;
+  bool binary = false;
+  static Param null() { return {}; }
+  static Param text(std::string v) { return {std::move(v), false}; }
+  static Param bytes(std::string v) { return {std::move(v), true}; }
+};
+
+// What a statement returned: rows in text format, or the server's error.
+struct StatementOutcome {
+  bool ok = false;
+  std::string sqlstate;  // error only, e.g. "40P01"
+  std::string message;   // error only
+  std::vector<std::vector<std::optional<std::string>>> rows;
+  const std::string& value(size_t row, size_t column) const;  // asserts not NULL
+};
+
+enum class Progress : uint8_t { returned, blocked };
+
+struct WaitOptions {
+  int64_t first_check_us = 200;     // the first lock probe after the send
+  int64_t check_interval_us_max = 10'000;
+  int64_t hang_ms = 20'000;         // neither returned nor blocked by then: a hang
+};
+
+class Session {
+ public:
+  // Connects to `dbname` on the server named by `base`, in non-blocking mode.
+  // `name` is the client's name (the trace's, never the backend pid).
+  Session(const std::string& base, const std::string& dbname, std::string name);
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  const std::string& name() const { return name_; }
+  int backend_pid() const { return backend_pid_; }
+  bool in_flight() const { return in_flight_; }
+  // Inside a transaction block (or a statement is running).
+  bool in_transaction() const { return PQtransactionStatus(conn_.get()) != PQTRANS_IDLE; }
+
+  // Sends one parameterised statement. Throws StorageError when it cannot be sent.
+  void send(const std::string& sql, const std::vector<Param>& params = {});
+
+  // docs/semantics.md §9.2's loop: drain the socket (PQconsumeInput; PQgetResult only while
+  // the connection is not busy); else wait on the socket until the next lock
+  // probe, the first after first_check_us, then doubling up to
+  // check_interval_us_max. Throws StorageError on a hang or a lost
+  // connection (the statement may still run: cancel() it).
+  Progress wait_until_done_or_blocked(LockProbe& probe, const std::vector<int>& pids_of_run,
+                                      const WaitOptions& options = {});
+
+  // The outcome of the statement that returned; in_flight() becomes false.
+  StatementOutcome take_outcome();
+
+  // Asks the server to cancel the running statement (PQcancel); the statement
+  // then returns with SQLSTATE 57014 at the next wait.
+  void cancel();
+
+  // send() + wait, for a statement no other session of the run can block;
+  // throws StorageError on an error outcome or a block.
+  StatementOutcome run(LockProbe& probe, const std::string& sql, const std::vector<Param>& params = {});
+
+ private:
+  void drain_ready_results();
+  PgConnPtr conn_;
+  std::string name_;
+  int backend_pid_ = 0;
+  bool in_flight_ = false;
+  bool returned_ = false;
+  StatementOutcome outcome_;
+};
+
+// The StorageError a failed statement becomes: deadlock, cancel and
+// serialization failures as SQLITE_BUSY (5), the rest as SQLITE_ERROR (1),
+// with the SQLSTATE in the text.
+StorageError storage_error(const StatementOutcome& outcome, const std::string& context);
+
+// Bytes of a bytea in text format ("\x..." hex).
+std::string decode_bytea(const std::string& text);
+
+}  // namespace qdt::impl::postgres

@@ -1,0 +1,185 @@
+// Statement stepping (docs/semantics.md §9.2): a session waiting for a row lock held by
+// another session of the run is classified blocked, never done, and settles
+// once the holder commits.
+#include <gtest/gtest.h>
+
+#include <memory>
+
+#include "impl/storage/postgres/lock_probe.h"
+#include "impl/storage/postgres/postgres_test_env.h"
+#include "impl/storage/postgres/session.h"
+
+namespace qdt::impl::postgres::testing {
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kPush =
+    "SELECT queen.log_push_one_v1($1, $2, $3::int, $4, -1, $5, p_window_assumed => NULL)";
+
+std::vector<Param> push_params(const std::string& partition, const std::string& id) {
+  return {Param::text("q"), Param::text(partition), Param::text("1"), Param::bytes(hashes({id})),
+          Param::bytes("frames")};
+}
+
+class Stepping : public PgTest {
+ protected:
+  void SetUp() override {
+    PgTest::SetUp();
+    probe_ = std::make_unique<LockProbe>(cluster().connect(database()));
+    a_ = std::make_unique<Session>(cluster().base_conninfo(), database(), "a");
+    b_ = std::make_unique<Session>(cluster().base_conninfo(), database(), "b");
+    pids_ = {a_->backend_pid(), b_->backend_pid()};
+  }
+  // A statement no other session blocks.
+  StatementOutcome step(Session& s, const std::string& sql, const std::vector<Param>& params = {}) {
+    s.send(sql, params);
+    EXPECT_EQ(s.wait_until_done_or_blocked(*probe_, pids_), Progress::returned) << s.name() << ": " << sql;
+    StatementOutcome out = s.take_outcome();
+    EXPECT_TRUE(out.ok) << out.sqlstate << " " << out.message;
+    return out;
+  }
+  std::unique_ptr<LockProbe> probe_;
+  std::unique_ptr<Session> a_;
+  std::unique_ptr<Session> b_;
+  std::vector<int> pids_;
+};
+
+TEST_F(Stepping, APushWaitingForTheRowLockIsBlockedThenSettlesAsADuplicate) {
+  ASSERT_EQ(push("q", "p", {"seed"})["status"], "queued");  // provisions the partition
+  const std::string pid = partition_id("q", "p");
+  step(*a_, "BEGIN");
+  step(*a_, "SELECT 1 FROM queen.log_partitions WHERE id = $1::uuid FOR UPDATE", {Param::text(pid)});
+  const json queued = json::parse(step(*a_, kPush, push_params("p", "k")).value(0, 0));
+  ASSERT_EQ(queued["status"], "queued");
+
+  b_->send(kPush, push_params("p", "k"));
+  ASSERT_EQ(b_->wait_until_done_or_blocked(*probe_, pids_), Progress::blocked);
+  // Still blocked when asked again: nothing released the lock.
+  ASSERT_EQ(b_->wait_until_done_or_blocked(*probe_, pids_), Progress::blocked);
+  EXPECT_TRUE(b_->in_flight());
+
+  step(*a_, "COMMIT");
+  ASSERT_EQ(b_->wait_until_done_or_blocked(*probe_, pids_), Progress::returned);
+  const StatementOutcome settled = b_->take_outcome();
+  ASSERT_TRUE(settled.ok) << settled.message;
+  EXPECT_EQ(interface_part(json::parse(settled.value(0, 0))), json::parse(R"({"status":"duplicate","dups":[{"i":0,"off":1}]})"));
+}
+
+TEST_F(Stepping, ABlockedPushStampsTheTimeTheLockWasGranted) {
+  ASSERT_EQ(push("q", "p", {"seed"})["status"], "queued");
+  step(*a_, "BEGIN");
+  ASSERT_EQ(json::parse(step(*a_, kPush, push_params("p", "x")).value(0, 0))["status"], "queued");
+  b_->send(kPush, push_params("p", "y"));
+  ASSERT_EQ(b_->wait_until_done_or_blocked(*probe_, pids_), Progress::blocked);
+  set_clock_us(kT0Us + 300 * kSecondUs);
+  step(*a_, "COMMIT");
+  ASSERT_EQ(b_->wait_until_done_or_blocked(*probe_, pids_), Progress::returned);
+  const json answer = json::parse(b_->take_outcome().value(0, 0));
+  EXPECT_EQ(answer["baseOffset"], 2);
+  EXPECT_EQ(answer["createdAt"], "2023-11-14T22:18:20.000000Z");
+}
+
+TEST_F(Stepping, PushesToDifferentPartitionsDoNotBlockEachOther) {
+  ASSERT_EQ(push("q", "p1", {"seed"})["status"], "queued");
+  ASSERT_EQ(push("q", "p2", {"seed"})["status"], "queued");
+  step(*a_, "BEGIN");
+  ASSERT_EQ(json::parse(step(*a_, kPush, push_params("p1", "k")).value(0, 0))["status"], "queued");
+  b_->send(kPush, push_params("p2", "k"));
+  ASSERT_EQ(b_->wait_until_done_or_blocked(*probe_, pids_), Progress::returned);
+  EXPECT_EQ(json::parse(b_->take_outcome().value(0, 0))["status"], "queued");
+  step(*a_, "COMMIT");
+}
+
+TEST_F(Stepping, ACancelledBlockedStatementReturnsSqlstate57014) {
+  ASSERT_EQ(push("q", "p", {"seed"})["status"], "queued");
+  step(*a_, "BEGIN");
+  step(*a_, kPush, push_params("p", "k"));
+  b_->send(kPush, push_params("p", "k"));
+  ASSERT_EQ(b_->wait_until_done_or_blocked(*probe_, pids_), Progress::blocked);
+  b_->cancel();
+  ASSERT_EQ(b_->wait_until_done_or_blocked(*probe_, pids_), Progress::returned);
+  const StatementOutcome cancelled = b_->take_outcome();
+  EXPECT_FALSE(cancelled.ok);
+  EXPECT_EQ(cancelled.sqlstate, "57014");
+  EXPECT_EQ(storage_error(cancelled, "b").code(), 5);
+  step(*a_, "ROLLBACK");
+}
+
+TEST_F(Stepping, AnErrorCarriesTheSqlstateAndTheQpushPrefix) {
+  b_->send(kPush, {Param::text("q"), Param::text("p"), Param::text("2"), Param::bytes(hashes({"a"})),
+                   Param::bytes("frames")});
+  ASSERT_EQ(b_->wait_until_done_or_blocked(*probe_, pids_), Progress::returned);
+  const StatementOutcome failed = b_->take_outcome();
+  EXPECT_FALSE(failed.ok);
+  EXPECT_EQ(failed.sqlstate, "P0001");
+  EXPECT_EQ(failed.message.rfind("QPUSH", 0), 0u) << failed.message;
+}
+
+TEST_F(Stepping, TwoBundlesOverTheSamePartitionsInOppositeOrdersDoNotDeadlock) {
+  ASSERT_EQ(push("q", "p1", {"seed"})["status"], "queued");
+  ASSERT_EQ(push("q", "p2", {"seed"})["status"], "queued");
+  const std::string multi =
+      "SELECT queen.log_push_multi_v1(ARRAY['q','q'], ARRAY[$1,$2], ARRAY[1,1], ARRAY[$3::bytea,$3::bytea], "
+      "ARRAY[-1,-1]::int8[], ARRAY['\\x00'::bytea,'\\x00'::bytea])";
+  step(*a_, "BEGIN");
+  step(*a_, multi, {Param::text("p1"), Param::text("p2"), Param::bytes(hashes({"k"}))});
+  // B names the partitions the other way round; it locks in ascending id all the same.
+  b_->send(multi, {Param::text("p2"), Param::text("p1"), Param::bytes(hashes({"k"}))});
+  ASSERT_EQ(b_->wait_until_done_or_blocked(*probe_, pids_), Progress::blocked);
+  step(*a_, "COMMIT");
+  ASSERT_EQ(b_->wait_until_done_or_blocked(*probe_, pids_), Progress::returned);
+  const StatementOutcome settled = b_->take_outcome();
+  ASSERT_TRUE(settled.ok) << settled.message;
+  const json answers = json::parse(settled.value(0, 0));
+  EXPECT_EQ(answers[0]["status"], "duplicate");
+  EXPECT_EQ(answers[1]["status"], "duplicate");
+}
+
+TEST_F(Stepping, AWaitCycleIsTwoBlockedSessionsUntilOneIsCancelled) {
+  ASSERT_EQ(push("q", "p1", {"seed"})["status"], "queued");
+  ASSERT_EQ(push("q", "p2", {"seed"})["status"], "queued");
+  const std::string p1 = partition_id("q", "p1");
+  const std::string p2 = partition_id("q", "p2");
+  const std::string lock = "SELECT 1 FROM queen.log_partitions WHERE id = $1::uuid FOR UPDATE";
+  step(*a_, "BEGIN");
+  step(*b_, "BEGIN");
+  step(*a_, lock, {Param::text(p1)});
+  step(*b_, lock, {Param::text(p2)});
+  a_->send(lock, {Param::text(p2)});
+  ASSERT_EQ(a_->wait_until_done_or_blocked(*probe_, pids_), Progress::blocked);
+  b_->send(lock, {Param::text(p1)});
+  // The server's own detector waits an hour: the cycle stays for qdt to break.
+  ASSERT_EQ(b_->wait_until_done_or_blocked(*probe_, pids_), Progress::blocked);
+  ASSERT_EQ(a_->wait_until_done_or_blocked(*probe_, pids_), Progress::blocked);
+  b_->cancel();
+  ASSERT_EQ(b_->wait_until_done_or_blocked(*probe_, pids_), Progress::returned);
+  EXPECT_EQ(b_->take_outcome().sqlstate, "57014");
+  step(*b_, "ROLLBACK");
+  ASSERT_EQ(a_->wait_until_done_or_blocked(*probe_, pids_), Progress::returned);
+  EXPECT_TRUE(a_->take_outcome().ok);
+  step(*a_, "COMMIT");
+}
+
+TEST_F(Stepping, ASlowStatementIsNeverBlockedAndAHangIsAnError) {
+  // Slower than every lock probe interval, and blocked by nobody.
+  a_->send("SELECT pg_sleep(0.05)");
+  EXPECT_EQ(a_->wait_until_done_or_blocked(*probe_, pids_), Progress::returned);
+  EXPECT_TRUE(a_->take_outcome().ok);
+  EXPECT_GT(probe_->checks(), 3u);
+  a_->send("SELECT pg_sleep(30)");
+  WaitOptions short_bound;
+  short_bound.hang_ms = 100;
+  EXPECT_THROW(a_->wait_until_done_or_blocked(*probe_, pids_, short_bound), StorageError);
+  a_->cancel();
+  EXPECT_EQ(a_->wait_until_done_or_blocked(*probe_, pids_), Progress::returned);
+  EXPECT_EQ(a_->take_outcome().sqlstate, "57014");
+}
+
+TEST(DecodeBytea, ReadsTheHexFormat) {
+  EXPECT_EQ(decode_bytea("\\x00ff41"), std::string("\x00\xff" "A", 3));
+  EXPECT_THROW(decode_bytea("00ff"), StorageError);
+}
+
+}  // namespace
+}  // namespace qdt::impl::postgres::testing

@@ -1,0 +1,173 @@
+#include "impl/storage/postgres/sql_loader.h"
+
+#include <algorithm>
+#include <cassert>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace qdt::impl::postgres {
+namespace {
+
+bool identifier_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+         static_cast<unsigned char>(c) >= 0x80;
+}
+
+// The dollar-quote opener at `at` ("$$" or "$tag$"), or empty.
+std::string dollar_tag(const std::string& text, size_t at) {
+  assert(text[at] == '$');
+  if (at > 0 && identifier_char(text[at - 1])) return "";  // part of an identifier
+  size_t end = at + 1;
+  if (end < text.size() && text[end] >= '0' && text[end] <= '9') return "";  // a parameter, $1
+  while (end < text.size() && identifier_char(text[end]) && text[end] != '$') ++end;
+  if (end < text.size() && text[end] == '$') return text.substr(at, end - at + 1);
+  return "";
+}
+
+std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ClusterError("postgres: cannot read " + path.string());
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+std::vector<SqlStatement> split_statements(const std::string& text) {
+  std::vector<SqlStatement> out;
+  std::string current;
+  bool has_code = false;  // anything but whitespace and comments
+  int64_t line = 1;
+  int64_t start_line = 1;
+  const auto code = [&](char c) {
+    if (!has_code) start_line = line;
+    has_code = true;
+    current += c;
+  };
+  size_t i = 0;
+  const size_t n = text.size();
+  while (i < n) {
+    const char c = text[i];
+    if (c == '\n') ++line;
+    if (c == '-' && i + 1 < n && text[i + 1] == '-') {
+      while (i < n && text[i] != '\n') current += text[i++];
+      continue;
+    }
+    if (c == '/' && i + 1 < n && text[i + 1] == '*') {
+      int depth = 0;
+      do {
+        if (text[i] == '/' && i + 1 < n && text[i + 1] == '*') {
+          ++depth;
+          current += text[i++];
+        } else if (text[i] == '*' && i + 1 < n && text[i + 1] == '/') {
+          --depth;
+          current += text[i++];
+        } else if (text[i] == '\n') {
+          ++line;
+        }
+        current += text[i++];
+      } while (i < n && depth > 0);
+      continue;
+    }
+    if (c == '\'' || c == '"') {
+      // E'...' strings take backslash escapes; standard strings do not.
+      const bool escapes = c == '\'' && i > 0 && (text[i - 1] == 'E' || text[i - 1] == 'e') &&
+                           (i < 2 || !identifier_char(text[i - 2]));
+      code(text[i++]);
+      while (i < n) {
+        const char d = text[i];
+        if (d == '\n') ++line;
+        if (escapes && d == '\\' && i + 1 < n) {
+          current += text[i++];
+          if (text[i] == '\n') ++line;
+          current += text[i++];
+          continue;
+        }
+        current += text[i++];
+        if (d == c) {
+          if (i < n && text[i] == c) {  // a doubled quote stands for itself
+            current += text[i++];
+            continue;
+          }
+          break;
+        }
+      }
+      continue;
+    }
+    if (c == '$') {
+      const std::string tag = dollar_tag(text, i);
+      if (!tag.empty()) {
+        const size_t close = text.find(tag, i + tag.size());
+        const size_t end = close == std::string::npos ? n : close + tag.size();
+        if (!has_code) start_line = line;
+        has_code = true;
+        line += std::count(text.begin() + static_cast<std::ptrdiff_t>(i) + 1,
+                           text.begin() + static_cast<std::ptrdiff_t>(end), '\n');
+        current.append(text, i, end - i);
+        i = end;
+        continue;
+      }
+    }
+    if (c == ';') {
+      if (has_code) out.push_back({current, start_line});
+      current.clear();
+      has_code = false;
+      ++i;
+      continue;
+    }
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+      current += c;
+    } else {
+      code(c);
+    }
+    ++i;
+  }
+  if (has_code) out.push_back({current, start_line});
+  return out;
+}
+
+std::vector<SqlFile> read_sql_dir(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::vector<SqlFile> files;
+  const fs::path root(dir);
+  if (fs::is_regular_file(root / "schema.sql")) files.push_back({"schema.sql", read_file(root / "schema.sql")});
+  std::vector<std::string> names;
+  std::error_code error;
+  if (fs::is_directory(root / "procedures", error)) {
+    for (const auto& entry : fs::directory_iterator(root / "procedures")) {
+      if (entry.is_regular_file() && entry.path().extension() == ".sql") names.push_back(entry.path().filename());
+    }
+  }
+  std::sort(names.begin(), names.end());  // file-name order, byte-wise
+  for (const std::string& name : names) {
+    files.push_back({"procedures/" + name, read_file(root / "procedures" / name)});
+  }
+  if (files.empty()) throw ClusterError("postgres: " + dir + " holds neither schema.sql nor procedures/*.sql");
+  return files;
+}
+
+std::vector<SqlFile> read_sql_files(const std::vector<std::string>& paths) {
+  std::vector<SqlFile> files;
+  for (const std::string& path : paths) files.push_back({path, read_file(path)});
+  return files;
+}
+
+void apply_sql(PGconn* conn, const std::vector<SqlFile>& files) {
+  exec_blocking(conn, std::string("SET search_path = ") + kLoadSearchPath, "setting the load search_path");
+  for (const SqlFile& file : files) {
+    for (const SqlStatement& statement : split_statements(file.text)) {
+      PgResultPtr result(PQexec(conn, statement.text.c_str()));
+      const ExecStatusType status = PQresultStatus(result.get());
+      if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK && status != PGRES_EMPTY_QUERY) {
+        const char* primary = PQresultErrorField(result.get(), PG_DIAG_MESSAGE_PRIMARY);
+        throw ClusterError("postgres: " + file.name + ":" + std::to_string(statement.line) + ": " +
+                           (primary ? primary : PQerrorMessage(conn)));
+      }
+    }
+  }
+  exec_blocking(conn, "RESET search_path", "resetting the search_path");
+}
+
+}  // namespace qdt::impl::postgres

@@ -1,0 +1,99 @@
+// The loader of docs/semantics.md §9.4, run on qdt's own SQL laid out as a user's checkout.
+#include "impl/storage/postgres/sql_loader.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "impl/storage/postgres/postgres_test_env.h"
+
+namespace qdt::impl::postgres {
+namespace {
+
+TEST(SplitStatements, SplitsOnlyAtTopLevelSemicolons) {
+  const std::string text =
+      "-- a comment; with a semicolon\n"
+      "CREATE TABLE t (x text DEFAULT ';');\n"
+      "/* block; /* nested; */ still; */ SELECT 'it''s;', \"a;b\", E'\\';' ;\n"
+      "CREATE FUNCTION f() RETURNS int LANGUAGE sql AS $$ SELECT 1; $$;\n"
+      "CREATE FUNCTION g() RETURNS int LANGUAGE plpgsql AS $body$\nBEGIN RETURN $1; END;\n$body$;\n"
+      "SELECT a$b FROM t; -- trailing\n";
+  const auto statements = split_statements(text);
+  ASSERT_EQ(statements.size(), 5u);
+  EXPECT_EQ(statements[0].text, "-- a comment; with a semicolon\nCREATE TABLE t (x text DEFAULT ';')");
+  EXPECT_EQ(statements[0].line, 2);
+  EXPECT_NE(statements[1].text.find("SELECT 'it''s;', \"a;b\", E'\\';' "), std::string::npos);
+  EXPECT_EQ(statements[1].line, 3);
+  EXPECT_NE(statements[2].text.find("$$ SELECT 1; $$"), std::string::npos);
+  EXPECT_EQ(statements[3].line, 5);
+  EXPECT_NE(statements[3].text.find("RETURN $1; END;\n$body$"), std::string::npos);
+  EXPECT_EQ(statements[4].line, 8);
+  EXPECT_NE(statements[4].text.find("SELECT a$b FROM t"), std::string::npos);
+}
+
+TEST(SplitStatements, DropsEmptyStatements) {
+  EXPECT_TRUE(split_statements(" ;\n-- only a comment\n;/* and */;").empty());
+}
+
+class SqlLoader : public ::testing::Test {
+ protected:
+  static std::string fresh_database(const std::string& name) {
+    PgConnPtr admin = testing::cluster().connect("postgres");
+    exec_blocking(admin.get(), "DROP DATABASE IF EXISTS " + name, "drop");
+    exec_blocking(admin.get(), "CREATE DATABASE " + name + " TEMPLATE template0", "create");
+    return name;
+  }
+};
+
+TEST_F(SqlLoader, LoadsQdtsOwnSqlLaidOutAsAUsersCheckout) {
+  const auto files = read_sql_dir(QDT_PG_SQL_DIR);
+  ASSERT_EQ(files.size(), own_interface_sql().size());
+  for (size_t i = 0; i < files.size(); ++i) {
+    EXPECT_EQ(files[i].name, own_interface_sql()[i].name);
+    EXPECT_EQ(files[i].text, own_interface_sql()[i].text);  // the embedded copy is the checkout
+  }
+  PgConnPtr conn = testing::cluster().connect(fresh_database("qdt_loader_own"));
+  apply_sql(conn.get(), {clock_sql()});
+  apply_sql(conn.get(), files);
+  PgResultPtr r = exec_blocking(
+      conn.get(), "SELECT queen.log_push_one_v1('q', 'p', 1, '\\x00112233445566778899aabbccddeeff', -1, '\\x00')",
+      "push");
+  EXPECT_EQ(nlohmann::json::parse(PQgetvalue(r.get(), 0, 0))["status"], "queued");
+}
+
+TEST_F(SqlLoader, RunsEachStatementInAutocommitSoConcurrentIndexesLoad) {
+  PgConnPtr conn = testing::cluster().connect(fresh_database("qdt_loader_concurrently"));
+  apply_sql(conn.get(), {{"idx.sql", "CREATE TABLE t (x int);\nCREATE INDEX CONCURRENTLY t_x ON t (x);\n"}});
+  PgResultPtr r = exec_blocking(conn.get(), "SELECT count(*) FROM pg_indexes WHERE indexname = 't_x'", "check");
+  EXPECT_STREQ(PQgetvalue(r.get(), 0, 0), "1");
+}
+
+TEST_F(SqlLoader, UnqualifiedObjectsGoToPublicAndDefaultsBindTheVirtualClock) {
+  PgConnPtr conn = testing::cluster().connect(fresh_database("qdt_loader_defaults"));
+  apply_sql(conn.get(), {clock_sql(), {"t.sql", "CREATE TABLE t (x int, at timestamptz DEFAULT now());"}});
+  exec_blocking(conn.get(), "UPDATE qdt_clock.clock SET now_us = 1000000; INSERT INTO t (x) VALUES (1)", "insert");
+  PgResultPtr r = exec_blocking(
+      conn.get(), "SELECT to_regclass('public.t') IS NOT NULL, at = to_timestamp(1), current_setting('search_path') FROM t",
+      "check");
+  EXPECT_STREQ(PQgetvalue(r.get(), 0, 0), "t");
+  EXPECT_STREQ(PQgetvalue(r.get(), 0, 1), "t");
+  EXPECT_STREQ(PQgetvalue(r.get(), 0, 2), "qdt_clock,pg_catalog,public");  // the session's own path again
+}
+
+TEST_F(SqlLoader, AFailingStatementNamesTheFileTheLineAndTheReason) {
+  PgConnPtr conn = testing::cluster().connect(fresh_database("qdt_loader_failing"));
+  try {
+    apply_sql(conn.get(), {{"procedures/009_bad.sql", "SELECT 1;\n\n-- next\nSELEC 2;\n"}});
+    FAIL() << "loaded a syntax error";
+  } catch (const ClusterError& e) {
+    EXPECT_NE(std::string(e.what()).find("procedures/009_bad.sql:4: syntax error"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ReadSqlDir, AFolderWithoutSqlIsAnError) {
+  EXPECT_THROW(read_sql_dir("/nonexistent-sql-dir"), ClusterError);
+}
+
+}  // namespace
+}  // namespace qdt::impl::postgres
