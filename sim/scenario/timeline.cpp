@@ -8,6 +8,8 @@
 
 #include "properties/model_answers.h"
 #include "properties/step_index.h"
+#include "sim/scenario/step_kinds.h"
+#include "sim/scenario/step_push.h"
 #include "sim/scenario/timeline_text.h"
 #include "sim/world/world_config.h"
 
@@ -90,16 +92,16 @@ void add_steps(const std::vector<Step>& steps, int depth, const RunOutcome& outc
     json row = {{"id", s.id},
                 {"path", s.path},
                 {"depth", depth},
-                {"op", op_name(s.op)},
-                {"summary", step_summary(s)},
+                {"op", op_name(s)},
+                {"summary", s.kind->summary(s)},
                 {"started_ms", time == outcome.step_times.end() ? json() : json(time->second.started_ms)},
                 {"ended_ms", time == outcome.step_times.end() ? json() : json(time->second.ended_ms)},
                 {"responses", json::array()},
                 {"answer", ""},
                 {"faults", json::array()},
                 {"highlighted", blame.partitions_of_step.count(s.id) > 0}};
-    if (is_fault_step(s.op)) row["faults"].push_back(op_name(s.op) + ": " + step_summary(s));
-    if (s.op == Op::push) {
+    if (s.kind->fault) row["faults"].push_back(op_name(s) + ": " + s.kind->summary(s));
+    if (is_push(s)) {
       for (const std::string& f : push_faults(s.id, outcome.history, index)) row["faults"].push_back(f);
     }
     if (answered.contains(s.id)) {
@@ -112,7 +114,7 @@ void add_steps(const std::vector<Step>& steps, int depth, const RunOutcome& outc
                                       {"transaction_id", item["transaction_id"]}});
         }
       } else if (response.contains("error")) {
-        row["answer"] = (s.op == Op::push ? "rejected: " : "error: ") + response["error"].get<std::string>();
+        row["answer"] = (is_push(s) ? "rejected: " : "error: ") + response["error"].get<std::string>();
       } else if (response.contains("count")) {
         row["answer"] = response["count"].dump() + " messages";
       } else {
