@@ -1,8 +1,6 @@
 #include "sim/scenario/runner.h"
 
 #include <algorithm>
-#include <cassert>
-#include <optional>
 
 #include "properties/checkers.h"
 #include "sim/scenario/coverage.h"
@@ -16,24 +14,10 @@
 namespace qdt::sim {
 namespace {
 
-using json = nlohmann::json;
-
-
 // Configures the scenario's queues, then runs its steps in order.
 void script(const Scenario& scenario, StepRunner& runner) {
   for (const auto& [queue, options] : scenario.queues) runner.world().admin().configure(queue, options);
   for (const Step& step : scenario.steps) runner.run(step);
-}
-
-}  // namespace
-
-namespace {
-
-// {"point": picks before it was first reached}, for forking (qdt check --fork-rare).
-json first_picks_json(const RunReach& reach) {
-  json out = json::object();
-  for (const auto& [name, picks] : reach.first_picks()) out[name] = picks;
-  return out;
 }
 
 }  // namespace
@@ -72,43 +56,32 @@ RunOutcome run_scenario(const Scenario& scenario, const RunOptions& options) {
   reach.run_ended();
   mark_history_points(world.history());
 
-  json failures = json::array();
-  check_expectations(scenario, runner.outcomes(), world.history(), world, failures);
-  for (const properties::Failure& f : properties::check_history(world.history())) {
-    failures.push_back({{"kind", "property"},
-                        {"property", f.property},
-                        {"step", f.step},
-                        {"partition", f.partition},
-                        {"detail", f.detail}});
-  }
   RunOutcome outcome;
-  outcome.passed = failures.empty();
-  json steps = json::object();
+  RunResult& result = outcome.result;
+  check_expectations(scenario, runner.outcomes(), world.history(), world, result.failures);
+  for (const properties::Failure& f : properties::check_history(world.history())) {
+    result.failures.push_back({"property", f.property, f.step, f.partition, f.detail});
+  }
+  outcome.passed = result.failures.empty();
   if (options.step_responses) {
     for (const auto& [id, response] : runner.outcomes().responses) {
-      if (id[0] != '#') steps[id] = {{"response", response}};
+      if (id[0] != '#') result.step_responses[id] = response;
     }
     for (const auto& [id, response] : runner.outcomes().pushes) {
-      if (id[0] != '#') steps[id] = {{"response", response.to_json()}};
+      if (id[0] != '#') result.step_responses[id] = response.to_json();
     }
   }
-  outcome.result = {{"scenario", scenario.name},
-                    {"file", scenario.file},
-                    {"seed", scenario.seed},
-                    {"variant", impl::variant_name(config.variant)},
-                    {"passed", outcome.passed},
-                    {"trace_hash", world.trace().hash_hex()},
-                    {"steps", std::move(steps)},
-                    {"failures", std::move(failures)},
-                    {"metrics", run_metrics(world, runner.outcomes().timeouts, runner.outcomes().retries)},
-                    {"reached", reach.names()},
-                    {"reached_at_pick", first_picks_json(reach)}};
-  // Only a run that was not random says how it was scheduled: random
-  // results read as they always did.
-  if (!world.schedule_report().is_null()) {
-    outcome.result["schedule"] = world.schedule_report();
-    if (learn_steps) outcome.result["schedule"]["steps_learnt"] = true;
-  }
+  result.scenario = scenario.name;
+  result.file = scenario.file;
+  result.seed = scenario.seed;
+  result.variant = impl::variant_name(config.variant);
+  result.passed = outcome.passed;
+  result.trace_hash = world.trace().hash_hex();
+  result.metrics = run_metrics(world, runner.outcomes().timeouts, runner.outcomes().retries);
+  result.reached = reach.names();
+  for (const auto& [name, picks] : reach.first_picks()) result.reached_at_pick[name] = picks;
+  result.schedule = world.schedule_report();
+  if (!result.schedule.is_null() && learn_steps) result.schedule["steps_learnt"] = true;
   outcome.trace_text = world.trace().text();
   outcome.step_times = runner.outcomes().times;
   outcome.history = std::move(world.history());

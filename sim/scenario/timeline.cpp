@@ -1,6 +1,5 @@
 #include "sim/scenario/timeline.h"
 
-#include <cassert>
 #include <map>
 #include <regex>
 #include <set>
@@ -35,20 +34,19 @@ std::set<size_t> events_named(const std::string& detail) {
   return out;
 }
 
-json failures_of(const json& result, Blame& blame) {
+json failures_of(const RunResult& result, Blame& blame) {
   json out = json::array();
-  for (const json& f : result["failures"]) {
-    const std::string step = f.value("step", std::string());
-    const std::string partition = f.value("partition", std::string());
-    const std::set<size_t> events = events_named(f.value("detail", std::string()));
-    if (!step.empty()) blame.partitions_of_step[step].insert(partition);
+  for (const RunFailure& f : result.failures) {
+    const std::string partition = f.partition.value_or("");
+    const std::set<size_t> events = events_named(f.detail);
+    if (!f.step.empty()) blame.partitions_of_step[f.step].insert(partition);
     if (!partition.empty()) blame.partitions.insert(partition);
     blame.events.insert(events.begin(), events.end());
-    out.push_back({{"kind", f.value("kind", std::string())},
-                   {"property", f["property"].is_string() ? f["property"].get<std::string>() : "expectation"},
-                   {"step", step},
+    out.push_back({{"kind", f.kind},
+                   {"property", f.signature()},
+                   {"step", f.step},
                    {"partition", partition},
-                   {"detail", f.value("detail", std::string())},
+                   {"detail", f.detail},
                    {"events", events}});
   }
   return out;
@@ -86,7 +84,7 @@ std::vector<std::string> push_faults(const std::string& step, const history::His
 
 void add_steps(const std::vector<Step>& steps, int depth, const RunOutcome& outcome, const Blame& blame,
                const properties::StepIndex& index, json& out) {
-  const json& answered = outcome.result["steps"];
+  const std::map<std::string, json>& answered = outcome.result.step_responses;
   for (const Step& s : steps) {
     const auto time = outcome.step_times.find(s.path);
     json row = {{"id", s.id},
@@ -104,8 +102,8 @@ void add_steps(const std::vector<Step>& steps, int depth, const RunOutcome& outc
     if (is_push(s)) {
       for (const std::string& f : push_faults(s.id, outcome.history, index)) row["faults"].push_back(f);
     }
-    if (answered.contains(s.id)) {
-      const json& response = answered[s.id]["response"];
+    if (const auto it = answered.find(s.id); it != answered.end()) {
+      const json& response = it->second;
       if (response.is_array()) {
         for (const json& item : response) {
           row["responses"].push_back({{"index", item["index"]},
@@ -225,8 +223,7 @@ std::string replay_command(const std::string& file, const std::string& variant, 
 }
 
 json timeline_document(const Scenario& scenario, const RunOutcome& outcome, const TimelineContext& context) {
-  const json& result = outcome.result;
-  assert(result.contains("failures") && result.contains("steps"));
+  const RunResult& result = outcome.result;
   const properties::StepIndex index(outcome.history);
   Blame blame;
   json doc = {{"kind", "qdt-timeline"},
@@ -234,11 +231,11 @@ json timeline_document(const Scenario& scenario, const RunOutcome& outcome, cons
               {"description", scenario.description},
               {"file", scenario.file},
               {"seed", scenario.seed},
-              {"variant", result.value("variant", std::string("none"))},
+              {"variant", result.variant},
               {"passed", outcome.passed},
-              {"trace_hash", result.value("trace_hash", std::string())},
+              {"trace_hash", result.trace_hash},
               {"command", context.command},
-              {"virtual_duration_ms", result["metrics"].value("virtual_duration_ms", int64_t{0})},
+              {"virtual_duration_ms", result.metrics.value("virtual_duration_ms", int64_t{0})},
               {"failures", failures_of(result, blame)}};
   if (context.commit) doc["commit"] = *context.commit;
   json steps = json::array();
