@@ -10,10 +10,11 @@ namespace qdt::sim {
 
 using json = nlohmann::json;
 
-json run_document(const json& doc, impl::Variant variant, bool checked_mode, bool check_schema, bool step_responses) {
+std::optional<RunResult> run_document(const json& doc, impl::Variant variant, bool checked_mode, bool check_schema,
+                                      bool step_responses) {
   LoadResult loaded = check_schema ? load_scenario_text(doc.dump(), doc.value("name", std::string("generated")))
                                    : load_scenario_document(doc, doc.value("name", std::string("generated")), false);
-  if (!loaded.scenario) return json();
+  if (!loaded.scenario) return std::nullopt;
   RunOptions options;
   options.variant = variant;
   options.checked_mode = checked_mode;
@@ -21,10 +22,9 @@ json run_document(const json& doc, impl::Variant variant, bool checked_mode, boo
   return run_scenario(*loaded.scenario, options).result;
 }
 
-std::string failure_signature(const json& result) {
-  if (result.is_null() || result.value("passed", true) || result["failures"].empty()) return "";
-  const json& f = result["failures"][0];
-  return f["property"].is_string() ? f["property"].get<std::string>() : "expectation";
+std::string failure_signature(const RunResult& result) {
+  if (result.passed || result.failures.empty()) return "";
+  return result.failures[0].signature();
 }
 
 SeedOutcome check_seed(uint64_t seed, const std::string& profile, impl::Variant variant,
@@ -36,16 +36,18 @@ SeedOutcome check_seed(uint64_t seed, const std::string& profile, impl::Variant 
   if (!schedule.is_null()) out.scenario["world"]["schedule"] = schedule;
   // A campaign reads a seed's verdict, hash, metrics and reach, never its
   // steps' responses (a failure's file re-runs its shrunk scenario for them).
-  out.result = run_document(out.scenario, variant, checked_mode, /*check_schema=*/false, /*step_responses=*/false);
-  if (out.result.is_null()) {
+  std::optional<RunResult> result =
+      run_document(out.scenario, variant, checked_mode, /*check_schema=*/false, /*step_responses=*/false);
+  if (!result) {
     // A generated scenario that does not load is a bug in the generator.
     out.signature = "generator";
-    out.result = {{"passed", false},
-                  {"failures", {{{"kind", "generator"}, {"property", "generator"}, {"step", ""},
-                                 {"detail", "the generated scenario does not load"}}}}};
+    out.loaded = false;
+    out.result.failures.push_back(
+        {"generator", "generator", "", std::nullopt, "the generated scenario does not load"});
     return out;
   }
-  out.passed = out.result.value("passed", false);
+  out.result = std::move(*result);
+  out.passed = out.result.passed;
   out.signature = failure_signature(out.result);
   return out;
 }

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "impl/variant.h"
+#include "sim/scenario/run_result.h"
 
 namespace qdt::sim {
 
@@ -19,7 +20,9 @@ struct SeedOutcome {
   bool passed = false;
   std::string signature;  // the first failure's property, or "expectation"
   nlohmann::json scenario;
-  nlohmann::json result;
+  // false: the scenario did not load, and `result` holds one failure of kind "generator".
+  bool loaded = true;
+  RunResult result;
 };
 
 // `interleave`, when set, overrides world.storage.interleave of the generated
@@ -31,13 +34,13 @@ SeedOutcome check_seed(uint64_t seed, const std::string& profile, impl::Variant 
                        bool checked_mode = true);
 
 // The first failure's property name, or "expectation"; "" when passed.
-std::string failure_signature(const nlohmann::json& result);
+std::string failure_signature(const RunResult& result);
 
-// Loads and runs a scenario document under `variant`; its result object, or
-// null when the document does not load.
+// Loads and runs a scenario document under `variant`; its result, or none
+// when the document does not load.
 // `check_schema` false: a generated document, trusted to satisfy the JSON Schema.
 // `step_responses` false: the result's "steps" stays empty (RunOptions).
-nlohmann::json run_document(const nlohmann::json& doc, impl::Variant variant, bool checked_mode = true,
+std::optional<RunResult> run_document(const nlohmann::json& doc, impl::Variant variant, bool checked_mode = true,
                             bool check_schema = true, bool step_responses = true);
 
 // Every step, children included.

@@ -30,12 +30,10 @@ std::vector<ForkOutcome> RareForker::after_seed(const SeedOutcome& o, json& fork
   std::vector<ForkOutcome> out;
   if (!enabled()) return out;
   ++seeds_;
-  const json reached = o.result.value("reached", json::array());
-  for (const json& name : reached) ++seeds_reaching_[name.get<std::string>()];
+  for (const std::string& name : o.result.reached) ++seeds_reaching_[name];
   // A failing seed's failure is already found: forking it mostly finds it again.
   if (!o.passed) return out;
-  const json at_pick = o.result.value("reached_at_pick", json::object());
-  for (const auto& [point, picks] : at_pick.items()) {
+  for (const auto& [point, picks] : o.result.reached_at_pick) {
     // Rare: reached by fewer than the share of this worker's seeds so far.
     const double share = static_cast<double>(seeds_reaching_[point]) / static_cast<double>(seeds_);
     if (share >= rare_share_ || !forked_.insert(point).second) continue;
@@ -45,17 +43,22 @@ std::vector<ForkOutcome> RareForker::after_seed(const SeedOutcome& o, json& fork
       f.run.seed = o.seed;
       f.run.scenario = o.scenario;
       f.run.scenario["world"]["schedule"] = {
-          {"mode", "fork"}, {"fork_after_picks", picks.get<uint64_t>()}, {"fork_seed", fork_seed(o.seed, point, k)}};
+          {"mode", "fork"}, {"fork_after_picks", picks}, {"fork_seed", fork_seed(o.seed, point, k)}};
       f.run.scenario["description"] = o.scenario.value("description", std::string()) + " Forked at " + point +
                                       " (fork " + std::to_string(k) + ").";
-      f.run.result = run_document(f.run.scenario, variant_);
-      f.run.passed = !f.run.result.is_null() && f.run.result.value("passed", false);
-      f.run.signature = f.run.result.is_null() ? "generator" : failure_signature(f.run.result);
+      if (std::optional<RunResult> result = run_document(f.run.scenario, variant_)) {
+        f.run.result = std::move(*result);
+        f.run.passed = f.run.result.passed;
+        f.run.signature = failure_signature(f.run.result);
+      } else {
+        f.run.loaded = false;
+        f.run.signature = "generator";
+        f.run.result.failures.push_back(
+            {"generator", "generator", "", std::nullopt, "the forked scenario does not load"});
+      }
       forking["runs"] = forking["runs"].get<uint64_t>() + 1;
       if (!f.run.passed) forking["failed"] = forking["failed"].get<uint64_t>() + 1;
-      if (!f.run.result.is_null()) {
-        for (const json& n : f.run.result.value("reached", json::array())) add_count(forking["reached"], n, 1);
-      }
+      for (const std::string& n : f.run.result.reached) add_count(forking["reached"], n, 1);
       out.push_back(std::move(f));
     }
   }

@@ -46,14 +46,14 @@ void add_file(json& failure, const FailureFile& file) {
 void add_seed(json& share, const std::string& profile, uint64_t seed, const SeedOutcome& o, const json* failure) {
   share["seeds_run"] = share["seeds_run"].get<uint64_t>() + 1;
   share["seed_hashes"].push_back(profile + " " + std::to_string(seed) + " " +
-                                 o.result.value("trace_hash", std::string("-")));
+                                 (o.loaded ? o.result.trace_hash : std::string("-")));
   share["seeds_done"].push_back({profile, seed});
   // A generator failure's result has no metrics.
-  const json metrics = o.result.value("metrics", json::object());
+  const json& metrics = o.result.metrics;
   share["pushes"] = share["pushes"].get<uint64_t>() + metrics.value("storage_pushes", uint64_t{0});
   share["virtual_ms"] = share["virtual_ms"].get<uint64_t>() + metrics.value("virtual_duration_ms", uint64_t{0});
   add_metrics(share["metrics"], metrics);
-  add_run_coverage(share["coverage"], profile, o.result.value("reached", json::array()));
+  add_run_coverage(share["coverage"], profile, o.result.reached);
   if (failure) {
     share["failed"] = share["failed"].get<uint64_t>() + 1;
     share["failures"].push_back(*failure);
@@ -99,7 +99,7 @@ json run_share(const CampaignOptions& a, impl::Variant variant, uint64_t worker,
       } else {
         ++failed;
         json f = {{"profile", profile}, {"seed", seed}, {"property", o.signature},
-                  {"detail", o.result["failures"][0].value("detail", std::string())}};
+                  {"detail", o.result.failures[0].detail}};
         if (shrinks < static_cast<uint64_t>(a.max_shrinks)) {
           ++shrinks;
           add_file(f, write_failure_file(o, profile, variant, a.out_dir));
@@ -122,10 +122,9 @@ json run_share(const CampaignOptions& a, impl::Variant variant, uint64_t worker,
       for (ForkOutcome& fork : forks) {
         if (fork.run.passed) continue;
         json f = {{"profile", profile}, {"seed", seed}, {"property", fork.run.signature},
-                  {"detail", fork.run.result.is_null() ? std::string("the forked scenario does not load")
-                                                       : fork.run.result["failures"][0].value("detail", std::string())},
+                  {"detail", fork.run.result.failures[0].detail},
                   {"fork", {{"point", fork.point}, {"fork", fork.fork}}}};
-        if (shrinks < static_cast<uint64_t>(a.max_shrinks) && !fork.run.result.is_null()) {
+        if (shrinks < static_cast<uint64_t>(a.max_shrinks) && fork.run.loaded) {
           ++shrinks;
           add_file(f, write_failure_file(fork.run, profile + "-fork" + std::to_string(fork.fork), variant, a.out_dir));
           if (!a.as_json) {

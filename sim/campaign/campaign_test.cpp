@@ -35,10 +35,10 @@ TEST(Campaign, SeedsAreDeterministic) {
     for (uint64_t seed = 1; seed <= 4; ++seed) {
       const SeedOutcome a = check_seed(seed, profile, impl::Variant::none);
       const SeedOutcome b = check_seed(seed, profile, impl::Variant::none);
-      EXPECT_TRUE(a.passed) << profile << " " << seed << " " << a.result["failures"].dump();
+      EXPECT_TRUE(a.passed) << profile << " " << seed << " " << a.result.to_json()["failures"].dump();
       EXPECT_EQ(a.scenario, b.scenario);
-      EXPECT_EQ(a.result["trace_hash"], b.result["trace_hash"]) << profile << " " << seed;
-      hashes.insert(a.result["trace_hash"].get<std::string>());
+      EXPECT_EQ(a.result.trace_hash, b.result.trace_hash) << profile << " " << seed;
+      hashes.insert(a.result.trace_hash);
     }
   }
   EXPECT_EQ(hashes.size(), profile_names().size() * 4);
@@ -55,7 +55,8 @@ TEST(Campaign, ShrinkKeepsTheFailureAndReducesTheScenario) {
   const Shrunk s = shrink(o.scenario, impl::Variant::skip_probe, o.signature);
   EXPECT_LE(count_steps(s.scenario), count_steps(o.scenario));
   EXPECT_LE(count_steps(s.scenario), 8);
-  EXPECT_EQ(failure_signature(s.result), o.signature);
+  ASSERT_TRUE(s.result.has_value());
+  EXPECT_EQ(failure_signature(*s.result), o.signature);
   // With the reference's answers as expectations, the file passes on the reference.
   const nlohmann::json doc = with_reference_expectations(s.scenario);
   EXPECT_TRUE(doc.contains("expect"));
@@ -67,7 +68,7 @@ TEST(Campaign, ReferencePassesEveryProfile) {
   for (const std::string& profile : profile_names()) {
     for (uint64_t seed = 100; seed < 120; ++seed) {
       const SeedOutcome o = check_seed(seed, profile, impl::Variant::none);
-      EXPECT_TRUE(o.passed) << profile << " seed " << seed << ": " << o.result["failures"].dump();
+      EXPECT_TRUE(o.passed) << profile << " seed " << seed << ": " << o.result.to_json()["failures"].dump();
     }
   }
 }
@@ -83,13 +84,13 @@ TEST(Campaign, CacheProfilesExerciseEvictionDeclineAndGaps) {
   int64_t evictions = 0, suppressed = 0, span_hydrations = 0, vouched = 0;
   for (uint64_t seed = 1; seed <= 30; ++seed) {
     const SeedOutcome pressure = check_seed(seed, "cache-pressure", impl::Variant::none);
-    EXPECT_TRUE(pressure.passed) << seed << pressure.result["failures"].dump();
-    evictions += pressure.result["metrics"]["cache"]["evictions"].get<int64_t>();
-    suppressed += pressure.result["metrics"]["cache"]["suppressed_partitions"].get<int64_t>();
+    EXPECT_TRUE(pressure.passed) << seed << pressure.result.to_json()["failures"].dump();
+    evictions += pressure.result.metrics["cache"]["evictions"].get<int64_t>();
+    suppressed += pressure.result.metrics["cache"]["suppressed_partitions"].get<int64_t>();
     const SeedOutcome multi = check_seed(seed, "multi-broker", impl::Variant::none);
-    EXPECT_TRUE(multi.passed) << seed << multi.result["failures"].dump();
-    span_hydrations += multi.result["metrics"]["cache"]["hydrations_span"].get<int64_t>();
-    vouched += multi.result["metrics"]["cache"]["vouched"].get<int64_t>();
+    EXPECT_TRUE(multi.passed) << seed << multi.result.to_json()["failures"].dump();
+    span_hydrations += multi.result.metrics["cache"]["hydrations_span"].get<int64_t>();
+    vouched += multi.result.metrics["cache"]["vouched"].get<int64_t>();
   }
   std::cout << "cache-pressure: " << evictions << " evictions, " << suppressed << " suppressed answers; "
             << "multi-broker: " << span_hydrations << " span hydrations, " << vouched << " vouched answers\n";

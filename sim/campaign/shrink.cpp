@@ -10,11 +10,10 @@ namespace {
 
 using json = nlohmann::json;
 
-bool fails_with(const json& result, const std::string& signature) {
-  if (result.is_null() || result.value("passed", true)) return false;
-  for (const json& f : result["failures"]) {
-    const std::string name = f["property"].is_string() ? f["property"].get<std::string>() : "expectation";
-    if (name == signature) return true;
+bool fails_with(const std::optional<RunResult>& result, const std::string& signature) {
+  if (!result || result->passed) return false;
+  for (const RunFailure& f : result->failures) {
+    if (f.signature() == signature) return true;
   }
   return false;
 }
@@ -121,11 +120,11 @@ Shrunk shrink(const json& scenario, impl::Variant variant, const std::string& si
     progress = false;
     for (json& candidate : candidates(best.scenario)) {
       if (best.runs >= max_runs) break;
-      const json result = run_document(candidate, variant);
+      std::optional<RunResult> result = run_document(candidate, variant);
       ++best.runs;
       if (fails_with(result, signature)) {
         best.scenario = std::move(candidate);
-        best.result = result;
+        best.result = std::move(result);
         progress = true;
         break;
       }

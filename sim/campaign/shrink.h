@@ -4,15 +4,17 @@
 // faults, one broker — keeping each change while the scenario still fails
 // the same property under the same variant. Bounded by a number of replays.
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "impl/variant.h"
+#include "sim/scenario/run_result.h"
 
 namespace qdt::sim {
 
 struct Shrunk {
   nlohmann::json scenario;
-  nlohmann::json result;  // of the shrunk scenario, under the same variant
+  std::optional<RunResult> result;  // of the shrunk scenario, under the same variant; none when it does not load
   int runs = 0;           // replays spent shrinking
 };
 

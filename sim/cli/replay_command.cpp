@@ -97,12 +97,12 @@ int run_replay(const ReplayOptions& o) {
     RunOutcome outcome = run_scenario(s, options);
     const auto wall_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    outcome.result["wall_ms"] = wall_ms;  // outside the trace: never hashed
+    const nlohmann::json& schedule = outcome.result.schedule;
     // A written-down schedule that names a fiber that was not ready is not
     // the schedule it says: bad input, not a verdict.
-    if (outcome.result.contains("schedule") && outcome.result["schedule"].contains("error")) {
+    if (!schedule.is_null() && schedule.contains("error")) {
       std::cerr << "error: " << s.file << ": /world/schedule/choices: "
-                << outcome.result["schedule"]["error"].get<std::string>() << "\nthe run is not that schedule (exit 2)\n";
+                << schedule["error"].get<std::string>() << "\nthe run is not that schedule (exit 2)\n";
       return kExitBadInput;
     }
     all_passed = all_passed && outcome.passed;
@@ -117,15 +117,14 @@ int run_replay(const ReplayOptions& o) {
       return kExitBadInput;
     }
     if (!o.as_json) {
-      std::cout << (outcome.passed ? "PASS " : "FAIL ") << s.name << "  trace " << outcome.result["trace_hash"].get<std::string>();
-      if (const auto it = outcome.result.find("schedule"); it != outcome.result.end()) {
-        std::cout << "  schedule " << (*it)["mode"].get<std::string>();
-        if ((*it)["mode"] == "pct") std::cout << " depth " << (*it)["depth"] << " k " << (*it)["steps"] << " n " << (*it)["fibers"];
+      std::cout << (outcome.passed ? "PASS " : "FAIL ") << s.name << "  trace " << outcome.result.trace_hash;
+      if (!schedule.is_null()) {
+        std::cout << "  schedule " << schedule["mode"].get<std::string>();
+        if (schedule["mode"] == "pct") std::cout << " depth " << schedule["depth"] << " k " << schedule["steps"] << " n " << schedule["fibers"];
       }
       std::cout << "\n";
-      for (const auto& f : outcome.result["failures"]) {
-        std::cout << "  " << (f["property"].is_string() ? f["property"].get<std::string>() : "expectation")
-                  << " at step " << f["step"].get<std::string>() << ": " << f["detail"].get<std::string>() << "\n";
+      for (const RunFailure& f : outcome.result.failures) {
+        std::cout << "  " << f.signature() << " at step " << f.step << ": " << f.detail << "\n";
       }
       if (!outcome.passed) {
         std::cout << "  replay: qdt replay " << s.file
@@ -133,7 +132,9 @@ int run_replay(const ReplayOptions& o) {
                   << o.schedule_flags << "\n";
       }
     }
-    results.push_back(std::move(outcome.result));
+    nlohmann::json result = outcome.result.to_json();
+    result["wall_ms"] = wall_ms;  // outside the trace: never hashed
+    results.push_back(std::move(result));
   }
   const double total_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   if (o.as_json) {

@@ -19,10 +19,9 @@ using json = nlohmann::json;
 
 // What a run ended with, without ids (they come from generators whose draw
 // order follows the schedule): each step's statuses, read counts, verdict.
-std::string outcome_of(const json& result) {
-  std::string out = result.value("passed", false) ? "pass" : "fail";
-  for (const auto& [id, step] : result["steps"].items()) {
-    const json& r = step["response"];
+std::string outcome_of(const RunResult& result) {
+  std::string out = result.passed ? "pass" : "fail";
+  for (const auto& [id, r] : result.step_responses) {
     out += " " + id + "=";
     if (r.is_array()) {
       for (size_t i = 0; i < r.size(); ++i) out += (i ? "," : "") + r[i].value("status", std::string("?"));
@@ -37,11 +36,10 @@ std::string outcome_of(const json& result) {
   return out;
 }
 
-std::string first_failure(const json& result) {
-  if (result["failures"].empty()) return "";
-  const json& f = result["failures"][0];
-  return (f["property"].is_string() ? f["property"].get<std::string>() : std::string("expectation")) + " at step " +
-         f["step"].get<std::string>() + ": " + f["detail"].get<std::string>();
+std::string first_failure(const RunResult& result) {
+  if (result.failures.empty()) return "";
+  const RunFailure& f = result.failures[0];
+  return f.signature() + " at step " + f.step + ": " + f.detail;
 }
 
 // The first choices of a schedule, for a line a person reads (the file has them all).
@@ -81,7 +79,7 @@ int run_explore_schedules(const ExploreSchedulesOptions& o, const WallClock& wal
     const RunOutcome outcome = run_scenario(scenario, options);
     ScheduleVerdict v;
     v.passed = outcome.passed;
-    v.trace_hash = outcome.result["trace_hash"].get<std::string>();
+    v.trace_hash = outcome.result.trace_hash;
     v.outcome = outcome_of(outcome.result);
     v.detail = first_failure(outcome.result);
     return v;

@@ -5,6 +5,7 @@
 
 #include "sim/fuzz/fuzz_contract.h"
 #include "sim/scenario/scenario.h"
+#include "sim/scenario/step_composite.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
@@ -13,10 +14,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (r.scenario) {
     // The declared bounds hold for whatever was accepted.
     for (const qdt::sim::Step& s : r.scenario->steps) {
-      if (s.op == qdt::sim::Op::repeat && (s.times < 1 || s.times > qdt::sim::kMaxRepeatTimes)) {
-        qdt::fuzz::contract_broken("repeat times out of bounds", std::to_string(s.times));
+      if (s.kind == &qdt::sim::repeat_step) {
+        const int64_t times = s.as<qdt::sim::RepeatArgs>().times;
+        if (times < 1 || times > qdt::sim::kMaxRepeatTimes) {
+          qdt::fuzz::contract_broken("repeat times out of bounds", std::to_string(times));
+        }
       }
-      (void)qdt::sim::op_name(s.op);
+      (void)qdt::sim::op_name(s);
     }
   }
   return 0;

@@ -11,14 +11,14 @@ namespace {
 
 using json = nlohmann::json;
 
-json failure(const std::string& step, const std::string& detail) {
-  return {{"kind", "expectation"}, {"property", nullptr}, {"step", step}, {"detail", detail}};
+RunFailure failure(const std::string& step, const std::string& detail) {
+  return {"expectation", std::nullopt, step, std::nullopt, detail};
 }
 
 }  // namespace
 
 void check_expectations(const Scenario& s, const StepOutcomes& out, const history::History& h, World& world,
-                        json& failures) {
+                        std::vector<RunFailure>& failures) {
   // Position of each push step's (last) response among all responses, for "new".
   std::map<std::string, size_t> position;
   for (size_t i = 0; i < h.requests.size(); ++i) position[h.requests[i].step] = i;

@@ -1,7 +1,7 @@
 #pragma once
 // Runs one loaded scenario in a fresh world: the steps, then the scenario's
 // expectations, then every property checker over the recorded history.
-// Produces the result object of docs/semantics.md §4.
+// Produces the result of docs/semantics.md §4 (sim/scenario/run_result.h).
 #include <nlohmann/json.hpp>
 #include <map>
 #include <optional>
@@ -9,6 +9,7 @@
 
 #include "impl/variant.h"
 #include "properties/history.h"
+#include "sim/scenario/run_result.h"
 #include "sim/scenario/scenario.h"
 #include "sim/schedule/scheduler.h"
 
@@ -36,9 +37,7 @@ struct StepTime {
 
 struct RunOutcome {
   bool passed = false;
-  // {"scenario","seed","passed","trace_hash","steps":{ID:{"response":…}},"failures":[…],"metrics":{…}}
-  // ("steps" empty when !RunOptions::step_responses)
-  nlohmann::json result;
+  RunResult result;
   std::string trace_text;  // only with keep_trace_text
   history::History history;
   std::map<std::string, StepTime> step_times;  // by Step::path, every step run (children included)

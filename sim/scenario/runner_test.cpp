@@ -45,11 +45,11 @@ std::string race(uint64_t seed) {
 
 TEST(Runner, BasicDuplicatePassesWithItsExpectations) {
   const RunOutcome out = run_scenario(load(kBasic), {});
-  EXPECT_TRUE(out.passed) << out.result["failures"].dump(2);
-  EXPECT_EQ(out.result["steps"]["p2"]["response"][0]["status"], "duplicate");
-  EXPECT_EQ(out.result["metrics"]["queued"], 1);
-  EXPECT_EQ(out.result["metrics"]["duplicates"], 1);
-  EXPECT_EQ(out.result["trace_hash"].get<std::string>().size(), 32u);
+  EXPECT_TRUE(out.passed) << out.result.to_json()["failures"].dump(2);
+  EXPECT_EQ(out.result.step_responses.at("p2")[0]["status"], "duplicate");
+  EXPECT_EQ(out.result.metrics["queued"], 1);
+  EXPECT_EQ(out.result.metrics["duplicates"], 1);
+  EXPECT_EQ(out.result.trace_hash.size(), 32u);
 }
 
 TEST(Runner, WrongExpectationsFail) {
@@ -57,19 +57,19 @@ TEST(Runner, WrongExpectationsFail) {
   text.replace(text.find(R"("status": "duplicate")"), 21, R"("status": "queued")");
   const RunOutcome out = run_scenario(load(text), {});
   EXPECT_FALSE(out.passed);
-  ASSERT_FALSE(out.result["failures"].empty());
-  EXPECT_EQ(out.result["failures"][0]["kind"], "expectation");
-  EXPECT_EQ(out.result["failures"][0]["step"], "p2");
+  ASSERT_FALSE(out.result.failures.empty());
+  EXPECT_EQ(out.result.failures[0].kind, "expectation");
+  EXPECT_EQ(out.result.failures[0].step, "p2");
 }
 
 TEST(Runner, SameSeedSameTraceInOneProcess) {
   const Scenario s = load(race(5));
   const RunOutcome a = run_scenario(s, {.cache_enabled = std::nullopt, .keep_trace_text = true});
   const RunOutcome b = run_scenario(s, {.cache_enabled = std::nullopt, .keep_trace_text = true});
-  EXPECT_TRUE(a.passed) << a.result["failures"].dump(2);
-  EXPECT_EQ(a.result["trace_hash"], b.result["trace_hash"]);
+  EXPECT_TRUE(a.passed) << a.result.to_json()["failures"].dump(2);
+  EXPECT_EQ(a.result.trace_hash, b.result.trace_hash);
   EXPECT_EQ(a.trace_text, b.trace_text);
-  EXPECT_EQ(a.result["steps"], b.result["steps"]);
+  EXPECT_EQ(a.result.step_responses, b.result.step_responses);
 }
 
 TEST(Runner, ChangedSeedChangesTheSchedule) {
@@ -77,10 +77,10 @@ TEST(Runner, ChangedSeedChangesTheSchedule) {
   std::set<std::string> winners;
   for (uint64_t seed = 1; seed <= 12; ++seed) {
     const RunOutcome out = run_scenario(load(race(seed)), {});
-    EXPECT_TRUE(out.passed) << seed << out.result["failures"].dump(2);
-    hashes.insert(out.result["trace_hash"].get<std::string>());
-    for (const auto& [id, step] : out.result["steps"].items()) {
-      if (step["response"][0]["status"] == "queued") winners.insert(id);
+    EXPECT_TRUE(out.passed) << seed << out.result.to_json()["failures"].dump(2);
+    hashes.insert(out.result.trace_hash);
+    for (const auto& [id, response] : out.result.step_responses) {
+      if (response[0]["status"] == "queued") winners.insert(id);
     }
   }
   EXPECT_EQ(hashes.size(), 12u);
@@ -94,7 +94,7 @@ TEST(Runner, StorageFailureAnswersErrorThenRecovers) {
       {"id": "b", "op": "push", "items": [{"queue": "q", "transactionId": "t", "data": 1}]}],
     "expect": {"a": [{"status": "error"}], "b": [{"status": "queued"}], "stored": {"q/Default": 1}}})"),
                                       {});
-  EXPECT_TRUE(out.passed) << out.result["failures"].dump(2);
+  EXPECT_TRUE(out.passed) << out.result.to_json()["failures"].dump(2);
 }
 
 // Requests that arrive while a flush is in flight fuse into the next segment;
@@ -114,14 +114,14 @@ TEST(Runner, FusionFusesConcurrentRequestsAndChangesNoVerdict) {
   };
   const RunOutcome fused = run_scenario(load(text(true)), {});
   const RunOutcome plain = run_scenario(load(text(false)), {});
-  EXPECT_TRUE(fused.passed) << fused.result["failures"].dump(2);
-  EXPECT_TRUE(plain.passed) << plain.result["failures"].dump(2);
-  EXPECT_GE(fused.result["metrics"]["fused_segments"].get<int>(), 1);
-  EXPECT_EQ(plain.result["metrics"]["fused_segments"].get<int>(), 0);
-  EXPECT_LT(fused.result["metrics"]["segments"].get<int>() + 0, 4);
-  EXPECT_EQ(plain.result["metrics"]["segments"].get<int>(), 3);
-  EXPECT_EQ(fused.result["metrics"]["queued"], 3);
-  EXPECT_EQ(fused.result["metrics"]["duplicates"], 3);
+  EXPECT_TRUE(fused.passed) << fused.result.to_json()["failures"].dump(2);
+  EXPECT_TRUE(plain.passed) << plain.result.to_json()["failures"].dump(2);
+  EXPECT_GE(fused.result.metrics["fused_segments"].get<int>(), 1);
+  EXPECT_EQ(plain.result.metrics["fused_segments"].get<int>(), 0);
+  EXPECT_LT(fused.result.metrics["segments"].get<int>() + 0, 4);
+  EXPECT_EQ(plain.result.metrics["segments"].get<int>(), 3);
+  EXPECT_EQ(fused.result.metrics["queued"], 3);
+  EXPECT_EQ(fused.result.metrics["duplicates"], 3);
 }
 
 // A scenario may name the design variant it runs against (world.variant);
@@ -131,11 +131,11 @@ TEST(Runner, WorldVariantRunsTheScenarioAgainstThatVariant) {
   text.replace(text.find(R"("seed": 1,)"), 10, R"("seed": 1, "world": {"variant": "skip-probe"},)");
   const RunOutcome broken = run_scenario(load(text), {});
   EXPECT_FALSE(broken.passed);
-  EXPECT_EQ(broken.result["variant"], "skip-probe");
-  EXPECT_EQ(broken.result["steps"]["p2"]["response"][0]["status"], "queued");
+  EXPECT_EQ(broken.result.variant, "skip-probe");
+  EXPECT_EQ(broken.result.step_responses.at("p2")[0]["status"], "queued");
   const RunOutcome other = run_scenario(load(text), {.variant = impl::Variant::fresh_id_on_duplicate});
-  EXPECT_EQ(other.result["variant"], "fresh-id-on-duplicate");
-  EXPECT_EQ(other.result["steps"]["p2"]["response"][0]["status"], "duplicate");
+  EXPECT_EQ(other.result.variant, "fresh-id-on-duplicate");
+  EXPECT_EQ(other.result.step_responses.at("p2")[0]["status"], "duplicate");
 }
 
 // Issue finding 5: a file-backed database lives in a fresh per-run folder, so
@@ -145,10 +145,10 @@ TEST(Runner, FileBackedStorageStartsFreshEveryRun) {
   text.replace(text.find(R"("seed": 1,)"), 10, R"("seed": 1, "world": {"storage": {"path": "qdt-runner-test.sqlite"}},)");
   const RunOutcome first = run_scenario(load(text), {});
   const RunOutcome second = run_scenario(load(text), {});
-  EXPECT_TRUE(first.passed) << first.result["failures"].dump(2);
-  EXPECT_TRUE(second.passed) << second.result["failures"].dump(2);
-  EXPECT_EQ(first.result["trace_hash"], second.result["trace_hash"]);
-  EXPECT_NE(first.result["trace_hash"], run_scenario(load(kBasic), {}).result["trace_hash"]);  // the world says "file"
+  EXPECT_TRUE(first.passed) << first.result.to_json()["failures"].dump(2);
+  EXPECT_TRUE(second.passed) << second.result.to_json()["failures"].dump(2);
+  EXPECT_EQ(first.result.trace_hash, second.result.trace_hash);
+  EXPECT_NE(first.result.trace_hash, run_scenario(load(kBasic), {}).result.trace_hash);  // the world says "file"
   EXPECT_FALSE(std::ifstream("qdt-runner-test.sqlite").good()) << "nothing is written beside the caller";
 }
 
@@ -169,7 +169,7 @@ TEST(Runner, CrashLosesTheRequestsWaitingInAFusionLane) {
       "expect": {"c0": [{"status": "timeout"}], "c1": [{"status": "timeout"}], "c2": [{"status": "timeout"}],
                  "c3": [{"status": "timeout"}], "after": [{"status": "queued"}], "stored": {"q/Default": 1}}})"),
                                       {});
-  EXPECT_TRUE(out.passed) << out.result["failures"].dump(2);
+  EXPECT_TRUE(out.passed) << out.result.to_json()["failures"].dump(2);
   int lost = 0;
   for (const auto& r : out.history.requests) lost += r.lost_in_crash ? 1 : 0;
   EXPECT_EQ(lost, 4);
@@ -194,10 +194,10 @@ TEST(Runner, StorageFaultsHitEveryKindOfTransaction) {
                "a1": {"status": "error"}, "a2": {"status": "acked"},
                "r2": {"transactionIds": ["k"]}, "stored": {"q/Default": 1}}})"),
                                       {});
-  EXPECT_TRUE(out.passed) << out.result["failures"].dump(2);
-  EXPECT_EQ(out.result["steps"]["r1"]["response"]["status"], "error");
-  EXPECT_EQ(out.result["steps"]["p3"]["response"][0]["status"], "error");
-  EXPECT_EQ(out.result["metrics"]["storage_faults_injected"], 4);
+  EXPECT_TRUE(out.passed) << out.result.to_json()["failures"].dump(2);
+  EXPECT_EQ(out.result.step_responses.at("r1")["status"], "error");
+  EXPECT_EQ(out.result.step_responses.at("p3")[0]["status"], "error");
+  EXPECT_EQ(out.result.metrics["storage_faults_injected"], 4);
 }
 
 TEST(Runner, RepeatPushesFreshIdsEachIterationAndCountsEveryRetry) {
@@ -206,8 +206,8 @@ TEST(Runner, RepeatPushesFreshIdsEachIterationAndCountsEveryRetry) {
     "steps": [{"op": "repeat", "times": 5, "steps": [
       {"op": "push", "items": [{"queue": "q", "data": {}}, {"queue": "q", "transactionId": "same", "data": {}}]},
       {"op": "advance", "seconds": 20}]}]})"), {});
-  EXPECT_TRUE(out.passed) << out.result["failures"].dump();
-  const auto& m = out.result["metrics"];
+  EXPECT_TRUE(out.passed) << out.result.to_json()["failures"].dump();
+  const auto& m = out.result.metrics;
   EXPECT_EQ(m["items"], 10);
   // Fresh ids are always new; "same" is new at 0 s, a duplicate at 20/40/60 s
   // (60 s after the original is inside the inclusive window), new again at 80 s.

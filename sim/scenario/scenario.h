@@ -1,6 +1,7 @@
 #pragma once
 // A scenario (docs/semantics.md §3), loaded and validated whole before anything runs.
 // JSON is parsed once here; the runner never touches scenario JSON text again.
+#include <any>
 #include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -15,42 +16,20 @@
 
 namespace qdt::sim {
 
-enum class Op { push, parallel, sequence, repeat, advance, configure, retention, delete_segment, storage_fail, ack, read, skew, network, crash_broker, evict_cache, cache, crash_storage };
+struct StepKind;  // sim/scenario/step_kinds.h: a kind's reading, running and timeline text
 
-// The fields a `network` step changes; the others keep their current value.
-struct NetworkChange {
-  std::optional<std::pair<int64_t, int64_t>> latency_ms;
-  std::optional<uint32_t> loss_request_ppm;
-  std::optional<uint32_t> loss_response_ppm;
-  std::optional<uint32_t> duplicate_ppm;
-  void apply(NetworkConfig& config) const;
-};
-
+// The fields every step has; its kind's own fields (e.g. PushArgs in
+// sim/scenario/step_push.h) are in `args`, set by the kind's reader.
 struct Step {
-  Op op = Op::push;
-  std::string id;       // as written, or "#<path>" when the step has none
-  std::string path;     // JSON path of the step, for messages ("/steps/3")
-  nlohmann::json items;  // push: handed to the broker as written
-  uint32_t broker = 0;
-  std::string producer;  // push: defaults to a producer per step
+  const StepKind* kind = nullptr;
+  std::string id;    // as written, or "#<path>" when the step has none
+  std::string path;  // JSON path of the step, for messages ("/steps/3")
+  uint32_t broker = 0;         // the broker the step addresses (push, skew, crash_broker, cache, evict_cache)
   std::vector<Step> children;  // parallel, sequence, repeat
-  int64_t times = 0;           // repeat: runs its children in order this many times
-  int64_t advance_ms = 0;
-  std::optional<std::string> queue;  // configure, delete_segment, ack, read; optional for retention
-  std::string partition = "Default";
-  nlohmann::json options;  // configure (validated)
-  int64_t offset = 0;      // delete_segment
-  int64_t from = 0;        // read
-  int64_t limit = 0;       // read: 0 = all
-  std::string transaction_id;  // ack
-  std::string consumer_group = "default";
-  StorageFault fault;  // storage_fail: count, target (op), after_statements, code
-  RetryPolicy retry;  // push
-  int64_t skew_ms = 0;  // skew (with `broker`)
-  bool enabled = true;  // cache (with `broker`)
-  bool torn = true;     // crash_storage: the last unsynced write keeps a seeded prefix
-  std::optional<std::string> evict_partition;  // evict_cache (with `broker`, optional `queue`)
-  NetworkChange network;  // network
+  std::any args;
+
+  template <typename Args>
+  const Args& as() const { return std::any_cast<const Args&>(args); }
 };
 
 struct ItemExpect {
@@ -82,6 +61,7 @@ struct Scenario {
 // Bounds of a script as run, with repeat steps unrolled: a scenario cannot
 // ask for an unbounded run (docs/semantics.md §4: bad input gets a clear error).
 inline constexpr int64_t kMaxRepeatTimes = 100'000;
+inline constexpr int64_t kMaxAdvanceMs = int64_t{10} * 365 * 24 * 3600 * 1000;  // ten years of virtual time
 inline constexpr int64_t kMaxExecutedSteps = 2'000'000;
 // Push deliveries (each step's retry.attempts) and the items' JSON bytes,
 // unrolled: the wall time and memory a run can take.
@@ -106,9 +86,8 @@ LoadResult load_scenario_file(const std::string& file);
 // Workload.GeneratedScenariosAlwaysValidate holds every profile to it).
 LoadResult load_scenario_document(const nlohmann::json& doc, const std::string& file, bool check_schema);
 
-// The names the scenario format writes ("push", "crash_broker"; "fetch").
-std::string op_name(Op op);
-std::string storage_op_name(StorageOpKind kind);
+// The name the scenario format writes for the step's kind ("push", "crash_broker").
+std::string op_name(const Step& step);
 
 // The JSON Schema of the format, as shipped in scenarios/schema/.
 const std::string& scenario_schema_text();

@@ -6,6 +6,12 @@
 #include <set>
 #include <fstream>
 
+#include "sim/scenario/step_ack.h"
+#include "sim/scenario/step_advance.h"
+#include "sim/scenario/step_composite.h"
+#include "sim/scenario/step_crash_storage.h"
+#include "sim/scenario/step_storage_fail.h"
+
 namespace qdt::sim {
 namespace {
 
@@ -35,9 +41,9 @@ TEST(ScenarioLoader, LoadsAValidScenarioWithDefaults) {
   EXPECT_EQ(s.world.network.latency_ms_min, 1);
   EXPECT_EQ(s.world.network.latency_ms_max, 5);
   ASSERT_EQ(s.steps.size(), 4u);
-  EXPECT_EQ(s.steps[1].advance_ms, 1500);
+  EXPECT_EQ(s.steps[1].as<AdvanceArgs>().ms, 1500);
   EXPECT_EQ(s.steps[2].children.size(), 2u);
-  EXPECT_EQ(s.steps[3].partition, "Default");
+  EXPECT_EQ(s.steps[3].as<AckArgs>().partition, "Default");
   EXPECT_EQ(s.expect_stored.size(), 1u);
 }
 
@@ -97,8 +103,8 @@ TEST(ScenarioLoader, CrashStorageAndSynchronousNeedFileStorage) {
         R"({"world": {"storage": {"path": "q.db"}}, "steps": [{"op": "crash_storage"}]})", "d.json");
     ASSERT_TRUE(r.scenario) << r.errors[0].to_string();
     EXPECT_EQ(r.scenario->world.storage.synchronous, "full");
-    EXPECT_EQ(r.scenario->steps[0].op, Op::crash_storage);
-    EXPECT_TRUE(r.scenario->steps[0].torn);
+    EXPECT_EQ(r.scenario->steps[0].kind, &crash_storage_step);
+    EXPECT_TRUE(r.scenario->steps[0].as<CrashStorageArgs>().torn);
   }
   {
     const LoadResult r = load_scenario_text(
@@ -106,7 +112,7 @@ TEST(ScenarioLoader, CrashStorageAndSynchronousNeedFileStorage) {
         "d.json");
     ASSERT_TRUE(r.scenario) << r.errors[0].to_string();
     EXPECT_EQ(r.scenario->world.storage.synchronous, "off");
-    EXPECT_FALSE(r.scenario->steps[0].torn);
+    EXPECT_FALSE(r.scenario->steps[0].as<CrashStorageArgs>().torn);
   }
 }
 
@@ -176,11 +182,11 @@ TEST(ScenarioLoader, StorageFaultFieldsAndInterleave) {
     const LoadResult r = load_scenario_text(R"({"steps": [{"op": "storage_fail", "count": 2}]})", "d.json");
     ASSERT_TRUE(r.scenario) << r.errors[0].to_string();
     const Step& s = r.scenario->steps[0];
-    EXPECT_EQ(s.fault.op, StorageOpKind::push);
-    EXPECT_EQ(s.fault.after_statements, 0);
-    EXPECT_EQ(s.fault.code, FaultCode::io_error);
-    EXPECT_EQ(s.fault.count, 2);
-    EXPECT_EQ(s.fault.count, 2);
+    EXPECT_EQ(s.as<StorageFailArgs>().fault.op, StorageOpKind::push);
+    EXPECT_EQ(s.as<StorageFailArgs>().fault.after_statements, 0);
+    EXPECT_EQ(s.as<StorageFailArgs>().fault.code, FaultCode::io_error);
+    EXPECT_EQ(s.as<StorageFailArgs>().fault.count, 2);
+    EXPECT_EQ(s.as<StorageFailArgs>().fault.count, 2);
     EXPECT_TRUE(r.scenario->world.storage.interleave);
   }
   const std::vector<std::pair<std::string, StorageOpKind>> kinds = {
@@ -193,11 +199,11 @@ TEST(ScenarioLoader, StorageFaultFieldsAndInterleave) {
                                             "k.json");
     ASSERT_TRUE(r.scenario) << name << ": " << r.errors[0].to_string();
     const Step& s = r.scenario->steps[0];
-    EXPECT_EQ(s.fault.op, kind) << name;
-    EXPECT_EQ(s.fault.after_statements, 64);
-    EXPECT_EQ(s.fault.code, FaultCode::full);
-    EXPECT_EQ(s.fault.count, 3);
-    EXPECT_EQ(s.fault.count, 3);
+    EXPECT_EQ(s.as<StorageFailArgs>().fault.op, kind) << name;
+    EXPECT_EQ(s.as<StorageFailArgs>().fault.after_statements, 64);
+    EXPECT_EQ(s.as<StorageFailArgs>().fault.code, FaultCode::full);
+    EXPECT_EQ(s.as<StorageFailArgs>().fault.count, 3);
+    EXPECT_EQ(s.as<StorageFailArgs>().fault.count, 3);
     EXPECT_FALSE(r.scenario->world.storage.interleave);
   }
   EXPECT_EQ(first_error(R"({"steps": [{"op": "storage_fail", "count": 1, "target": "vacuum"}]})"),
@@ -330,9 +336,9 @@ TEST(ScenarioLoader, RepeatRunsItsChildrenTimesAndIsBounded) {
       {"op": "advance", "ms": 10}]}]})", "r.json");
   ASSERT_TRUE(r.scenario) << r.errors[0].to_string();
   ASSERT_EQ(r.scenario->steps.size(), 1u);
-  EXPECT_EQ(r.scenario->steps[0].times, 3);
+  EXPECT_EQ(r.scenario->steps[0].as<RepeatArgs>().times, 3);
   ASSERT_EQ(r.scenario->steps[0].children.size(), 2u);
-  EXPECT_EQ(r.scenario->steps[0].children[0].times, 2);
+  EXPECT_EQ(r.scenario->steps[0].children[0].as<RepeatArgs>().times, 2);
   EXPECT_EQ(first_error(R"({"steps": [{"op": "repeat", "times": 2, "steps": [{"id": "x", "op": "advance", "ms": 1}]}]})"),
             "/steps/0/steps/0/id: a step inside repeat runs many times and cannot have an id");
   EXPECT_EQ(first_error(R"({"steps": [{"op": "repeat", "times": 0, "steps": []}]})").substr(0, 15), "/steps/0/times:");

@@ -1,6 +1,5 @@
 #include "sim/scenario/timeline.h"
 
-#include <cassert>
 #include <map>
 #include <regex>
 #include <set>
@@ -8,6 +7,8 @@
 
 #include "properties/model_answers.h"
 #include "properties/step_index.h"
+#include "sim/scenario/step_kinds.h"
+#include "sim/scenario/step_push.h"
 #include "sim/scenario/timeline_text.h"
 #include "sim/world/world_config.h"
 
@@ -33,20 +34,19 @@ std::set<size_t> events_named(const std::string& detail) {
   return out;
 }
 
-json failures_of(const json& result, Blame& blame) {
+json failures_of(const RunResult& result, Blame& blame) {
   json out = json::array();
-  for (const json& f : result["failures"]) {
-    const std::string step = f.value("step", std::string());
-    const std::string partition = f.value("partition", std::string());
-    const std::set<size_t> events = events_named(f.value("detail", std::string()));
-    if (!step.empty()) blame.partitions_of_step[step].insert(partition);
+  for (const RunFailure& f : result.failures) {
+    const std::string partition = f.partition.value_or("");
+    const std::set<size_t> events = events_named(f.detail);
+    if (!f.step.empty()) blame.partitions_of_step[f.step].insert(partition);
     if (!partition.empty()) blame.partitions.insert(partition);
     blame.events.insert(events.begin(), events.end());
-    out.push_back({{"kind", f.value("kind", std::string())},
-                   {"property", f["property"].is_string() ? f["property"].get<std::string>() : "expectation"},
-                   {"step", step},
+    out.push_back({{"kind", f.kind},
+                   {"property", f.signature()},
+                   {"step", f.step},
                    {"partition", partition},
-                   {"detail", f.value("detail", std::string())},
+                   {"detail", f.detail},
                    {"events", events}});
   }
   return out;
@@ -84,26 +84,26 @@ std::vector<std::string> push_faults(const std::string& step, const history::His
 
 void add_steps(const std::vector<Step>& steps, int depth, const RunOutcome& outcome, const Blame& blame,
                const properties::StepIndex& index, json& out) {
-  const json& answered = outcome.result["steps"];
+  const std::map<std::string, json>& answered = outcome.result.step_responses;
   for (const Step& s : steps) {
     const auto time = outcome.step_times.find(s.path);
     json row = {{"id", s.id},
                 {"path", s.path},
                 {"depth", depth},
-                {"op", op_name(s.op)},
-                {"summary", step_summary(s)},
+                {"op", op_name(s)},
+                {"summary", s.kind->summary(s)},
                 {"started_ms", time == outcome.step_times.end() ? json() : json(time->second.started_ms)},
                 {"ended_ms", time == outcome.step_times.end() ? json() : json(time->second.ended_ms)},
                 {"responses", json::array()},
                 {"answer", ""},
                 {"faults", json::array()},
                 {"highlighted", blame.partitions_of_step.count(s.id) > 0}};
-    if (is_fault_step(s.op)) row["faults"].push_back(op_name(s.op) + ": " + step_summary(s));
-    if (s.op == Op::push) {
+    if (s.kind->fault) row["faults"].push_back(op_name(s) + ": " + s.kind->summary(s));
+    if (is_push(s)) {
       for (const std::string& f : push_faults(s.id, outcome.history, index)) row["faults"].push_back(f);
     }
-    if (answered.contains(s.id)) {
-      const json& response = answered[s.id]["response"];
+    if (const auto it = answered.find(s.id); it != answered.end()) {
+      const json& response = it->second;
       if (response.is_array()) {
         for (const json& item : response) {
           row["responses"].push_back({{"index", item["index"]},
@@ -112,7 +112,7 @@ void add_steps(const std::vector<Step>& steps, int depth, const RunOutcome& outc
                                       {"transaction_id", item["transaction_id"]}});
         }
       } else if (response.contains("error")) {
-        row["answer"] = (s.op == Op::push ? "rejected: " : "error: ") + response["error"].get<std::string>();
+        row["answer"] = (is_push(s) ? "rejected: " : "error: ") + response["error"].get<std::string>();
       } else if (response.contains("count")) {
         row["answer"] = response["count"].dump() + " messages";
       } else {
@@ -223,8 +223,7 @@ std::string replay_command(const std::string& file, const std::string& variant, 
 }
 
 json timeline_document(const Scenario& scenario, const RunOutcome& outcome, const TimelineContext& context) {
-  const json& result = outcome.result;
-  assert(result.contains("failures") && result.contains("steps"));
+  const RunResult& result = outcome.result;
   const properties::StepIndex index(outcome.history);
   Blame blame;
   json doc = {{"kind", "qdt-timeline"},
@@ -232,11 +231,11 @@ json timeline_document(const Scenario& scenario, const RunOutcome& outcome, cons
               {"description", scenario.description},
               {"file", scenario.file},
               {"seed", scenario.seed},
-              {"variant", result.value("variant", std::string("none"))},
+              {"variant", result.variant},
               {"passed", outcome.passed},
-              {"trace_hash", result.value("trace_hash", std::string())},
+              {"trace_hash", result.trace_hash},
               {"command", context.command},
-              {"virtual_duration_ms", result["metrics"].value("virtual_duration_ms", int64_t{0})},
+              {"virtual_duration_ms", result.metrics.value("virtual_duration_ms", int64_t{0})},
               {"failures", failures_of(result, blame)}};
   if (context.commit) doc["commit"] = *context.commit;
   json steps = json::array();

@@ -1,22 +1,14 @@
 #pragma once
 // Short texts for the timeline document (sim/scenario/timeline.h): one line per
-// scenario step (its arguments) and per history event (what storage did),
-// written for a person scanning a table, not for parsing.
+// history event (what storage did), written for a person scanning a table, not
+// for parsing. A step's line is its kind's (sim/scenario/step_kinds.h).
 #include <cstdint>
 #include <optional>
 #include <string>
 
 #include "properties/history.h"
-#include "sim/scenario/scenario.h"
 
 namespace qdt::sim {
-
-// "broker 0, producer p, 2 items: orders/Default a, orders/Default b; retry 3 x 1000 ms".
-std::string step_summary(const Step& step);
-
-// True for the ops that inject a fault or change the world under the
-// producers (crash, skew, network, storage_fail, configure, advance, ...).
-bool is_fault_step(Op op);
 
 struct EventText {
   std::string kind;       // "push", "fetch", "configure", "delete_segment", "retention", "purge", "ack", "read"

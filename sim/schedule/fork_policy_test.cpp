@@ -42,16 +42,16 @@ TEST(ForkPolicy, APrefixLongerThanTheRunIsTheRandomScheduleExactly) {
   const RunOutcome random = run(doc);
   const RunOutcome fork = run(forked(doc, 1'000'000, 99));
   EXPECT_EQ(without_schedule_line(fork.trace_text), random.trace_text);
-  EXPECT_NE(fork.result["trace_hash"], random.result["trace_hash"]);  // the fork line is in the trace
+  EXPECT_NE(fork.result.trace_hash, random.result.trace_hash);  // the fork line is in the trace
 }
 
 TEST(ForkPolicy, ForksRedrawWhatFollowsTheirPoint) {
   const json doc = generate_scenario(3, "multi-broker");
   std::set<std::string> hashes;
-  for (uint64_t seed = 0; seed < 6; ++seed) hashes.insert(run(forked(doc, 5, seed)).result["trace_hash"]);
+  for (uint64_t seed = 0; seed < 6; ++seed) hashes.insert(run(forked(doc, 5, seed)).result.trace_hash);
   EXPECT_GT(hashes.size(), 1u);
   // The same fork twice is the same run.
-  EXPECT_EQ(run(forked(doc, 5, 1)).result["trace_hash"], run(forked(doc, 5, 1)).result["trace_hash"]);
+  EXPECT_EQ(run(forked(doc, 5, 1)).result.trace_hash, run(forked(doc, 5, 1)).result.trace_hash);
 }
 
 TEST(ForkPolicy, AForkAtAPointsFirstPickReachesThatPointAgain) {
@@ -61,10 +61,10 @@ TEST(ForkPolicy, AForkAtAPointsFirstPickReachesThatPointAgain) {
   for (uint64_t s = 1; s <= 4; ++s) {
     const json doc = generate_scenario(s, "cache-pressure");
     const RunOutcome original = run(doc);
-    for (const auto& [point, picks] : original.result["reached_at_pick"].items()) {
+    for (const auto& [point, picks] : original.result.reached_at_pick) {
       for (uint64_t seed : {1u, 2u}) {
-        const RunOutcome fork = run(forked(doc, picks.get<uint64_t>(), seed));
-        const json& reached = fork.result["reached"];
+        const RunOutcome fork = run(forked(doc, picks, seed));
+        const std::vector<std::string>& reached = fork.result.reached;
         EXPECT_NE(std::find(reached.begin(), reached.end(), point), reached.end())
             << point << " at pick " << picks << ", seed " << s << ", fork seed " << seed;
         ++checked;

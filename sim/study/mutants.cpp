@@ -47,7 +47,7 @@ MutantResult run_mutant(const MutantsOptions& o, impl::Variant variant, const Wa
       if (!outcome.passed) {
         r.caught = true;
         r.property = outcome.signature;
-        r.detail = outcome.result["failures"][0].value("detail", std::string());
+        r.detail = outcome.result.failures[0].detail;
         r.profile = profile;
         r.seed = seed;
         if (!o.quiet) {

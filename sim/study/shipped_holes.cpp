@@ -90,9 +90,9 @@ json meta_ttl_delay_scenario(int64_t delay_ms, bool traffic) {
 }
 
 HoleRun run_hole(const json& doc, impl::Variant variant) {
-  const json result = run_document(doc, variant);
-  assert(!result.is_null() && "the families only build valid scenarios");
-  return {result["metrics"].value("double_writes", int64_t{0}), result.value("passed", false)};
+  const std::optional<RunResult> result = run_document(doc, variant);
+  assert(result && "the families only build valid scenarios");
+  return {result->metrics.value("double_writes", int64_t{0}), result->passed};
 }
 
 bool has_hole_families(impl::Variant variant) {

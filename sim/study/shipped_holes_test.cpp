@@ -66,8 +66,8 @@ TEST(ShippedHoles, ExpirySkewThresholdsAreRealSteps) {
     ASSERT_TRUE(t.file_written);
     const nlohmann::json file = load(t.file);
     EXPECT_FALSE(file["world"].contains("variant"));
-    EXPECT_FALSE(run_document(file, Variant::shipped_expiry).value("passed", true));
-    EXPECT_TRUE(run_document(file, Variant::none).value("passed", false));
+    EXPECT_FALSE(run_document(file, Variant::shipped_expiry).value().passed);
+    EXPECT_TRUE(run_document(file, Variant::none).value().passed);
     EXPECT_EQ(t.replay, "qdt replay " + t.file + " --variant shipped-expiry");
   }
 }
@@ -89,8 +89,8 @@ TEST(ShippedHoles, MetaTtlHoleStaysOpenForTheTtl) {
   EXPECT_LE(busy.value, 31000);
   ASSERT_TRUE(busy.file_written);
   const nlohmann::json file = load(busy.file);
-  EXPECT_FALSE(run_document(file, Variant::shipped_meta_ttl).value("passed", true));
-  EXPECT_TRUE(run_document(file, Variant::none).value("passed", false));
+  EXPECT_FALSE(run_document(file, Variant::shipped_meta_ttl).value().passed);
+  EXPECT_TRUE(run_document(file, Variant::none).value().passed);
   // Nothing pushed between the widening and the repeat: the stale window is never refreshed in time.
   const HoleThreshold& quiet = ts[1];
   EXPECT_FALSE(quiet.expect_found);

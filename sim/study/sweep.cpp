@@ -116,9 +116,9 @@ const std::vector<std::string>& known_metric_names() {
   static const std::vector<std::string> names = [] {
     const LoadResult loaded = load_scenario_text(R"({"name": "metric-names", "steps": []})", "metric-names");
     assert(loaded.scenario && "the empty scenario loads");
-    const json result = run_scenario(*loaded.scenario, RunOptions{}).result;
+    const RunResult result = run_scenario(*loaded.scenario, RunOptions{}).result;
     std::vector<std::string> out;
-    flatten(result["metrics"], "", out);
+    flatten(result.metrics, "", out);
     std::sort(out.begin(), out.end());
     assert(!out.empty());
     return out;

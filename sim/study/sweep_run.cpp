@@ -33,15 +33,14 @@ json run_unit(const Sweep& sweep, const std::vector<Point>& points, uint64_t u) 
   }
   RunOptions options;
   options.variant = sweep.variant;
-  const json result = run_scenario(*loaded.scenario, options).result;
+  const RunResult result = run_scenario(*loaded.scenario, options).result;
   json values = json::array();
   for (const std::string& m : sweep.metrics) {
-    const std::optional<double> v = metric_value(result["metrics"], m);
+    const std::optional<double> v = metric_value(result.metrics, m);
     assert(v && "the loader checked every metric name");
     values.push_back(*v);
   }
-  return {u, result.value("passed", false), failure_signature(result), result.value("trace_hash", std::string()),
-          values, ""};
+  return {u, result.passed, failure_signature(result), result.trace_hash, values, ""};
 }
 
 json run_share(const Sweep& sweep, const std::vector<Point>& points, uint64_t worker, uint64_t workers, bool quiet,

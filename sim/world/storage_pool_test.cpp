@@ -177,7 +177,7 @@ TEST(StoragePool, AWorldMakesItsInMemoryDatabaseWithTheMemoryPageSize) {
   const std::string uri = fresh_slot->uri();
   pool.release(*fresh_slot);
   const RunOutcome run = run_scenario(*loaded.scenario, {});
-  EXPECT_TRUE(run.result["failures"].empty());
+  EXPECT_TRUE(run.result.failures.empty());
   Slot& after = pool.acquire();
   ASSERT_EQ(after.uri(), uri);
   impl::ManualClock clock(1000);
@@ -223,11 +223,11 @@ TEST(StoragePool, ReusedDatabaseGivesTheSameTraceAsAFreshOne) {
   // A reused one: `other` runs first in the same slot.
   const RunOutcome before = run_scenario(first, {});
   const RunOutcome reused = run_scenario(second, {.cache_enabled = std::nullopt, .keep_trace_text = true});
-  EXPECT_TRUE(before.result["failures"].empty()) << before.result["failures"].dump(2);
-  EXPECT_EQ(fresh.result["trace_hash"], reused.result["trace_hash"]);
+  EXPECT_TRUE(before.result.failures.empty()) << before.result.to_json()["failures"].dump(2);
+  EXPECT_EQ(fresh.result.trace_hash, reused.result.trace_hash);
   EXPECT_EQ(fresh.trace_text, reused.trace_text);
-  EXPECT_EQ(fresh.result["steps"], reused.result["steps"]);
-  EXPECT_EQ(fresh.result["metrics"], reused.result["metrics"]);
+  EXPECT_EQ(fresh.result.step_responses, reused.result.step_responses);
+  EXPECT_EQ(fresh.result.metrics, reused.result.metrics);
   for (Slot* slot : held) pool.release(*slot);
 }
 

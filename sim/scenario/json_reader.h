@@ -1,0 +1,46 @@
+#pragma once
+// Checked access to scenario JSON: every read verifies type and range and
+// records an error with its path instead of throwing, so no input can crash
+// the loader (docs/semantics.md §4: bad input gets a clear error).
+#include <cstdint>
+#include <initializer_list>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/base/load_error.h"
+
+namespace qdt::sim {
+
+class JsonReader {
+ public:
+  JsonReader(const std::string& file, std::vector<LoadError>& errors) : file_(file), errors_(errors) {}
+
+  void fail(const std::string& path, const std::string& reason) { errors_.push_back({file_, path, reason}); }
+
+  // Fails every key of `obj` not in `allowed`, in the object's key order.
+  void only(const nlohmann::json& obj, const std::string& path, std::initializer_list<const char*> allowed);
+
+  std::optional<int64_t> integer(const nlohmann::json& obj, const std::string& path, const char* key, int64_t lo,
+                                 int64_t hi);
+  std::optional<std::string> string(const nlohmann::json& obj, const std::string& path, const char* key,
+                                    bool required);
+  // A queue, partition, consumer group or transactionId: one rule wherever a
+  // name appears, the one the broker applies to a push item.
+  std::optional<std::string> name(const nlohmann::json& obj, const std::string& path, const char* key,
+                                  bool required);
+  std::optional<bool> boolean(const nlohmann::json& obj, const std::string& path, const char* key);
+  std::optional<uint32_t> probability_ppm(const nlohmann::json& obj, const std::string& path, const char* key);
+  // `latency_ms` as [min, max]; false (and an error) when present but malformed.
+  bool latency(const nlohmann::json& obj, const std::string& path, int64_t& lo, int64_t& hi);
+
+  // A queue options error from impl::apply_options ("PATH: REASON").
+  void bad_options(const std::string& error);
+
+ private:
+  const std::string& file_;
+  std::vector<LoadError>& errors_;
+};
+
+}  // namespace qdt::sim
