@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "impl/broker/broker.h"
+#include "impl/storage/engine.h"
 #include "impl/storage/sqlite/storage.h"
 #include "properties/history.h"
 #include "properties/recovered_view.h"
@@ -33,6 +34,11 @@
 #include "sim/world/producer.h"
 #include "sim/world/storage_link.h"
 #include "sim/world/world_config.h"
+
+namespace qdt::impl::postgres {
+class PgRun;
+class PgStorage;
+}  // namespace qdt::impl::postgres
 
 namespace qdt::sim {
 
@@ -100,7 +106,7 @@ class World {
 
   const WorldConfig& config() const { return config_; }
   // Read-only inspection (metrics, expectations): the admin's connection.
-  impl::Storage& storage();
+  impl::StorageEngine& storage();
   const StorageSide& storage_side() const { return *side_; }
   history::History& history() { return history_; }
   Trace& trace() { return trace_; }
@@ -121,6 +127,12 @@ class World {
   struct BrokerSeams;
   Producer& producer(const std::string& name);
   StorageHandle open_storage(impl::StatementGate* gate, const impl::StorageOptions& options);
+  // PostgreSQL storage (world_postgres.cpp): the run and its inspector, a
+  // client's link, and the recorder's fingerprint read by the inspector.
+  void begin_pg_run();
+  std::unique_ptr<StorageLink> connect_pg(uint32_t owner, const uint64_t* epoch, bool checked_mode,
+                                          size_t connections);
+  history::PartitionFingerprint pg_fingerprint(const std::string& queue, const std::string& partition);
   std::unique_ptr<StorageLink> connect(uint32_t owner, const uint64_t* epoch, bool checked_mode, size_t connections);
   std::function<void()> guarded(std::function<void()> fn);
 
@@ -153,6 +165,11 @@ class World {
   } pool_lease_;
   std::string storage_uri_;
   std::unique_ptr<impl::StorageClock> storage_clock_;
+  // PostgreSQL storage: this world's run of the process's backend
+  // (sim/world/pg_process.h) and the recorder's inspector connection, both
+  // declared before the clients, so destroyed after them.
+  std::unique_ptr<impl::postgres::PgRun> pg_run_;
+  std::unique_ptr<impl::postgres::PgStorage> pg_inspector_;
   std::unique_ptr<StorageLink> admin_;
   std::unique_ptr<StorageLink> retention_;
   std::vector<std::unique_ptr<BrokerSeams>> seams_;
