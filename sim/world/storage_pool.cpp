@@ -15,6 +15,10 @@ bool same_policies(const impl::StorageOptions& a, const impl::StorageOptions& b)
 }  // namespace
 
 void StorageReturn::operator()(impl::StorageEngine* storage) const {
+  if (give_back != nullptr) {
+    give_back(storage);
+    return;
+  }
   if (slot == nullptr) {
     delete storage;
     return;

@@ -40,6 +40,8 @@ namespace qdt::sim {
 struct StorageReturn {
   class Slot* slot = nullptr;
   size_t entry = 0;
+  // Another keeper's (sim/world/pg_process.h), when not null and not a slot's.
+  void (*give_back)(impl::StorageEngine* storage) = nullptr;
   void operator()(impl::StorageEngine* storage) const;
 };
 using StorageHandle = std::unique_ptr<impl::StorageEngine, StorageReturn>;

@@ -13,8 +13,6 @@
 #include <stdexcept>
 
 #include "impl/reached.h"
-#include "impl/storage/postgres/pg_run.h"
-#include "impl/storage/postgres/pg_storage.h"
 #include "sim/faults/power_vfs.h"
 #include "sim/world/world_schedule.h"
 #include "sim/world/write_counter.h"

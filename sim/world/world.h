@@ -37,7 +37,6 @@
 
 namespace qdt::impl::postgres {
 class PgRun;
-class PgStorage;
 }  // namespace qdt::impl::postgres
 
 namespace qdt::sim {
@@ -165,11 +164,13 @@ class World {
   } pool_lease_;
   std::string storage_uri_;
   std::unique_ptr<impl::StorageClock> storage_clock_;
-  // PostgreSQL storage: this world's run of the process's backend
-  // (sim/world/pg_process.h) and the recorder's inspector connection, both
-  // declared before the clients, so destroyed after them.
-  std::unique_ptr<impl::postgres::PgRun> pg_run_;
-  std::unique_ptr<impl::postgres::PgStorage> pg_inspector_;
+  // PostgreSQL storage: the process's run (sim/world/pg_process.h), and the
+  // recorder's inspector session, declared before the clients, so given
+  // back after them.
+  impl::postgres::PgRun* pg_run_ = nullptr;
+  StorageHandle pg_inspector_;
+  // A session of the run, kept by the process between worlds.
+  StorageHandle lease_pg(const std::string& name, impl::StatementGate* gate, bool checked_mode);
   std::unique_ptr<StorageLink> admin_;
   std::unique_ptr<StorageLink> retention_;
   std::vector<std::unique_ptr<BrokerSeams>> seams_;

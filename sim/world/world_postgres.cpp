@@ -4,17 +4,26 @@
 #include <memory>
 #include <string>
 
-#include "impl/storage/postgres/pg_backend.h"
+#include "impl/storage/postgres/pg_storage.h"
 #include "sim/world/pg_process.h"
 #include "sim/world/world.h"
 
 namespace qdt::sim {
 
 void World::begin_pg_run() {
-  impl::postgres::PgBackend& backend = pg_process_backend();
-  pg_run_ = backend.begin_run();
+  pg_run_ = &begin_pg_world();
   // Ungated: an instrument, not a client; its reads take no lock (docs/semantics.md §9.2).
-  pg_inspector_ = backend.connect(*pg_run_, "inspector", *storage_clock_, nullptr, {});
+  pg_inspector_ = lease_pg("inspector", nullptr, false);
+}
+
+StorageHandle World::lease_pg(const std::string& name, impl::StatementGate* gate, bool checked_mode) {
+  impl::postgres::PgStorageOptions options;
+  options.purge_batch = config_.storage.purge_batch;
+  options.checked_mode = checked_mode;
+  options.variant = config_.variant;
+  StorageReturn back;
+  back.give_back = give_back_pg_session;
+  return StorageHandle(lease_pg_session(name, *storage_clock_, gate, options), back);
 }
 
 std::unique_ptr<StorageLink> World::connect_pg(uint32_t owner, const uint64_t* epoch, bool checked_mode,
@@ -25,15 +34,10 @@ std::unique_ptr<StorageLink> World::connect_pg(uint32_t owner, const uint64_t* e
                              : owner == ConnectionGate::kRetention ? "retention"
                                                                    : "b" + std::to_string(owner);
   auto opened = std::make_shared<size_t>(0);
-  impl::postgres::PgStorageOptions options;
-  options.purge_batch = config_.storage.purge_batch;
-  options.checked_mode = checked_mode;
-  options.variant = config_.variant;
   return std::make_unique<StorageLink>(
       *side_, owner, epoch,
-      [this, client, opened, options](impl::StatementGate* gate) {
-        const std::string name = client + "-" + std::to_string((*opened)++);
-        return unpooled(pg_process_backend().connect(*pg_run_, name, *storage_clock_, gate, options));
+      [this, client, opened, checked_mode](impl::StatementGate* gate) {
+        return lease_pg(client + "-" + std::to_string((*opened)++), gate, checked_mode);
       },
       connections, /*notices_restart=*/epoch != nullptr,
       [this](const std::string& queue, const std::string& partition) { return pg_fingerprint(queue, partition); });
