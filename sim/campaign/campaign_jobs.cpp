@@ -70,6 +70,8 @@ std::optional<std::string> postgres_campaign_refusal(const CampaignOptions& a, i
     return "--storage postgres: profile " + a.profile + " needs crash_storage (power loss), which is SQLite's";
   }
   if (auto reason = engine_refuses_variant(a.engine, variant)) return "--storage postgres: " + *reason;
+  // The forker replays on the default engine (sim/campaign/campaign_forks.h).
+  if (a.fork_rare_share > 0) return "--storage postgres: --fork-rare is not wired to PostgreSQL yet";
   return std::nullopt;
 }
 

@@ -237,6 +237,10 @@ int run_qdt(int argc, char** argv) {
     return code == 0 ? kExitOk : kExitBadInput;
   }
   const qdt::impl::Variant variant = *qdt::impl::parse_variant(variant_name);
+  if (!pg_url.empty() && storage_name != "postgres") {
+    std::cerr << "error: --pg-url names a PostgreSQL server: it needs --storage postgres\nnothing was run (exit 2)\n";
+    return kExitBadInput;
+  }
   if (!interleave.empty()) check_args.interleave = interleave == "on";
   // Read here rather than in the libraries, as explore does.
   if (const char* commit = std::getenv("QDT_COMMIT")) html.commit = commit;
