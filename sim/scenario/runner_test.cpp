@@ -228,7 +228,7 @@ TEST(Runner, StorageCrashesKeepWhatChangedNotEverything) {
         "steps": [{"op": "repeat", "times": )" + std::to_string(crashes) + R"(, "steps": [
           {"op": "push", "items": [{"queue": "q", "data": 1}]}, {"op": "crash_storage"}]}]})"),
                                         {});
-    EXPECT_TRUE(out.passed) << out.result["failures"].dump(2);
+    EXPECT_TRUE(out.passed) << out.result.to_json()["failures"].dump(2);
     EXPECT_EQ(out.history.storage_crashes.size(), static_cast<size_t>(crashes));
     std::set<size_t> records;
     for (const auto& crash : out.history.storage_crashes) records.insert(properties::recorded_changes(crash));
