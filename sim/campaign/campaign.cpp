@@ -11,7 +11,7 @@ namespace qdt::sim {
 using json = nlohmann::json;
 
 std::optional<RunResult> run_document(const json& doc, impl::Variant variant, bool checked_mode, bool check_schema,
-                                      bool step_responses) {
+                                      bool step_responses, StorageEngineKind engine) {
   LoadResult loaded = check_schema ? load_scenario_text(doc.dump(), doc.value("name", std::string("generated")))
                                    : load_scenario_document(doc, doc.value("name", std::string("generated")), false);
   if (!loaded.scenario) return std::nullopt;
@@ -19,6 +19,7 @@ std::optional<RunResult> run_document(const json& doc, impl::Variant variant, bo
   options.variant = variant;
   options.checked_mode = checked_mode;
   options.step_responses = step_responses;
+  options.engine = engine;
   return run_scenario(*loaded.scenario, options).result;
 }
 
@@ -28,7 +29,8 @@ std::string failure_signature(const RunResult& result) {
 }
 
 SeedOutcome check_seed(uint64_t seed, const std::string& profile, impl::Variant variant,
-                       std::optional<bool> interleave, const json& schedule, bool checked_mode) {
+                       std::optional<bool> interleave, const json& schedule, bool checked_mode,
+                       StorageEngineKind engine) {
   SeedOutcome out;
   out.seed = seed;
   out.scenario = generate_scenario(seed, profile);
@@ -37,7 +39,7 @@ SeedOutcome check_seed(uint64_t seed, const std::string& profile, impl::Variant 
   // A campaign reads a seed's verdict, hash, metrics and reach, never its
   // steps' responses (a failure's file re-runs its shrunk scenario for them).
   std::optional<RunResult> result =
-      run_document(out.scenario, variant, checked_mode, /*check_schema=*/false, /*step_responses=*/false);
+      run_document(out.scenario, variant, checked_mode, /*check_schema=*/false, /*step_responses=*/false, engine);
   if (!result) {
     // A generated scenario that does not load is a bug in the generator.
     out.signature = "generator";

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "impl/variant.h"
+#include "sim/world/world_config.h"
 #include "sim/scenario/run_result.h"
 
 namespace qdt::sim {
@@ -31,7 +32,7 @@ struct SeedOutcome {
 // --unchecked, for throughput): same traces, one property less informed.
 SeedOutcome check_seed(uint64_t seed, const std::string& profile, impl::Variant variant,
                        std::optional<bool> interleave = std::nullopt, const nlohmann::json& schedule = nullptr,
-                       bool checked_mode = true);
+                       bool checked_mode = true, StorageEngineKind engine = StorageEngineKind::sqlite);
 
 // The first failure's property name, or "expectation"; "" when passed.
 std::string failure_signature(const RunResult& result);
@@ -40,8 +41,10 @@ std::string failure_signature(const RunResult& result);
 // when the document does not load.
 // `check_schema` false: a generated document, trusted to satisfy the JSON Schema.
 // `step_responses` false: the result's "steps" stays empty (RunOptions).
+// `engine`: the command line's --storage (RunOptions::engine).
 std::optional<RunResult> run_document(const nlohmann::json& doc, impl::Variant variant, bool checked_mode = true,
-                            bool check_schema = true, bool step_responses = true);
+                                      bool check_schema = true, bool step_responses = true,
+                                      StorageEngineKind engine = StorageEngineKind::sqlite);
 
 // Every step, children included.
 int count_steps(const nlohmann::json& scenario);

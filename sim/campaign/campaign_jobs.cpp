@@ -5,6 +5,7 @@
 #include <iostream>
 #include <utility>
 
+#include "impl/storage/postgres/cluster.h"
 #include "sim/base/decimal_text.h"
 #include "sim/base/fork_pool.h"
 #include "sim/base/outcome.h"
@@ -15,6 +16,8 @@
 #include "sim/campaign/failure_file.h"
 #include "sim/campaign/workload.h"
 #include "sim/scenario/coverage.h"
+#include "sim/scenario/engine_support.h"
+#include "sim/world/pg_process.h"
 
 namespace qdt::sim {
 
@@ -60,6 +63,18 @@ void add_seed(json& share, const std::string& profile, uint64_t seed, const Seed
   }
 }
 
+// What PostgreSQL cannot run of a campaign: power loss is SQLite's VFS
+// (docs/semantics.md §9.1), and some variants need SQL of their own.
+std::optional<std::string> postgres_campaign_refusal(const CampaignOptions& a, impl::Variant variant) {
+  if (a.profile == "power-loss" || a.profile == "all") {
+    return "--storage postgres: profile " + a.profile + " needs crash_storage (power loss), which is SQLite's";
+  }
+  if (auto reason = engine_refuses_variant(a.engine, variant)) return "--storage postgres: " + *reason;
+  // The forker replays on the default engine (sim/campaign/campaign_forks.h).
+  if (a.fork_rare_share > 0) return "--storage postgres: --fork-rare is not wired to PostgreSQL yet";
+  return std::nullopt;
+}
+
 }  // namespace
 
 json run_share(const CampaignOptions& a, impl::Variant variant, uint64_t worker, uint64_t workers,
@@ -90,7 +105,7 @@ json run_share(const CampaignOptions& a, impl::Variant variant, uint64_t worker,
       const uint64_t seed = a.first_seed + i;
       if (seed % shard_count != shard_index || (seed / shard_count) % workers != worker) continue;
       if (a.skip.count({profile, seed})) continue;  // finished by an earlier run (--resume)
-      SeedOutcome o = check_seed(seed, profile, variant, a.interleave, a.schedule, a.checked_mode);
+      SeedOutcome o = check_seed(seed, profile, variant, a.interleave, a.schedule, a.checked_mode, a.engine);
       ++done;
       if (o.passed) {
         add_seed(share, profile, seed, o, nullptr);
@@ -102,7 +117,7 @@ json run_share(const CampaignOptions& a, impl::Variant variant, uint64_t worker,
                   {"detail", o.result.failures[0].detail}};
         if (shrinks < static_cast<uint64_t>(a.max_shrinks)) {
           ++shrinks;
-          add_file(f, write_failure_file(o, profile, variant, a.out_dir));
+          add_file(f, write_failure_file(o, profile, variant, a.out_dir, a.engine));
         }
         add_seed(share, profile, seed, o, &f);
         if (journal.journaling()) add_seed(journal.delta(), profile, seed, o, &f);
@@ -159,6 +174,19 @@ Outcome run_campaign(const CampaignOptions& a, impl::Variant variant, uint64_t j
   if (!parse_shard(a.shard)) {
     std::cerr << "error: --shard: expected I/N with 0 <= I < N, got " << a.shard << "\n";
     return Outcome::bad_input;
+  }
+  if (a.engine == StorageEngineKind::postgres) {
+    if (auto refusal = postgres_campaign_refusal(a, variant)) {
+      std::cerr << "error: " << *refusal << "\nnothing was run (exit 2)\n";
+      return Outcome::bad_input;
+    }
+    try {
+      // Before any worker forks: each attaches to this server (sim/world/pg_process.h).
+      start_pg_process({a.pg_url, static_cast<int64_t>(jobs)});
+    } catch (const impl::postgres::ClusterError& e) {
+      std::cerr << "error: " << e.what() << "\nnothing was run (exit 2)\n";
+      return Outcome::bad_input;
+    }
   }
   if (a.journal && a.journal_run == 0) {
     if (auto error = start_journal(a, variant)) {

@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "sim/world/world_config.h"
+
 namespace qdt::sim {
 
 struct CampaignOptions {
@@ -48,6 +50,10 @@ struct CampaignOptions {
   uint64_t forks = 16;
   bool require_coverage = false;
   std::vector<std::string> required_points;
+  // --storage and --pg-url (docs/semantics.md §9). Not journaled: --resume
+  // takes them from its own command line.
+  StorageEngineKind engine = StorageEngineKind::sqlite;
+  std::string pg_url;
 };
 
 // Seconds since an arbitrary, fixed start.

@@ -12,9 +12,9 @@ namespace qdt::sim {
 
 using json = nlohmann::json;
 
-json with_reference_expectations(json scenario) {
+json with_reference_expectations(json scenario, StorageEngineKind engine) {
   scenario.erase("expect");
-  const std::optional<RunResult> reference = run_document(scenario, impl::Variant::none);
+  const std::optional<RunResult> reference = run_document(scenario, impl::Variant::none, true, true, true, engine);
   if (!reference || !reference->passed) return scenario;
   json expect = json::object();
   for (const json& s : scenario["steps"]) {
@@ -41,11 +41,12 @@ json with_reference_expectations(json scenario) {
 }
 
 FailureFile write_failure_file(const SeedOutcome& failed, const std::string& profile, impl::Variant variant,
-                               const std::string& out_dir) {
+                               const std::string& out_dir, StorageEngineKind engine) {
   namespace fs = std::filesystem;
-  const std::string variant_flag = variant == impl::Variant::none ? "" : " --variant " + impl::variant_name(variant);
-  const Shrunk shrunk = shrink(failed.scenario, variant, failed.signature);
-  json doc = with_reference_expectations(shrunk.scenario);
+  const std::string variant_flag = (variant == impl::Variant::none ? "" : " --variant " + impl::variant_name(variant)) +
+                                   (engine == StorageEngineKind::postgres ? " --storage postgres" : "");
+  const Shrunk shrunk = shrink(failed.scenario, variant, failed.signature, 3000, engine);
+  json doc = with_reference_expectations(shrunk.scenario, engine);
   // The file is named after it: one clean path component inside out_dir.
   doc["name"] = file_name_part(profile + "-" + std::to_string(failed.seed) + "-" + failed.signature);
   doc["description"] = "Shrunk from qdt check --profile " + profile + " --seed " + std::to_string(failed.seed) +

@@ -6,13 +6,15 @@
 #include <string>
 
 #include "impl/variant.h"
+#include "sim/world/world_config.h"
 #include "sim/campaign/campaign.h"
 
 namespace qdt::sim {
 
 // Adds the reference implementation's answers for top-level push and ack
 // steps as `expect` (left out when the reference itself fails the scenario).
-nlohmann::json with_reference_expectations(nlohmann::json scenario);
+nlohmann::json with_reference_expectations(nlohmann::json scenario,
+                                          StorageEngineKind engine = StorageEngineKind::sqlite);
 
 struct FailureFile {
   std::string path;    // OUT_DIR/PROFILE-SEED-PROPERTY.json
@@ -25,7 +27,8 @@ struct FailureFile {
 // Shrinks `failed` (a failing check_seed outcome of `profile` under
 // `variant`) and writes it below `out_dir`, creating the folder. A write
 // error is reported on stderr and leaves `written` false.
+// `engine`: the campaign's --storage; shrinking and the reference run on it.
 FailureFile write_failure_file(const SeedOutcome& failed, const std::string& profile, impl::Variant variant,
-                               const std::string& out_dir);
+                               const std::string& out_dir, StorageEngineKind engine = StorageEngineKind::sqlite);
 
 }  // namespace qdt::sim

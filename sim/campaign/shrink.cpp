@@ -109,18 +109,19 @@ std::vector<json> candidates(const json& doc) {
 
 }  // namespace
 
-Shrunk shrink(const json& scenario, impl::Variant variant, const std::string& signature, int max_runs) {
+Shrunk shrink(const json& scenario, impl::Variant variant, const std::string& signature, int max_runs,
+              StorageEngineKind engine) {
   Shrunk best;
   best.scenario = scenario;
   best.scenario.erase("expect");
-  best.result = run_document(best.scenario, variant);
+  best.result = run_document(best.scenario, variant, true, true, true, engine);
   best.runs = 1;
   bool progress = true;
   while (progress && best.runs < max_runs) {
     progress = false;
     for (json& candidate : candidates(best.scenario)) {
       if (best.runs >= max_runs) break;
-      std::optional<RunResult> result = run_document(candidate, variant);
+      std::optional<RunResult> result = run_document(candidate, variant, true, true, true, engine);
       ++best.runs;
       if (fails_with(result, signature)) {
         best.scenario = std::move(candidate);

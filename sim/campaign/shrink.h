@@ -8,6 +8,7 @@
 #include <string>
 
 #include "impl/variant.h"
+#include "sim/world/world_config.h"
 #include "sim/scenario/run_result.h"
 
 namespace qdt::sim {
@@ -21,6 +22,6 @@ struct Shrunk {
 // Greedy reduction, bounded by `max_runs` replays; `signature` is the
 // failure_signature (campaign.h) the result must keep.
 Shrunk shrink(const nlohmann::json& scenario, impl::Variant variant, const std::string& signature,
-              int max_runs = 3000);
+              int max_runs = 3000, StorageEngineKind engine = StorageEngineKind::sqlite);
 
 }  // namespace qdt::sim

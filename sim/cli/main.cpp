@@ -27,6 +27,7 @@
 #include "sim/cli/replay_command.h"
 #include "sim/cli/schedule_cli.h"
 #include "sim/scenario/coverage.h"
+#include "sim/scenario/engine_support.h"
 #include "sim/study/mutants.h"
 
 namespace fs = std::filesystem;
@@ -156,6 +157,13 @@ int run_qdt(int argc, char** argv) {
   for (CLI::Option* o : {check_cmd->get_option("--schedule"), check_schedule.depth_option, check_schedule.steps_option}) {
     resume_opt->excludes(o);  // the journal records the schedule
   }
+  std::string storage_name = "sqlite";
+  std::string pg_url;
+  for (CLI::App* cmd : {replay_cmd, check_cmd}) {
+    cmd->add_option("--storage", storage_name, "The storage engine (docs/semantics.md §9): sqlite (default) or postgres")
+        ->check(CLI::IsMember({"sqlite", "postgres"}));
+    cmd->add_option("--pg-url", pg_url, "With --storage postgres: a server to use instead of a throwaway local cluster");
+  }
   check_cmd->add_flag("--json", check_args.as_json, "Print the campaign summary as JSON");
   check_cmd->add_flag("--quiet", check_args.quiet, "No progress on stderr");
   check_cmd->add_flag_callback("--unchecked", [&] { check_args.checked_mode = false; },
@@ -229,6 +237,10 @@ int run_qdt(int argc, char** argv) {
     return code == 0 ? kExitOk : kExitBadInput;
   }
   const qdt::impl::Variant variant = *qdt::impl::parse_variant(variant_name);
+  if (!pg_url.empty() && storage_name != "postgres") {
+    std::cerr << "error: --pg-url names a PostgreSQL server: it needs --storage postgres\nnothing was run (exit 2)\n";
+    return kExitBadInput;
+  }
   if (!interleave.empty()) check_args.interleave = interleave == "on";
   // Read here rather than in the libraries, as explore does.
   if (const char* commit = std::getenv("QDT_COMMIT")) html.commit = commit;
@@ -248,6 +260,8 @@ int run_qdt(int argc, char** argv) {
   }
   if (replay_cmd->parsed()) {
     replay_args.variant = variant;
+    replay_args.engine = *qdt::sim::parse_storage_engine(storage_name);
+    replay_args.pg_url = pg_url;
     replay_args.html = html;
     replay_args.schedule = replay_override;
     replay_args.schedule_flags = qdt::sim::schedule_flags_text(replay_override);
@@ -338,9 +352,13 @@ int run_qdt(int argc, char** argv) {
     };
     if (!resume_dir.empty()) {
       check_args.out_dir = resume_dir;
+      check_args.engine = *qdt::sim::parse_storage_engine(storage_name);
+      check_args.pg_url = pg_url;
       return with_html(qdt::sim::resume_campaign(check_args, jobs, wall, &summary, nullptr));
     }
     check_args.journal = out_opt->count() > 0;
+    check_args.engine = *qdt::sim::parse_storage_engine(storage_name);
+    check_args.pg_url = pg_url;
     return with_html(qdt::sim::run_campaign(check_args, variant, jobs, wall, &summary));
   }
   return kExitBadInput;

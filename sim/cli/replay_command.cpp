@@ -9,7 +9,10 @@
 #include "sim/base/json_input.h"
 #include "sim/base/output_file.h"
 #include "sim/cli/exit_codes.h"
+#include "impl/storage/postgres/cluster.h"
+#include "sim/scenario/engine_support.h"
 #include "sim/scenario/runner.h"
+#include "sim/world/pg_process.h"
 #include "sim/scenario/scenario.h"
 #include "sim/scenario/timeline.h"
 
@@ -74,10 +77,23 @@ int run_replay(const ReplayOptions& o) {
   if (!html.file.empty() && named != 1) {
     errors.push_back({html.file, "/", "--html takes exactly one scenario, " + std::to_string(named) + " given"});
   }
+  for (const Scenario& s : scenarios) {
+    if (const auto reason = engine_refuses(o.engine, s, variant)) {
+      errors.push_back({s.file, "/", "PostgreSQL cannot run it: " + *reason});
+    }
+  }
   if (!errors.empty()) {
     for (const LoadError& e : errors) std::cerr << "error: " << e.to_string() << "\n";
     std::cerr << "nothing was run (exit 2)\n";
     return kExitBadInput;
+  }
+  if (o.engine == StorageEngineKind::postgres) {
+    try {
+      start_pg_process({o.pg_url, 1});
+    } catch (const impl::postgres::ClusterError& e) {
+      std::cerr << "error: " << e.what() << "\nnothing was run (exit 2)\n";
+      return kExitBadInput;
+    }
   }
 
   RunOptions options;
@@ -86,6 +102,7 @@ int run_replay(const ReplayOptions& o) {
   options.keep_trace_text = !trace_file.empty();
   options.variant = variant;
   options.schedule = o.schedule;
+  options.engine = o.engine;
 
   std::vector<nlohmann::json> results;
   bool all_passed = true;
@@ -129,7 +146,7 @@ int run_replay(const ReplayOptions& o) {
       if (!outcome.passed) {
         std::cout << "  replay: qdt replay " << s.file
                   << (variant == impl::Variant::none ? "" : " --variant " + impl::variant_name(variant))
-                  << o.schedule_flags << "\n";
+                  << (o.engine == StorageEngineKind::postgres ? " --storage postgres" : "") << o.schedule_flags << "\n";
       }
     }
     nlohmann::json result = outcome.result.to_json();

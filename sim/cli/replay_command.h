@@ -12,6 +12,7 @@
 #include "impl/variant.h"
 #include "sim/cli/html_command.h"
 #include "sim/schedule/schedule_config.h"
+#include "sim/world/world_config.h"
 
 namespace qdt::sim {
 
@@ -26,6 +27,8 @@ struct ReplayOptions {
   HtmlOutput html;
   std::optional<ScheduleConfig> schedule;  // --schedule flags, overriding world.schedule
   std::string schedule_flags;              // the same as command-line text, for replay lines
+  StorageEngineKind engine = StorageEngineKind::sqlite;  // --storage
+  std::string pg_url;                                     // --pg-url ("" a throwaway local cluster)
 };
 
 int run_replay(const ReplayOptions& options);

@@ -30,6 +30,7 @@ RunOutcome run_scenario(const Scenario& scenario, const RunOptions& options) {
   if (options.variant != impl::Variant::none) config.variant = options.variant;
   if (options.schedule) config.schedule = *options.schedule;
   config.checked_mode = options.checked_mode;
+  config.storage.engine = options.engine;
   const bool learn_steps = config.schedule.mode == ScheduleMode::pct && config.schedule.pct_steps == 0 &&
                            options.schedule_policy == nullptr;
   if (learn_steps) {

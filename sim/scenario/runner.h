@@ -23,6 +23,9 @@ struct RunOptions {
   // The schedule search's policy (sim/schedule/schedule_search.h), over both.
   SchedulePolicy* schedule_policy = nullptr;
   bool checked_mode = true;  // false: --unchecked (throughput figures only)
+  // --storage: the engine the world runs on (sim/scenario/engine_support.h says
+  // what PostgreSQL refuses; the caller asks it first).
+  StorageEngineKind engine = StorageEngineKind::sqlite;
   // false: the result's "steps" is empty. A campaign reads none of it, and
   // building every push's response as JSON is not free.
   bool step_responses = true;

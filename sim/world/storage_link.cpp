@@ -28,8 +28,12 @@ impl::StorageError refused() {
 }  // namespace
 
 StorageLink::StorageLink(StorageSide& side, uint32_t owner, const uint64_t* epoch, const Open& open,
-                         size_t connections, bool notices_restart)
-    : side_(side), open_(open), notices_restart_(notices_restart), observed_power_epoch_(side.power_epoch) {
+                         size_t connections, bool notices_restart, Inspect inspect)
+    : side_(side),
+      open_(open),
+      inspect_(std::move(inspect)),
+      notices_restart_(notices_restart),
+      observed_power_epoch_(side.power_epoch) {
   assert(connections >= 1);
   for (size_t i = 0; i < connections; ++i) {
     auto conn = std::unique_ptr<Conn>(new Conn{ConnectionGate(side, owner, epoch), nullptr, false, nullptr, nullptr});
@@ -96,9 +100,11 @@ void StorageLink::leave(uint64_t entered) {
 
 history::PartitionFingerprint StorageLink::Lease::fingerprint(When when, const std::string& queue,
                                                               const std::string& partition) {
+  if (link_.inspect_) return link_.inspect_(queue, partition);
   WriteCounter* counter = pooled_counter(conn_.storage);
   if (counter == nullptr) {
-    if (!conn_.written) conn_.written = std::make_unique<WriteCounter>(*conn_.storage);
+    // A link without an inspector is SQLite's: its connections are impl::Storage.
+    if (!conn_.written) conn_.written = std::make_unique<WriteCounter>(static_cast<impl::Storage&>(*conn_.storage));
     counter = conn_.written.get();
   }
   return when == When::before ? counter->fingerprint(queue, partition) : counter->fingerprint_after(queue, partition);
@@ -138,7 +144,7 @@ impl::PushResult StorageLink::push(const impl::SegmentPush& segment) {
   const uint64_t entered = side_.power_epoch;
   Lease lease(*this, acquire());
   ConnectionGate& gate = lease.gate();
-  impl::Storage& storage = lease.storage();
+  impl::StorageEngine& storage = lease.storage();
   // The fingerprints are taken on this connection while it holds the write
   // lock (before: a reading) and right after the transaction ended (after:
   // that reading moved by what SQLite's hooks saw this connection commit,
@@ -182,7 +188,7 @@ std::optional<impl::CoveringSegment> StorageLink::covering_segment(const std::st
   const uint64_t entered = side_.power_epoch;
   Lease lease(*this, acquire());
   ConnectionGate& gate = lease.gate();
-  impl::Storage& storage = lease.storage();
+  impl::StorageEngine& storage = lease.storage();
   gate.begin_call();
   request_leg(gate, "before-fetch");
   std::optional<impl::CoveringSegment> segment;
@@ -202,7 +208,7 @@ impl::SidecarRead StorageLink::sidecar_rows(const std::string& queue, const std:
   const uint64_t entered = enter();
   Lease lease(*this, acquire());
   ConnectionGate& gate = lease.gate();
-  impl::Storage& storage = lease.storage();
+  impl::StorageEngine& storage = lease.storage();
   // Hydration is a storage round trip like any other: other fibers run meanwhile.
   gate.begin_call();
   request_leg(gate, "before-hydrate");
@@ -229,7 +235,7 @@ std::vector<std::pair<std::string, std::string>> StorageLink::partitions(const s
   const uint64_t entered = enter();
   Lease lease(*this, acquire());
   ConnectionGate& gate = lease.gate();
-  impl::Storage& storage = lease.storage();
+  impl::StorageEngine& storage = lease.storage();
   gate.begin_call();
   request_leg(gate, "before-list");
   auto out = storage.partitions(queue);
@@ -242,7 +248,7 @@ impl::RetentionDelete StorageLink::delete_expired_segments(const std::string& qu
   const uint64_t entered = enter();
   Lease lease(*this, acquire());
   ConnectionGate& gate = lease.gate();
-  impl::Storage& storage = lease.storage();
+  impl::StorageEngine& storage = lease.storage();
   gate.begin_call();
   request_leg(gate, "before-retention");
   impl::RetentionDelete result;
@@ -258,7 +264,7 @@ impl::PurgeStep StorageLink::purge_step(const std::string& queue, const std::str
   const uint64_t entered = enter();
   Lease lease(*this, acquire());
   ConnectionGate& gate = lease.gate();
-  impl::Storage& storage = lease.storage();
+  impl::StorageEngine& storage = lease.storage();
   gate.begin_call();
   request_leg(gate, "before-purge");
   impl::PurgeStep step;
@@ -274,7 +280,7 @@ impl::QueueOptions StorageLink::configure(const std::string& queue, const nlohma
   const uint64_t entered = enter();
   Lease lease(*this, acquire());
   ConnectionGate& gate = lease.gate();
-  impl::Storage& storage = lease.storage();
+  impl::StorageEngine& storage = lease.storage();
   gate.begin_call();
   request_leg(gate, "before-configure");
   impl::QueueOptions next;
@@ -305,7 +311,7 @@ impl::AckResult StorageLink::ack(const std::string& step, const std::string& que
   const uint64_t entered = enter();
   Lease lease(*this, acquire());
   ConnectionGate& gate = lease.gate();
-  impl::Storage& storage = lease.storage();
+  impl::StorageEngine& storage = lease.storage();
   gate.begin_call();
   request_leg(gate, "before-ack");
   impl::AckResult result;
@@ -322,7 +328,7 @@ std::vector<impl::StoredMessage> StorageLink::read(const std::string& step, cons
   const uint64_t entered = enter();
   Lease lease(*this, acquire());
   ConnectionGate& gate = lease.gate();
-  impl::Storage& storage = lease.storage();
+  impl::StorageEngine& storage = lease.storage();
   gate.begin_call();
   request_leg(gate, "before-read");
   std::vector<impl::StoredMessage> messages;
@@ -339,7 +345,7 @@ std::optional<impl::SegmentSpan> StorageLink::delete_segment(const std::string& 
   const uint64_t entered = enter();
   Lease lease(*this, acquire());
   ConnectionGate& gate = lease.gate();
-  impl::Storage& storage = lease.storage();
+  impl::StorageEngine& storage = lease.storage();
   gate.begin_call();
   request_leg(gate, "before-delete");
   std::optional<impl::SegmentSpan> span;

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "impl/broker/ports.h"
+#include "impl/storage/engine.h"
 #include "impl/storage/retention.h"
 #include "impl/storage/sqlite/storage.h"
 #include "sim/world/storage_gate.h"
@@ -30,13 +31,17 @@ class StorageLink : public impl::StoragePort, public impl::RetentionPort {
  public:
   // Opens one connection whose statements cross `gate`.
   using Open = std::function<StorageHandle(impl::StatementGate* gate)>;
+  // The recorder's fingerprint of a partition read through an inspector of
+  // the engine's own; empty: SQLite's, from the connection's write counter
+  // (sim/world/write_counter.h).
+  using Inspect = std::function<history::PartitionFingerprint(const std::string& queue, const std::string& partition)>;
   // `owner` and `epoch` as ConnectionGate's; `connections` >= 1, all opened now
   // (opening one later could meet a writer's lock while reading the schema).
   // `notices_restart`: the client learns of a storage restart through a
   // failed call (a broker must, to forget what its cache learnt); others
   // (admin, retention) reconnect silently.
   StorageLink(StorageSide& side, uint32_t owner, const uint64_t* epoch, const Open& open, size_t connections,
-              bool notices_restart = false);
+              bool notices_restart = false, Inspect inspect = {});
 
   // Storage lost power and came back (crash_storage): every connection is
   // replaced by a fresh one — an idle one at once, a busy one when its call
@@ -69,7 +74,7 @@ class StorageLink : public impl::StoragePort, public impl::RetentionPort {
                                                   int64_t offset);
 
   // Read-only inspection between transactions (the first connection).
-  impl::Storage& storage() { return *conns_.front()->storage; }
+  impl::StorageEngine& storage() { return *conns_.front()->storage; }
   // The names of this client's connections still inside a transaction.
   void open_transactions(std::vector<std::string>& out) const;
 
@@ -92,7 +97,7 @@ class StorageLink : public impl::StoragePort, public impl::RetentionPort {
     Lease& operator=(const Lease&) = delete;
     ~Lease();
     ConnectionGate& gate() { return conn_.gate; }
-    impl::Storage& storage() { return *conn_.storage; }
+    impl::StorageEngine& storage() { return *conn_.storage; }
     // The recorder's fingerprint of `queue`/`partition` on this connection:
     // before a transaction, or after it ended (WriteCounter::fingerprint_after).
     enum class When { before, after };
@@ -122,6 +127,7 @@ class StorageLink : public impl::StoragePort, public impl::RetentionPort {
   void response_leg(ConnectionGate& gate, const char* when);
   StorageSide& side_;
   Open open_;
+  Inspect inspect_;
   bool notices_restart_;
   uint64_t observed_power_epoch_ = 0;
   std::vector<std::unique_ptr<Conn>> conns_;

@@ -14,7 +14,11 @@ bool same_policies(const impl::StorageOptions& a, const impl::StorageOptions& b)
 
 }  // namespace
 
-void StorageReturn::operator()(impl::Storage* storage) const {
+void StorageReturn::operator()(impl::StorageEngine* storage) const {
+  if (give_back != nullptr) {
+    give_back(storage);
+    return;
+  }
   if (slot == nullptr) {
     delete storage;
     return;
@@ -22,7 +26,7 @@ void StorageReturn::operator()(impl::Storage* storage) const {
   slot->give_back(entry);
 }
 
-StorageHandle unpooled(std::unique_ptr<impl::Storage> storage) { return StorageHandle(storage.release(), {}); }
+StorageHandle unpooled(std::unique_ptr<impl::StorageEngine> storage) { return StorageHandle(storage.release(), {}); }
 
 WriteCounter* pooled_counter(const StorageHandle& handle) {
   const StorageReturn& back = handle.get_deleter();

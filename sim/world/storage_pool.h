@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "impl/storage/engine.h"
 #include "impl/storage/sqlite/connection.h"
 #include "impl/storage/sqlite/storage.h"
 #include "sim/world/write_counter.h"
@@ -34,15 +35,19 @@
 namespace qdt::sim {
 
 // Gives a connection back to its slot (or closes it when it is not pooled).
+// The handle is engine-neutral: a pooled connection is always SQLite's, an
+// unpooled one either engine's.
 struct StorageReturn {
   class Slot* slot = nullptr;
   size_t entry = 0;
-  void operator()(impl::Storage* storage) const;
+  // Another keeper's (sim/world/pg_process.h), when not null and not a slot's.
+  void (*give_back)(impl::StorageEngine* storage) = nullptr;
+  void operator()(impl::StorageEngine* storage) const;
 };
-using StorageHandle = std::unique_ptr<impl::Storage, StorageReturn>;
+using StorageHandle = std::unique_ptr<impl::StorageEngine, StorageReturn>;
 
 // A connection opened without the pool, closed when its handle dies.
-StorageHandle unpooled(std::unique_ptr<impl::Storage> storage);
+StorageHandle unpooled(std::unique_ptr<impl::StorageEngine> storage);
 
 // The write counter (sim/world/write_counter.h) kept with a pooled connection,
 // made by the first call (outside a transaction: World::open_storage) and

@@ -12,6 +12,9 @@ namespace {
 
 // A gate that counts what crossed it, to see which world's gate a pooled
 // connection reaches.
+// A slot's connections are SQLite's; the handle is engine-neutral.
+impl::Storage& sqlite(const StorageHandle& handle) { return static_cast<impl::Storage&>(*handle); }
+
 struct CountingGate : impl::StatementGate {
   int statements = 0;
   int before_statement(impl::TxnKind, int64_t, impl::StatementKind) override {
@@ -75,7 +78,7 @@ TEST(StoragePool, PooledConnectionReachesTheNewOwnersGateAndOptions) {
   impl::Storage* raw = nullptr;
   {
     StorageHandle a = slot.open({.purge_batch = 5}, clock, &first);
-    raw = a.get();
+    raw = &sqlite(a);
     a->set_options("q", {});
     a->push(one_frame_segment("t1"));
   }
@@ -121,7 +124,7 @@ TEST(StoragePool, TheCleanerEmptiesRowsOfInstrumentedAndClosedConnections) {
     EXPECT_EQ(closed->sidecar_rows(), 0);
     closed->set_options("q", {});
     ASSERT_TRUE(closed->push(one_frame_segment("t2")).queued);
-    closed->database().exec("BEGIN IMMEDIATE");  // left inside: closed, not pooled
+    sqlite(closed).database().exec("BEGIN IMMEDIATE");  // left inside: closed, not pooled
   }
   EXPECT_EQ(second.idle(), 0u);
   pool.release(second);
@@ -145,7 +148,7 @@ TEST(StoragePool, ConnectionLeftInATransactionIsClosedNotPooled) {
   {
     StorageHandle a = slot.open({}, clock, nullptr);
     a->set_options("q", {});
-    a->database().exec("BEGIN IMMEDIATE");
+    sqlite(a).database().exec("BEGIN IMMEDIATE");
     ASSERT_TRUE(a->in_transaction());
   }
   EXPECT_EQ(slot.idle(), 0u);
@@ -183,7 +186,7 @@ TEST(StoragePool, AWorldMakesItsInMemoryDatabaseWithTheMemoryPageSize) {
   impl::ManualClock clock(1000);
   {
     StorageHandle look = after.open({}, clock, nullptr);
-    EXPECT_EQ(look->page_size_bytes(), kMemoryPageBytes);
+    EXPECT_EQ(sqlite(look).page_size_bytes(), kMemoryPageBytes);
   }
   pool.release(after);
   for (Slot* s : held) pool.release(*s);

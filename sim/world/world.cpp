@@ -127,7 +127,7 @@ struct World::BrokerSeams {
 
 StorageLink& World::admin() { return *admin_; }
 StorageLink& World::retention() { return *retention_; }
-impl::Storage& World::storage() { return admin_->storage(); }
+impl::StorageEngine& World::storage() { return admin_->storage(); }
 
 World::TempDir::~TempDir() {
   if (path.empty()) return;
@@ -147,15 +147,18 @@ std::string pragma_synchronous(const StorageConfig& storage) {
 }  // namespace
 
 StorageHandle World::open_storage(impl::StatementGate* gate, const impl::StorageOptions& options) {
-  StorageHandle storage = pool_lease_.slot != nullptr
-                              ? pool_lease_.slot->open(options, *storage_clock_, gate)
-                              : unpooled(std::make_unique<impl::Storage>(storage_uri_, *storage_clock_, gate, options));
   // The recorder's instrument (sim/world/write_counter.h), while no lock is held:
   // a pooled connection's counter is made here once and kept in its slot;
   // an unpooled connection is prepared here, and its counter is made by its
   // first fingerprint (under the lock, before the push writes anything).
-  if (pooled_counter(storage) == nullptr) install_write_counter(*storage);
-  return storage;
+  if (pool_lease_.slot != nullptr) {
+    StorageHandle storage = pool_lease_.slot->open(options, *storage_clock_, gate);
+    pooled_counter(storage);
+    return storage;
+  }
+  auto storage = std::make_unique<impl::Storage>(storage_uri_, *storage_clock_, gate, options);
+  install_write_counter(*storage);
+  return unpooled(std::move(storage));
 }
 
 World::PoolLease::~PoolLease() {
@@ -164,6 +167,7 @@ World::PoolLease::~PoolLease() {
 
 std::unique_ptr<StorageLink> World::connect(uint32_t owner, const uint64_t* epoch, bool checked_mode,
                                             size_t connections) {
+  if (pg_run_) return connect_pg(owner, epoch, checked_mode, connections);
   impl::StorageOptions options;
   options.synchronous = pragma_synchronous(config_.storage);
   options.purge_batch = config_.storage.purge_batch;
@@ -199,7 +203,11 @@ World::World(const WorldConfig& config, bool keep_trace_text)
   // One database, a connection per client (docs/semantics.md §2.4). Every run starts from
   // an empty one: in memory, a database of the process's pool emptied of
   // rows (its connections stay open between runs), or a file in a fresh folder.
-  if (config.storage.path == ":memory:") {
+  if (config.storage.engine == StorageEngineKind::postgres) {
+    // The loader and the command line refuse file storage on PostgreSQL.
+    assert(config.storage.path == ":memory:");
+    begin_pg_run();
+  } else if (config.storage.path == ":memory:") {
     pool_lease_.slot = &StoragePool::process().acquire();
     storage_uri_ = pool_lease_.slot->uri();
   } else {
@@ -243,6 +251,8 @@ World::World(const WorldConfig& config, bool keep_trace_text)
       .field("variant", impl::variant_name(config.variant));
   // Only file storage has a setting here (memory traces keep their hashes).
   if (config.storage.path != ":memory:") trace_.field("synchronous", config.storage.synchronous);
+  // Only PostgreSQL worlds name their engine (SQLite traces keep their hashes).
+  if (config.storage.engine == StorageEngineKind::postgres) trace_.field("engine", "postgres");
   trace_.end();
 }
 

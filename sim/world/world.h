@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "impl/broker/broker.h"
+#include "impl/storage/engine.h"
 #include "impl/storage/sqlite/storage.h"
 #include "properties/history.h"
 #include "properties/recovered_view.h"
@@ -33,6 +34,10 @@
 #include "sim/world/producer.h"
 #include "sim/world/storage_link.h"
 #include "sim/world/world_config.h"
+
+namespace qdt::impl::postgres {
+class PgRun;
+}  // namespace qdt::impl::postgres
 
 namespace qdt::sim {
 
@@ -100,7 +105,7 @@ class World {
 
   const WorldConfig& config() const { return config_; }
   // Read-only inspection (metrics, expectations): the admin's connection.
-  impl::Storage& storage();
+  impl::StorageEngine& storage();
   const StorageSide& storage_side() const { return *side_; }
   history::History& history() { return history_; }
   Trace& trace() { return trace_; }
@@ -121,6 +126,12 @@ class World {
   struct BrokerSeams;
   Producer& producer(const std::string& name);
   StorageHandle open_storage(impl::StatementGate* gate, const impl::StorageOptions& options);
+  // PostgreSQL storage (world_postgres.cpp): the run and its inspector, a
+  // client's link, and the recorder's fingerprint read by the inspector.
+  void begin_pg_run();
+  std::unique_ptr<StorageLink> connect_pg(uint32_t owner, const uint64_t* epoch, bool checked_mode,
+                                          size_t connections);
+  history::PartitionFingerprint pg_fingerprint(const std::string& queue, const std::string& partition);
   std::unique_ptr<StorageLink> connect(uint32_t owner, const uint64_t* epoch, bool checked_mode, size_t connections);
   std::function<void()> guarded(std::function<void()> fn);
 
@@ -153,6 +164,13 @@ class World {
   } pool_lease_;
   std::string storage_uri_;
   std::unique_ptr<impl::StorageClock> storage_clock_;
+  // PostgreSQL storage: the process's run (sim/world/pg_process.h), and the
+  // recorder's inspector session, declared before the clients, so given
+  // back after them.
+  impl::postgres::PgRun* pg_run_ = nullptr;
+  StorageHandle pg_inspector_;
+  // A session of the run, kept by the process between worlds.
+  StorageHandle lease_pg(const std::string& name, impl::StatementGate* gate, bool checked_mode);
   std::unique_ptr<StorageLink> admin_;
   std::unique_ptr<StorageLink> retention_;
   std::vector<std::unique_ptr<BrokerSeams>> seams_;

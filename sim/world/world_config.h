@@ -31,7 +31,12 @@ struct NetworkConfig {
 // trace or digest depends on it.
 inline constexpr int64_t kMemoryPageBytes = 2048;
 
+// Which engine answers the world's storage (docs/semantics.md §9): set by the
+// command line (--storage), never by a scenario file, so one file runs on both.
+enum class StorageEngineKind : uint8_t { sqlite, postgres };
+
 struct StorageConfig {
+  StorageEngineKind engine = StorageEngineKind::sqlite;
   // ":memory:" (one in-memory database shared by every connection through
   // SQLite's memdb VFS) or a file name: the file then lives in a fresh
   // per-run temporary folder, so runs never see each other's rows.

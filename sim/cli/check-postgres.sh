@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# The world on PostgreSQL (docs/semantics.md §9): every scenario PostgreSQL
+# can run gives the verdict it gives on SQLite, what it cannot run is
+# refused with exit 2 and its reason, the same scenario gives the same trace
+# hash in two processes, a short campaign gives the same digest twice (one
+# process, then two forked workers), and SIGTERM to a running campaign
+# leaves no server process and no cluster folder.
+# Usage: check-postgres.sh QDT SOURCE_DIR
+set -uo pipefail
+qdt=$(realpath "$1")
+src=$(realpath "$2")
+tmp=$(mktemp -d)
+# The server runs as the unprivileged postgres user when we are root: it
+# must reach its cluster folder below this one.
+chmod 755 "$tmp"
+export TMPDIR=$tmp
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; cat "$tmp/err" >&2 2>/dev/null; exit 1; }
+cd "$src"
+
+# Scenarios whose expectations are pinned to SQLite's statement count: a
+# PostgreSQL push is three statements (BEGIN, the push function, COMMIT), so
+# a race a scenario stages with exact latencies lands the other way.
+# cache-watermark-after-widen: its widen commits before the probe only when
+# the push has SQLite's longer transaction.
+timing_bound="cache-watermark-after-widen"
+
+# What PostgreSQL cannot run is refused before anything runs.
+timeout 60 "$qdt" replay scenarios --storage postgres --quiet >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 2 ] || fail "replay scenarios --storage postgres should refuse the power-loss scenarios"
+grep -q "PostgreSQL cannot run it: crash_storage" "$tmp/err" || fail "no reason for the refusal"
+sed -n 's/^error: \([^:]*\): \/: PostgreSQL cannot run it: .*/\1/p' "$tmp/err" | sort >"$tmp/refused"
+[ -s "$tmp/refused" ] || fail "no refused file named"
+find scenarios -name '*.json' -not -path '*/schema/*' -not -path '*/sweeps/*' | sort | grep -vxFf "$tmp/refused" >"$tmp/runnable"
+for f in $(cat "$tmp/refused"); do grep -q crash_storage "$f" || fail "$f refused without crash_storage"; done
+timeout 60 "$qdt" check --storage postgres --profile power-loss --seeds 2 --quiet >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "needs crash_storage" "$tmp/err" || fail "check --profile power-loss on postgres"
+timeout 60 "$qdt" replay scenarios/basic-duplicate.json --storage postgres --variant probe-outside-lock >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "needs SQL of its own" "$tmp/err" || fail "an unsupported variant on postgres"
+timeout 60 "$qdt" replay scenarios/basic-duplicate.json --storage postgres --pg-url "host=$tmp/none" >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "cannot connect" "$tmp/err" || fail "a refused connection"
+
+# Same verdicts as SQLite.
+verdicts() { python3 -c 'import json,sys; [print(r["scenario"], r["passed"], r["trace_hash"]) for r in json.load(sys.stdin)]'; }
+timeout 300 "$qdt" replay $(cat "$tmp/runnable") --json --quiet 2>"$tmp/err" | verdicts >"$tmp/sqlite" || fail "sqlite replay"
+timeout 300 "$qdt" replay $(cat "$tmp/runnable") --storage postgres --json --quiet 2>"$tmp/err" | verdicts >"$tmp/pg1"
+[ "$(wc -l <"$tmp/pg1")" -eq "$(wc -l <"$tmp/runnable")" ] || fail "postgres replay ran $(wc -l <"$tmp/pg1") scenarios"
+join <(cut -d' ' -f1,2 "$tmp/sqlite" | sort) <(cut -d' ' -f1,2 "$tmp/pg1" | sort) | while read -r name lite pg; do
+  [ "$lite" = "$pg" ] && continue
+  [ "$name" = "$timing_bound" ] && continue
+  echo "FAIL: $name passes on SQLite: $lite, on PostgreSQL: $pg" >&2
+  exit 1
+done || exit 1
+# No hash is shared with SQLite (the world names its engine in the trace).
+join <(cut -d' ' -f1,3 "$tmp/sqlite" | sort) <(cut -d' ' -f1,3 "$tmp/pg1" | sort) | awk '$2 == $3 {exit 1}' ||
+  fail "a PostgreSQL trace hash equals SQLite's"
+
+# Same trace hash in another process (the concurrent scenarios).
+concurrent=$(grep -lE '"parallel"|"brokers"' $(cat "$tmp/runnable") | head -8)
+timeout 300 "$qdt" replay $concurrent --storage postgres --json --quiet 2>"$tmp/err" | verdicts >"$tmp/pg2"
+while read -r name passed hash; do
+  grep -qx "$name $passed $hash" "$tmp/pg1" || fail "$name: another process gave $passed $hash"
+done <"$tmp/pg2"
+
+# A short campaign: the same digest twice, in one process and in two workers.
+digest() { sed -n 's/.*digest \([0-9a-f]*\).*/\1/p'; }
+one=$(timeout 300 "$qdt" check --storage postgres --profile default --seeds 30 --quiet 2>&1 | digest)
+two=$(timeout 300 "$qdt" check --storage postgres --profile default --seeds 30 --jobs 2 --quiet 2>&1 | digest)
+[ -n "$one" ] && [ "$one" = "$two" ] || fail "check --storage postgres digests: '$one' then '$two'"
+
+# SIGTERM to a running campaign stops its server and removes its folder.
+"$qdt" check --storage postgres --profile default --seeds 100000 --jobs 2 --quiet >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 100); do
+  [ -n "$(ls -d "$tmp"/qdt-pg-* 2>/dev/null)" ] && break
+  sleep 0.1
+done
+folder=$(ls -d "$tmp"/qdt-pg-* 2>/dev/null)
+[ -n "$folder" ] || fail "no cluster folder appeared"
+sleep 3
+kill -TERM "$pid"
+for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+kill -0 "$pid" 2>/dev/null && fail "qdt check still runs after SIGTERM"
+sleep 1
+[ -z "$(ls -d "$tmp"/qdt-pg-* 2>/dev/null)" ] || fail "the cluster folder survived SIGTERM"
+pgrep -f -- "$folder" >/dev/null && fail "a postgres process of $folder survived SIGTERM"
+echo "ok"

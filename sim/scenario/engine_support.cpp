@@ -1,0 +1,46 @@
+#include "sim/scenario/engine_support.h"
+
+#include <cstring>
+
+#include "impl/storage/postgres/pg_backend.h"
+#include "sim/scenario/step_kinds.h"
+
+namespace qdt::sim {
+namespace {
+
+bool has_step(const std::vector<Step>& steps, const char* kind) {
+  for (const Step& s : steps) {
+    if (s.kind != nullptr && std::strcmp(s.kind->name, kind) == 0) return true;
+    if (has_step(s.children, kind)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::optional<StorageEngineKind> parse_storage_engine(const std::string& name) {
+  if (name == "sqlite") return StorageEngineKind::sqlite;
+  if (name == "postgres") return StorageEngineKind::postgres;
+  return std::nullopt;
+}
+
+std::string storage_engine_name(StorageEngineKind engine) {
+  return engine == StorageEngineKind::postgres ? "postgres" : "sqlite";
+}
+
+std::optional<std::string> engine_refuses_variant(StorageEngineKind engine, impl::Variant variant) {
+  if (engine != StorageEngineKind::postgres || impl::postgres::PgBackend::supports(variant)) return std::nullopt;
+  return "variant " + impl::variant_name(variant) + " needs SQL of its own, which the PostgreSQL engine lacks";
+}
+
+std::optional<std::string> engine_refuses(StorageEngineKind engine, const Scenario& scenario, impl::Variant variant) {
+  if (engine == StorageEngineKind::sqlite) return std::nullopt;
+  // Power loss is the SQLite VFS's business (docs/semantics.md §9.1).
+  if (has_step(scenario.steps, "crash_storage")) return "crash_storage (power loss) needs SQLite's file storage";
+  if (scenario.world.storage.path != ":memory:") {
+    return "world.storage.path names a file: file storage is SQLite's";
+  }
+  return engine_refuses_variant(engine, variant != impl::Variant::none ? variant : scenario.world.variant);
+}
+
+}  // namespace qdt::sim

@@ -1,0 +1,58 @@
+#pragma once
+// The PostgreSQL backend of this process (docs/semantics.md §9.1): one server
+// per qdt process, one database per process that runs worlds, one run that
+// every world of the process resets in place, and the run's sessions kept
+// open from one world to the next.
+//
+// Why sessions are kept: opening one costs a server process (tens of
+// milliseconds here), several per world. Why results cannot depend on it: a
+// session carries no state between transactions (unnamed statements only),
+// a world's sessions are named by its shape (admin-0, b0-1, ...) and the run
+// settles only sessions with a statement in flight, in name order; every
+// world starts with PgRun::reset_rows() (empty tables, the clock at zero).
+// A session left inside a transaction is closed, not kept. A kept session
+// reaches its world's clock and gate through forwarders rebound at every
+// lease, as a pooled SQLite connection does (sim/world/storage_pool.h).
+//
+// The command line starts it before anything runs, so a server problem is
+// an exit 2 with its reason, not a failed run. A forked campaign worker
+// (sim/base/fork_pool.h) must not use its parent's backend: the libpq
+// sockets are the parent's, and closing them would end the parent's
+// sessions. The child leaves that object untouched, never destroyed, and
+// makes its own at first use, attached to the parent's server as an
+// external one (so it never stops it: only the process that started a
+// cluster stops it, impl/storage/postgres/cluster.h).
+//
+// One process, one thread, one world on PostgreSQL at a time.
+#include <cstdint>
+#include <string>
+
+#include "impl/storage/engine.h"
+#include "impl/storage/postgres/pg_backend.h"
+
+namespace qdt::sim {
+
+struct PgProcessOptions {
+  std::string pg_url;  // --pg-url; empty: a throwaway local cluster
+  // Processes that will run worlds on the server at once (campaign workers),
+  // for the server's max_connections.
+  int64_t processes = 1;
+};
+
+// Starts (or attaches to) the server and makes this process's database.
+// Throws impl::postgres::ClusterError with the reason. Once per process.
+void start_pg_process(const PgProcessOptions& options);
+
+// The process's run, emptied for a new world (no session of it may be
+// leased). Throws std::logic_error when start_pg_process() never ran in this
+// process tree, ClusterError when a forked worker cannot reach the server.
+impl::postgres::PgRun& begin_pg_world();
+
+// A session of the run named `name`, its statements crossing `gate` and
+// reading `clock`: a kept one rebound, or a new one. Give it back with
+// give_back_pg_session() (StorageReturn does).
+impl::StorageEngine* lease_pg_session(const std::string& name, impl::StorageClock& clock, impl::StatementGate* gate,
+                                      const impl::postgres::PgStorageOptions& options);
+void give_back_pg_session(impl::StorageEngine* session);
+
+}  // namespace qdt::sim
