@@ -64,9 +64,10 @@ void add_seed(json& share, const std::string& profile, uint64_t seed, const Seed
 }
 
 // What PostgreSQL cannot run of a campaign: power loss is SQLite's VFS
-// (docs/semantics.md §9.1), and some variants need SQL of their own.
+// (docs/semantics.md §9.1; "all" runs every other profile), and some
+// variants need SQL of their own.
 std::optional<std::string> postgres_campaign_refusal(const CampaignOptions& a, impl::Variant variant) {
-  if (a.profile == "power-loss" || a.profile == "all") {
+  if (profile_needs_power_loss(a.profile)) {
     return "--storage postgres: profile " + a.profile + " needs crash_storage (power loss), which is SQLite's";
   }
   if (auto reason = engine_refuses_variant(a.engine, variant)) return "--storage postgres: " + *reason;
@@ -83,9 +84,7 @@ json run_share(const CampaignOptions& a, impl::Variant variant, uint64_t worker,
   assert(shard && "run_campaign validates the shard");
   assert(worker < workers);
   const uint64_t shard_index = shard->index, shard_count = shard->count;
-  std::vector<std::string> profiles;
-  if (a.profile == "all") profiles = profile_names();
-  else profiles.push_back(a.profile);
+  const std::vector<std::string> profiles = profiles_to_run(a.profile, a.engine == StorageEngineKind::sqlite);
 
   const double start = wall();
   auto elapsed_s = [&] { return wall() - start; };
@@ -179,6 +178,10 @@ Outcome run_campaign(const CampaignOptions& a, impl::Variant variant, uint64_t j
     if (auto refusal = postgres_campaign_refusal(a, variant)) {
       std::cerr << "error: " << *refusal << "\nnothing was run (exit 2)\n";
       return Outcome::bad_input;
+    }
+    if (a.profile == "all" && !a.quiet) {
+      std::cerr << "note: --storage postgres: profile all runs every profile but power-loss (power loss is "
+                   "SQLite's VFS)\n";
     }
     try {
       // Before any worker forks: each attaches to this server (sim/world/pg_process.h).

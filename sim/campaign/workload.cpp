@@ -324,6 +324,17 @@ const std::vector<std::string>& profile_names() {
   return names;
 }
 
+bool profile_needs_power_loss(const std::string& profile) { return profile == "power-loss"; }
+
+std::vector<std::string> profiles_to_run(const std::string& profile, bool engine_loses_power) {
+  if (profile != "all") return {profile};
+  std::vector<std::string> names;
+  for (const std::string& name : profile_names()) {
+    if (engine_loses_power || !profile_needs_power_loss(name)) names.push_back(name);
+  }
+  return names;
+}
+
 bool is_profile(const std::string& name) {
   const auto& names = profile_names();
   return std::find(names.begin(), names.end(), name) != names.end();

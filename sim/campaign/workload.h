@@ -13,6 +13,11 @@ namespace qdt::sim {
 
 const std::vector<std::string>& profile_names();
 bool is_profile(const std::string& name);
+// The profiles `profile` names ("all" or one): on an engine without power
+// loss (PostgreSQL, docs/semantics.md §9.1), "all" leaves out power-loss.
+std::vector<std::string> profiles_to_run(const std::string& profile, bool engine_loses_power);
+// The profiles that need an engine that loses power (crash_storage).
+bool profile_needs_power_loss(const std::string& profile);
 
 // Generator knobs a sweep may fix (qdt explore, "generator.NAME" paths): each
 // replaces what the profile would draw, so a study can hold one dimension of

@@ -28,10 +28,29 @@ find scenarios -name '*.json' -not -path '*/schema/*' -not -path '*/sweeps/*' | 
 for f in $(cat "$tmp/refused"); do grep -q crash_storage "$f" || fail "$f refused without crash_storage"; done
 timeout 60 "$qdt" check --storage postgres --profile power-loss --seeds 2 --quiet >/dev/null 2>"$tmp/err"
 [ $? -eq 2 ] && grep -q "needs crash_storage" "$tmp/err" || fail "check --profile power-loss on postgres"
-timeout 60 "$qdt" replay scenarios/basic-duplicate.json --storage postgres --variant probe-outside-lock >/dev/null 2>"$tmp/err"
+timeout 60 "$qdt" replay scenarios/basic-duplicate.json --storage postgres --variant bloom-filter >/dev/null 2>"$tmp/err"
 [ $? -eq 2 ] && grep -q "needs SQL of its own" "$tmp/err" || fail "an unsupported variant on postgres"
 timeout 60 "$qdt" replay scenarios/basic-duplicate.json --storage postgres --pg-url "host=$tmp/none" >/dev/null 2>"$tmp/err"
 [ $? -eq 2 ] && grep -q "cannot connect" "$tmp/err" || fail "a refused connection"
+
+# --profile all runs every profile but power-loss, with a note.
+timeout 120 "$qdt" check --storage postgres --profile all --seeds 1 >"$tmp/out" 2>"$tmp/err" || fail "check --profile all on postgres"
+grep -q "every profile but power-loss" "$tmp/err" || fail "no note that profile all leaves out power-loss"
+grep -q "^10 seeds (all" "$tmp/out" || fail "profile all on postgres ran: $(head -1 "$tmp/out")"
+
+# A lock variant in SQL of its own is caught, shrunk to a file whose printed
+# command fails as printed, and the reference passes that file.
+timeout 300 "$qdt" check --storage postgres --variant probe-outside-lock --profile multi-broker --seeds 6 --quiet \
+  --out "$tmp/pol" >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 1 ] || fail "probe-outside-lock not caught on postgres"
+replay=$(sed -n 's/^  replay: qdt replay \(.*\)/\1/p' "$tmp/out" | head -1)
+[ -n "$replay" ] || fail "no replay command printed"
+case "$replay" in *"--storage postgres"*"--variant probe-outside-lock"* | *"--variant probe-outside-lock"*"--storage postgres"*) ;;
+  *) fail "the replay command lacks --storage or --variant: $replay" ;; esac
+timeout 60 "$qdt" replay $replay --quiet >/dev/null 2>&1
+[ $? -eq 1 ] || fail "the shrunk file passes as printed: $replay"
+file=$(ls "$tmp"/pol/*.json | head -1)
+timeout 60 "$qdt" replay "$file" --storage postgres --quiet >/dev/null 2>&1 || fail "the reference fails $file"
 
 # Same verdicts as SQLite.
 verdicts() { python3 -c 'import json,sys; [print(r["scenario"], r["passed"], r["trace_hash"]) for r in json.load(sys.stdin)]'; }

@@ -108,12 +108,13 @@ void start_pg_process(const PgProcessOptions& options) {
   h.started = true;
 }
 
-impl::postgres::PgRun& begin_pg_world() {
+impl::postgres::PgRun& begin_pg_world(impl::Variant variant) {
   impl::postgres::PgBackend& b = backend();
   Holder& h = holder();
   for (const auto& [name, kept] : h.sessions) {
     if (kept->leased) throw std::logic_error("two PostgreSQL worlds at once in one process");
   }
+  b.use_variant(variant);
   if (!h.run) {
     h.run = b.begin_run();
   } else {

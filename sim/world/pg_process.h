@@ -46,7 +46,8 @@ void start_pg_process(const PgProcessOptions& options);
 // The process's run, emptied for a new world (no session of it may be
 // leased). Throws std::logic_error when start_pg_process() never ran in this
 // process tree, ClusterError when a forked worker cannot reach the server.
-impl::postgres::PgRun& begin_pg_world();
+// The database holds the SQL of `variant` (PgBackend::use_variant).
+impl::postgres::PgRun& begin_pg_world(impl::Variant variant);
 
 // A session of the run named `name`, its statements crossing `gate` and
 // reading `clock`: a kept one rebound, or a new one. Give it back with

@@ -11,7 +11,7 @@
 namespace qdt::sim {
 
 void World::begin_pg_run() {
-  pg_run_ = &begin_pg_world();
+  pg_run_ = &begin_pg_world(config_.variant);
   // Ungated: an instrument, not a client; its reads take no lock (docs/semantics.md §9.2).
   pg_inspector_ = lease_pg("inspector", nullptr, false);
 }

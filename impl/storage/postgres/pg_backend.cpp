@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cassert>
+
+#include "impl/storage/postgres/sql_loader.h"
 
 namespace qdt::impl::postgres {
 namespace {
@@ -13,6 +16,9 @@ std::string join(const std::vector<std::string>& parts) {
   for (const std::string& p : parts) out += (out.empty() ? "" : ", ") + p;
   return out;
 }
+
+// The control connection reads the virtual clock like every session.
+constexpr const char* kControlSearchPath = "SET search_path = qdt_clock, pg_catalog, public";
 
 }  // namespace
 
@@ -29,7 +35,7 @@ PgBackend::PgBackend(PgBackendOptions options) : options_(std::move(options)) {
                        join(interface_.missing_required));
   }
   if (interface_.reset_tables.empty()) throw ClusterError("postgres: the SQL creates none of the interface's tables");
-  exec_blocking(control_.get(), "SET search_path = qdt_clock, pg_catalog, public", "setting the search_path");
+  exec_blocking(control_.get(), kControlSearchPath, "setting the search_path");
   probe_ = std::make_unique<LockProbe>(cluster_->connect(database_));
   reset_ = std::make_unique<DatabaseReset>(interface_.reset_tables);
 }
@@ -48,8 +54,41 @@ std::unique_ptr<PgStorage> PgBackend::connect(PgRun& run, std::string name, Stor
   return std::make_unique<PgStorage>(run, std::move(name), clock, gate, options);
 }
 
+// The file of `variant` among qdt's own variant SQL, or null.
+const SqlFile* variant_file(Variant variant) {
+  const std::string name = "variants/" + variant_name(variant) + ".sql";
+  for (const SqlFile& file : own_variant_sql()) {
+    if (file.name == name) return &file;
+  }
+  return nullptr;
+}
+
+void PgBackend::use_variant(Variant variant) {
+  const SqlFile* wanted = variant_file(variant);
+  if (wanted == variant_file(sql_variant_)) return;
+  if (!options_.sql.empty()) {
+    throw ClusterError("postgres: variant " + variant_name(variant) + " replaces qdt's own SQL, not a foreign one");
+  }
+  std::vector<SqlFile> files;
+  if (variant_file(sql_variant_)) {
+    // The reference's push file defines every function a variant replaces.
+    for (const SqlFile& file : own_interface_sql()) {
+      if (file.name == "procedures/003_log_push.sql") files.push_back(file);
+    }
+    assert(!files.empty());
+  }
+  if (wanted) files.push_back(*wanted);
+  apply_sql(control_.get(), files);
+  exec_blocking(control_.get(), kControlSearchPath, "setting the search_path");
+  sql_variant_ = variant;
+}
+
+// stamp-before-lock has no file yet: read before the FOR UPDATE of the same
+// statement, clock_timestamp() cannot precede the holder's stamp; the bug
+// as shipped read now(), the transaction's start, which the shadowed clock
+// does not keep per transaction.
 std::vector<Variant> PgBackend::unsupported_variants() {
-  return {Variant::probe_outside_lock, Variant::stamp_before_lock, Variant::queue_scope, Variant::bloom_filter};
+  return {Variant::stamp_before_lock, Variant::queue_scope, Variant::bloom_filter};
 }
 
 bool PgBackend::supports(Variant variant) {

@@ -45,8 +45,14 @@ class PgBackend {
   std::unique_ptr<PgStorage> connect(PgRun& run, std::string name, StorageClock& clock, StatementGate* gate,
                                      PgStorageOptions options);
 
+  // Gives the database the SQL of `variant`: qdt's own push with the
+  // variant's file (variants/NAME.sql) over it, or the reference again.
+  // Between runs only (no statement in flight); a no-op when it has it.
+  void use_variant(Variant variant);
+
   // Whether `variant` can run on PostgreSQL: the reference, the broker-side
-  // variants, and the storage variants the adapter maps onto the interface.
+  // variants, the storage variants the adapter maps onto the interface, and
+  // the lock variants qdt's own SQL has a file for.
   static bool supports(Variant variant);
   // The storage variants that need SQL of their own, not written yet.
   static std::vector<Variant> unsupported_variants();
@@ -63,6 +69,7 @@ class PgBackend {
   PgConnPtr control_;
   std::unique_ptr<LockProbe> probe_;
   std::unique_ptr<DatabaseReset> reset_;
+  Variant sql_variant_ = Variant::none;  // whose SQL the database holds
 };
 
 }  // namespace qdt::impl::postgres

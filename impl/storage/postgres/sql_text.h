@@ -17,5 +17,9 @@ struct SqlFile {
 const SqlFile& clock_sql();
 // schema.sql, then procedures/*.sql in file-name order.
 const std::vector<SqlFile>& own_interface_sql();
+// The lock design variants of qdt's own SQL (docs/semantics.md §7), each
+// "variants/NAME.sql" replacing queen.qdt_lock_partition, NAME the
+// variant's command-line name.
+const std::vector<SqlFile>& own_variant_sql();
 
 }  // namespace qdt::impl::postgres

@@ -42,6 +42,24 @@ AS $$
                               'qdtTxnsStart', p_txns_start, 'qdtProbeRan', p_probe_ran, 'qdtRowsScanned', p_rows)
 $$;
 
+-- The partition row under the push's serializer, its FOR UPDATE, and `now`
+-- read after the lock is granted, so stamps follow offsets. The lock design
+-- variants (impl/storage/postgres/variants/) replace this function alone.
+CREATE OR REPLACE FUNCTION queen.qdt_lock_partition(p_pid uuid, OUT r_last bigint, OUT r_txns_start bigint,
+                                                    OUT r_now timestamptz)
+LANGUAGE plpgsql
+AS $$
+BEGIN
+    SELECT p.last_offset, p.txns_start INTO r_last, r_txns_start
+    FROM queen.log_partitions p WHERE p.id = p_pid
+    FOR UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'QPUSH no partition %', p_pid;
+    END IF;
+    r_now := clock_timestamp();
+END;
+$$;
+
 -- One segment into a partition whose id and window are resolved. With a
 -- window the partition row's FOR UPDATE is the write serializer and `now` is
 -- read after it; without one the allocator UPDATE takes the same lock first.
@@ -69,13 +87,8 @@ BEGIN
             p_msg_count, coalesce(octet_length(p_hashes), 0);
     END IF;
     IF p_window > 0 THEN
-        SELECT p.last_offset, p.txns_start INTO v_last, v_txns_start
-        FROM queen.log_partitions p WHERE p.id = p_pid
-        FOR UPDATE;
-        IF NOT FOUND THEN
-            RAISE EXCEPTION 'QPUSH no partition %', p_pid;
-        END IF;
-        v_now := clock_timestamp();
+        SELECT l.r_last, l.r_txns_start, l.r_now INTO v_last, v_txns_start, v_now
+        FROM queen.qdt_lock_partition(p_pid) l;
         IF p_window_assumed IS NOT NULL AND p_window_assumed >= p_window THEN
             v_watermark := coalesce(p_verified, -1);
         END IF;
