@@ -3,8 +3,8 @@
 # can run gives the verdict it gives on SQLite, what it cannot run is
 # refused with exit 2 and its reason, the same scenario gives the same trace
 # hash in two processes, a short campaign gives the same digest twice (one
-# process, then two forked workers), and SIGTERM to a running campaign
-# leaves no server process and no cluster folder.
+# process, then two forked workers), and SIGTERM to a running campaign, or
+# to one still making its cluster, leaves no server process and no folder.
 # Usage: check-postgres.sh QDT SOURCE_DIR
 set -uo pipefail
 qdt=$(realpath "$1")
@@ -95,4 +95,18 @@ kill -0 "$pid" 2>/dev/null && fail "qdt check still runs after SIGTERM"
 sleep 1
 [ -z "$(ls -d "$tmp"/qdt-pg-* 2>/dev/null)" ] || fail "the cluster folder survived SIGTERM"
 pgrep -f -- "$folder" >/dev/null && fail "a postgres process of $folder survived SIGTERM"
+# SIGTERM while the cluster is still being made (initdb) leaves nothing either.
+"$qdt" check --storage postgres --profile default --seeds 100000 --quiet >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 1000); do
+  [ -n "$(ls -d "$tmp"/qdt-pg-* 2>/dev/null)" ] && break
+  sleep 0.01
+done
+folder=$(ls -d "$tmp"/qdt-pg-* 2>/dev/null)
+[ -n "$folder" ] || fail "no cluster folder appeared"
+kill -TERM "$pid"
+for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+kill -0 "$pid" 2>/dev/null && fail "qdt check still runs after an early SIGTERM"
+[ -z "$(ls -d "$tmp"/qdt-pg-* 2>/dev/null)" ] || fail "the cluster folder survived an early SIGTERM"
+pgrep -f -- "$folder" >/dev/null && fail "a process of $folder survived an early SIGTERM"
 echo "ok"

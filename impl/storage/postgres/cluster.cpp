@@ -32,7 +32,7 @@ namespace {
 struct Registered {
   volatile sig_atomic_t active = 0;
   pid_t owner = 0;       // the process that started it: a forked child never stops its parent's server
-  pid_t postmaster = 0;
+  volatile pid_t postmaster = 0;  // the child to stop: initdb, then the server
   char folder[512] = {};
 };
 constexpr int kSlots = 4;
@@ -46,9 +46,12 @@ bool g_handlers_installed = false;
 void stop_registered(Registered& r) {
   if (!r.active || r.owner != getpid()) return;
   r.active = 0;
-  kill(r.postmaster, SIGQUIT);
   int status = 0;
-  while (waitpid(r.postmaster, &status, 0) < 0 && errno == EINTR) {
+  // 0 while no child runs; initdb takes SIGQUIT as the server does.
+  if (r.postmaster > 0) {
+    kill(r.postmaster, SIGQUIT);
+    while (waitpid(r.postmaster, &status, 0) < 0 && errno == EINTR) {
+    }
   }
   const pid_t rm = fork();
   if (rm == 0) {
@@ -213,15 +216,26 @@ std::unique_ptr<Cluster> Cluster::start_local(const ClusterOptions& options) {
   }
   std::unique_ptr<Cluster> cluster(new Cluster());
   cluster->folder_ = pattern;
-  // Removes the folder if anything below throws before the server is registered.
+  // Registered before initdb, so a signal during set-up removes the folder
+  // (and stops initdb) too; the guard removes it if anything below throws
+  // before the server runs.
+  cluster->slot_ = register_cluster(0, pattern);
+  if (cluster->slot_ < 0) {
+    std::error_code ignored;
+    std::filesystem::remove_all(pattern, ignored);
+    throw ClusterError("postgres: this process already runs " + std::to_string(kSlots) + " clusters");
+  }
   struct FolderGuard {
     std::string path;
+    Registered& registered;
     bool armed = true;
     ~FolderGuard() {
+      if (!armed) return;
+      registered.active = 0;
       std::error_code ignored;
-      if (armed) std::filesystem::remove_all(path, ignored);
+      std::filesystem::remove_all(path, ignored);
     }
-  } guard{pattern};
+  } guard{pattern, g_registered[cluster->slot_]};
   if (run_as.drop && chown(pattern.c_str(), run_as.uid, run_as.gid) != 0) {
     throw ClusterError("postgres: cannot chown " + pattern + ": " + std::strerror(errno));
   }
@@ -229,9 +243,11 @@ std::unique_ptr<Cluster> Cluster::start_local(const ClusterOptions& options) {
   const pid_t init_pid = spawn({initdb, "-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C",
                                 "--no-sync", "--no-instructions"},
                                pattern + "/initdb.log", run_as, SIGKILL);
+  g_registered[cluster->slot_].postmaster = init_pid;
   int status = 0;
   while (waitpid(init_pid, &status, 0) < 0 && errno == EINTR) {
   }
+  g_registered[cluster->slot_].postmaster = 0;
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     throw ClusterError("postgres: initdb failed: " + tail_of(pattern + "/initdb.log"));
   }
@@ -248,12 +264,7 @@ std::unique_ptr<Cluster> Cluster::start_local(const ClusterOptions& options) {
                                    "-c", "shared_buffers=32MB",
                                    "-c", "logging_collector=off"};
   cluster->postmaster_pid_ = spawn(argv, pattern + "/server.log", run_as, SIGQUIT);
-  cluster->slot_ = register_cluster(cluster->postmaster_pid_, pattern);
-  if (cluster->slot_ < 0) {
-    kill(cluster->postmaster_pid_, SIGQUIT);
-    waitpid(cluster->postmaster_pid_, &status, 0);
-    throw ClusterError("postgres: this process already runs " + std::to_string(kSlots) + " clusters");
-  }
+  g_registered[cluster->slot_].postmaster = cluster->postmaster_pid_;
   guard.armed = false;
   cluster->base_conninfo_ = "host=" + conninfo_value(pattern) + " port=" + port + " user=postgres";
   const std::string ping = cluster->base_conninfo_ + " dbname=postgres";
