@@ -159,9 +159,12 @@ int run_qdt(int argc, char** argv) {
   }
   std::string storage_name = "sqlite";
   std::string pg_url;
+  CLI::Option* check_storage_opt = nullptr;  // --resume takes the journal's engine when it is absent
   for (CLI::App* cmd : {replay_cmd, check_cmd}) {
-    cmd->add_option("--storage", storage_name, "The storage engine (docs/semantics.md §9): sqlite (default) or postgres")
-        ->check(CLI::IsMember({"sqlite", "postgres"}));
+    CLI::Option* opt =
+        cmd->add_option("--storage", storage_name, "The storage engine (docs/semantics.md §9): sqlite (default) or postgres")
+            ->check(CLI::IsMember({"sqlite", "postgres"}));
+    if (cmd == check_cmd) check_storage_opt = opt;
     cmd->add_option("--pg-url", pg_url, "With --storage postgres: a server to use instead of a throwaway local cluster");
   }
   check_cmd->add_flag("--json", check_args.as_json, "Print the campaign summary as JSON");
@@ -352,9 +355,10 @@ int run_qdt(int argc, char** argv) {
     };
     if (!resume_dir.empty()) {
       check_args.out_dir = resume_dir;
-      check_args.engine = *qdt::sim::parse_storage_engine(storage_name);
       check_args.pg_url = pg_url;
-      return with_html(qdt::sim::resume_campaign(check_args, jobs, wall, &summary, nullptr));
+      std::optional<qdt::sim::StorageEngineKind> engine;
+      if (check_storage_opt->count() > 0) engine = qdt::sim::parse_storage_engine(storage_name);
+      return with_html(qdt::sim::resume_campaign(check_args, jobs, wall, &summary, nullptr, engine));
     }
     check_args.journal = out_opt->count() > 0;
     check_args.engine = *qdt::sim::parse_storage_engine(storage_name);

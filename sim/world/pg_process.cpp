@@ -108,6 +108,15 @@ void start_pg_process(const PgProcessOptions& options) {
   h.started = true;
 }
 
+std::optional<std::string> start_pg_process_problem(const PgProcessOptions& options) {
+  try {
+    start_pg_process(options);
+  } catch (const impl::postgres::ClusterError& e) {
+    return std::string(e.what());
+  }
+  return std::nullopt;
+}
+
 impl::postgres::PgRun& begin_pg_world() {
   impl::postgres::PgBackend& b = backend();
   Holder& h = holder();
