@@ -117,6 +117,8 @@ std::optional<std::string> start_pg_process_problem(const PgProcessOptions& opti
   return std::nullopt;
 }
 
+impl::postgres::SessionTotals pg_server_totals() { return impl::postgres::session_totals(); }
+
 impl::postgres::PgRun& begin_pg_world() {
   impl::postgres::PgBackend& b = backend();
   Holder& h = holder();

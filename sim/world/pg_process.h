@@ -59,4 +59,9 @@ impl::StorageEngine* lease_pg_session(const std::string& name, impl::StorageCloc
                                       const impl::postgres::PgStorageOptions& options);
 void give_back_pg_session(impl::StorageEngine* session);
 
+// Statements this process's sessions sent and the wall time it waited for the
+// server so far (impl/storage/postgres/session.h): for qdt bench, never for a
+// trace, a hash or a decision.
+impl::postgres::SessionTotals pg_server_totals();
+
 }  // namespace qdt::sim
