@@ -89,7 +89,7 @@ void engines_group(Bench& b) {
   // PostgreSQL runs a seed hundreds of times slower than SQLite: SQLite's
   // seeds are more (the same first seeds and more), so its rate is not a few
   // milliseconds' reading.
-  const uint64_t pg_seeds = b.options.quick ? 3 : 20;
+  const uint64_t pg_seeds = b.options.quick ? 2 : 20;
   const uint64_t sqlite_seeds = b.options.quick ? 30 : 300;
   // A first seed on each engine, not reported: PostgreSQL's sessions open
   // (a server process each) and both engines' caches fill.
