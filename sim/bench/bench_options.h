@@ -3,6 +3,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/world/world_config.h"
+
 namespace qdt::sim {
 
 struct BenchOptions {
@@ -16,6 +18,9 @@ struct BenchOptions {
   std::string out_dir;   // "" writes no files
   std::string program = "qdt";      // how the user named qdt, for the commands printed
   std::string gnuplot = "gnuplot";  // QDT_GNUPLOT, or gnuplot on PATH
+  // --storage postgres: the engines group alone (bench_command.h); --pg-url its server.
+  StorageEngineKind engine = StorageEngineKind::sqlite;
+  std::string pg_url;
 };
 
 }  // namespace qdt::sim

@@ -120,6 +120,7 @@ PushFigures run_push_workload(const PushWorkload& w) {
   config.seed = w.seed;
   config.cache.enabled = w.cache;
   config.checked_mode = w.checked_mode;
+  config.storage.engine = w.engine;
   PushFigures out;
   // The producers' requests exist before the clock starts, as a scenario's
   // steps are loaded before its run: what is timed is the simulated path

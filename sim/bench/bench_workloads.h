@@ -15,6 +15,7 @@
 #include <memory>
 
 #include "properties/history.h"
+#include "sim/world/world_config.h"
 
 namespace qdt::sim {
 
@@ -28,6 +29,8 @@ struct PushWorkload {
   bool checked_mode = true;
   uint64_t seed = 1;
   bool keep_history = false;  // PushFigures::history (the storage floor replays it)
+  // PostgreSQL needs start_pg_process() first (sim/world/pg_process.h).
+  StorageEngineKind engine = StorageEngineKind::sqlite;
 };
 
 struct PushFigures {

@@ -5,7 +5,6 @@
 #include <iostream>
 #include <utility>
 
-#include "impl/storage/postgres/cluster.h"
 #include "sim/base/decimal_text.h"
 #include "sim/base/fork_pool.h"
 #include "sim/base/outcome.h"
@@ -63,20 +62,20 @@ void add_seed(json& share, const std::string& profile, uint64_t seed, const Seed
   }
 }
 
-// What PostgreSQL cannot run of a campaign: power loss is SQLite's VFS
-// (docs/semantics.md §9.1; "all" runs every other profile), and some
-// variants need SQL of their own.
-std::optional<std::string> postgres_campaign_refusal(const CampaignOptions& a, impl::Variant variant) {
-  if (profile_needs_power_loss(a.profile)) {
-    return "--storage postgres: profile " + a.profile + " needs crash_storage (power loss), which is SQLite's";
+}  // namespace
+
+std::optional<std::string> engine_refuses_campaign(StorageEngineKind engine, const std::string& profile,
+                                                  impl::Variant variant, double fork_rare_share) {
+  if (engine == StorageEngineKind::sqlite) return std::nullopt;
+  // Power loss is SQLite's VFS (docs/semantics.md §9.1); "all" runs every other profile.
+  if (profile_needs_power_loss(profile)) {
+    return "--storage postgres: profile " + profile + " needs crash_storage (power loss), which is SQLite's";
   }
-  if (auto reason = engine_refuses_variant(a.engine, variant)) return "--storage postgres: " + *reason;
+  if (auto reason = engine_refuses_variant(engine, variant)) return "--storage postgres: " + *reason;
   // The forker replays on the default engine (sim/campaign/campaign_forks.h).
-  if (a.fork_rare_share > 0) return "--storage postgres: --fork-rare is not wired to PostgreSQL yet";
+  if (fork_rare_share > 0) return "--storage postgres: --fork-rare is not wired to PostgreSQL yet";
   return std::nullopt;
 }
-
-}  // namespace
 
 json run_share(const CampaignOptions& a, impl::Variant variant, uint64_t worker, uint64_t workers,
                const WallClock& wall) {
@@ -175,7 +174,7 @@ Outcome run_campaign(const CampaignOptions& a, impl::Variant variant, uint64_t j
     return Outcome::bad_input;
   }
   if (a.engine == StorageEngineKind::postgres) {
-    if (auto refusal = postgres_campaign_refusal(a, variant)) {
+    if (auto refusal = engine_refuses_campaign(a.engine, a.profile, variant, a.fork_rare_share)) {
       std::cerr << "error: " << *refusal << "\nnothing was run (exit 2)\n";
       return Outcome::bad_input;
     }
@@ -183,11 +182,9 @@ Outcome run_campaign(const CampaignOptions& a, impl::Variant variant, uint64_t j
       std::cerr << "note: --storage postgres: profile all runs every profile but power-loss (power loss is "
                    "SQLite's VFS)\n";
     }
-    try {
-      // Before any worker forks: each attaches to this server (sim/world/pg_process.h).
-      start_pg_process({a.pg_url, static_cast<int64_t>(jobs)});
-    } catch (const impl::postgres::ClusterError& e) {
-      std::cerr << "error: " << e.what() << "\nnothing was run (exit 2)\n";
+    // Before any worker forks: each attaches to this server (sim/world/pg_process.h).
+    if (auto problem = start_pg_process_problem({a.pg_url, static_cast<int64_t>(jobs)})) {
+      std::cerr << "error: " << *problem << "\nnothing was run (exit 2)\n";
       return Outcome::bad_input;
     }
   }
@@ -216,11 +213,18 @@ Outcome run_campaign(const CampaignOptions& a, impl::Variant variant, uint64_t j
 }
 
 Outcome resume_campaign(CampaignOptions a, uint64_t jobs, const WallClock& wall, json* summary,
-                    impl::Variant* variant_out) {
+                        impl::Variant* variant_out, std::optional<StorageEngineKind> engine) {
   std::string error;
   std::optional<JournalState> state = read_journal(a.out_dir, &error);
   if (!state) {
     std::cerr << "error: --resume " << a.out_dir << ": " << error << "\nnothing was run (exit 2)\n";
+    return Outcome::bad_input;
+  }
+  // Trace hashes differ between the engines: the other engine's seeds would
+  // not make this campaign's digest.
+  if (engine && *engine != state->options.engine) {
+    std::cerr << "error: --resume " << a.out_dir << ": the campaign ran on " << storage_engine_name(state->options.engine)
+              << ", --storage " << storage_engine_name(*engine) << " cannot continue it (omit --storage)\nnothing was run (exit 2)\n";
     return Outcome::bad_input;
   }
   // The campaign is the journal's; only how it runs (jobs, output, time budget) comes from the command line.
@@ -229,6 +233,7 @@ Outcome resume_campaign(CampaignOptions a, uint64_t jobs, const WallClock& wall,
   resumed.quiet = a.quiet;
   resumed.time_budget_s = a.time_budget_s;
   resumed.checked_mode = a.checked_mode;  // --unchecked: how it runs, not what (same digest)
+  resumed.pg_url = a.pg_url;              // where it runs, not what
   resumed.journal = true;
   resumed.journal_run = state->run + 1;
   resumed.skip = std::move(state->done);

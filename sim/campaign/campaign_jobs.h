@@ -25,6 +25,14 @@ struct Shard {
 // "I/N" with 0 <= I < N; "" is the whole campaign (0/1); nullopt otherwise.
 std::optional<Shard> parse_shard(const std::string& text);
 
+// Why `engine` cannot run campaign seeds of `profile` ("all" included) under
+// `variant`, with forking at rare states when fork_rare_share > 0; nullopt: it
+// can. Every command that runs generated seeds asks before anything runs
+// (docs/semantics.md §9): PostgreSQL has no power loss, and some variants
+// need SQL of their own.
+std::optional<std::string> engine_refuses_campaign(StorageEngineKind engine, const std::string& profile,
+                                                  impl::Variant variant, double fork_rare_share = 0);
+
 // One worker's share: every profile's seeds of this shard that fall to
 // `worker` of `workers`. Failures are shrunk (at most options.max_shrinks)
 // and written as files. Returns the share's summary with its raw counters and
@@ -44,8 +52,10 @@ Outcome run_campaign(const CampaignOptions& options, impl::Variant variant, uint
 // qdt check --resume DIR: reads DIR/journal (campaign_journal.h) and runs the
 // campaign's seeds not yet journaled, with options' jobs, output flags and
 // time budget; the summary covers the whole campaign. The campaign's variant
-// goes to `variant` when given. Exit 2, nothing run, without a readable journal.
+// goes to `variant` when given. The engine is the journal's: `engine`, the
+// command line's --storage when given, must be it. Exit 2, nothing run,
+// without a readable journal or with the other engine.
 Outcome resume_campaign(CampaignOptions options, uint64_t jobs, const WallClock& wall, nlohmann::json* summary,
-                        impl::Variant* variant);
+                        impl::Variant* variant, std::optional<StorageEngineKind> engine = std::nullopt);
 
 }  // namespace qdt::sim

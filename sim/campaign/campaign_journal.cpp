@@ -17,6 +17,7 @@
 #include "sim/campaign/campaign_merge.h"
 #include "sim/campaign/shard_set.h"
 #include "sim/campaign/workload.h"
+#include "sim/scenario/engine_support.h"
 
 namespace qdt::sim {
 namespace {
@@ -123,6 +124,7 @@ json campaign_manifest(const CampaignOptions& o, impl::Variant variant) {
             {"shard", o.shard},
             {"variant", impl::variant_name(variant)},
             {"max_shrinks", o.max_shrinks},
+            {"engine", storage_engine_name(o.engine)},
             {"run", 0}};
   if (o.interleave) m["interleave"] = *o.interleave;
   if (!o.schedule.is_null()) m["schedule"] = o.schedule;
@@ -167,6 +169,12 @@ std::optional<JournalState> read_journal(const std::string& out_dir, std::string
     s.options.max_shrinks = m->at("max_shrinks").get<int>();
     if (m->contains("interleave")) s.options.interleave = m->at("interleave").get<bool>();
     if (m->contains("schedule")) s.options.schedule = m->at("schedule");
+    // Journals written before the engine was recorded ran on SQLite.
+    if (m->contains("engine")) {
+      const std::optional<StorageEngineKind> engine = parse_storage_engine(m->at("engine").get<std::string>());
+      if (!engine) throw std::runtime_error("/engine");
+      s.options.engine = *engine;
+    }
     const std::optional<impl::Variant> v = impl::parse_variant(m->at("variant").get<std::string>());
     if (!v) throw std::runtime_error("/variant");
     s.variant = *v;

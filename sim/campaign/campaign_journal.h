@@ -39,7 +39,7 @@ std::optional<std::string> start_journal(const CampaignOptions& options, impl::V
 
 // A journal read back for --resume.
 struct JournalState {
-  CampaignOptions options;  // out_dir, seeds, first_seed, profile, shard, interleave, max_shrinks
+  CampaignOptions options;  // out_dir, seeds, first_seed, profile, shard, interleave, schedule, max_shrinks, engine
   impl::Variant variant = impl::Variant::none;
   uint64_t run = 0;                   // runs so far (the first is 0); part names carry it
   std::vector<nlohmann::json> parts;  // every part written, in name order

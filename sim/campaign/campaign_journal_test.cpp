@@ -86,6 +86,32 @@ TEST(CampaignJournal, PartsRoundTripWithTheCampaignsOptions) {
   fs::remove_all(o.out_dir);
 }
 
+// The engine defines the campaign: journaled, and a journal without it
+// (written before it was recorded) ran on SQLite.
+TEST(CampaignJournal, RecordsTheEngineAndReadsAnOlderJournalAsSqlite) {
+  CampaignOptions o;
+  o.out_dir = fresh_dir();
+  o.engine = StorageEngineKind::postgres;
+  ASSERT_EQ(start_journal(o, impl::Variant::none), std::nullopt);
+  std::string error;
+  std::optional<JournalState> s = read_journal(o.out_dir, &error);
+  ASSERT_TRUE(s) << error;
+  EXPECT_EQ(s->options.engine, StorageEngineKind::postgres);
+  const std::string manifest = o.out_dir + "/journal/campaign.json";
+  json m = json::parse(std::ifstream(manifest));
+  EXPECT_EQ(m["engine"], "postgres");
+  m.erase("engine");
+  std::ofstream(manifest) << m.dump(2);
+  s = read_journal(o.out_dir, &error);
+  ASSERT_TRUE(s) << error;
+  EXPECT_EQ(s->options.engine, StorageEngineKind::sqlite);
+  m["engine"] = "oracle";
+  std::ofstream(manifest) << m.dump(2);
+  EXPECT_FALSE(read_journal(o.out_dir, &error));
+  EXPECT_NE(error.find("/engine"), std::string::npos) << error;
+  fs::remove_all(o.out_dir);
+}
+
 TEST(CampaignJournal, NoJournalOrADamagedOneIsAnErrorNamingTheFile) {
   const std::string dir = fresh_dir();
   std::string error;

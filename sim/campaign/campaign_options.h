@@ -50,8 +50,9 @@ struct CampaignOptions {
   uint64_t forks = 16;
   bool require_coverage = false;
   std::vector<std::string> required_points;
-  // --storage and --pg-url (docs/semantics.md §9). Not journaled: --resume
-  // takes them from its own command line.
+  // --storage and --pg-url (docs/semantics.md §9). The engine defines the
+  // campaign (trace hashes differ between engines) and is journaled; the
+  // server is where it runs, taken from --resume's own command line.
   StorageEngineKind engine = StorageEngineKind::sqlite;
   std::string pg_url;
 };

@@ -12,6 +12,7 @@
 #include "reports/gnuplot.h"
 #include "sim/base/output_file.h"
 #include "sim/bench/bench_context.h"
+#include "sim/bench/bench_engines.h"
 #include "sim/bench/bench_floor.h"
 #include "sim/bench/bench_items.h"
 #include "sim/bench/bench_machine.h"
@@ -20,6 +21,7 @@
 #include "sim/campaign/workload.h"
 #include "sim/cli/cli_checks.h"
 #include "sim/cli/exit_codes.h"
+#include "sim/world/pg_process.h"
 
 namespace qdt::sim {
 namespace {
@@ -345,10 +347,25 @@ int run_bench(const BenchOptions& options) {
     std::cerr << "qdt bench: --case and --rounds narrow the items group: add --only items\n";
     return kExitBadInput;
   }
+  if (options.engine == StorageEngineKind::postgres) {
+    // The groups are SQLite's figures; the engines' comparison is one group of its own.
+    if (!options.only.empty()) {
+      std::cerr << "error: --only selects a group of SQLite's figures; --storage postgres measures both engines side "
+                   "by side (no --only)\nnothing was run (exit 2)\n";
+      return kExitBadInput;
+    }
+    if (const auto problem = start_pg_process_problem({options.pg_url, 1})) {
+      std::cerr << "error: " << *problem << "\nnothing was run (exit 2)\n";
+      return kExitBadInput;
+    }
+  }
   Bench b{options, {}, 0, "", false};
   const double load_before = load_average();
-  auto runs = [&](const std::string& g) { return options.only.empty() || options.only == g; };
+  auto runs = [&](const std::string& g) {
+    return options.engine == StorageEngineKind::sqlite && (options.only.empty() || options.only == g);
+  };
   std::vector<GrowthPoint> growth;
+  if (options.engine == StorageEngineKind::postgres) engines_group(b);
   if (runs("items")) items_group(b);
   if (runs("floor")) floor_group(b);
   if (runs("campaigns")) campaigns_group(b);
@@ -357,7 +374,8 @@ int run_bench(const BenchOptions& options) {
   if (runs("growth")) growth = growth_group(b);
   if (runs("memory")) memory_group(b);
 
-  const json doc = bench_document(b.figures, options.quick, load_before, load_average());
+  json doc = bench_document(b.figures, options.quick, load_before, load_average());
+  if (options.engine == StorageEngineKind::postgres) doc["storage"] = "postgres";
   if (options.as_json) std::cout << doc.dump(2) << "\n" << std::flush;
   else print_bench_table(doc, b.figures);
 

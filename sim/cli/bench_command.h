@@ -19,6 +19,9 @@
 //              checked mode's cost, and cache bytes per resident hash;
 //   growth     cost per push from 1 000 to 100 000 rows, cache on and off;
 //   memory     peak resident memory of a campaign and of this process.
+// With --storage postgres only the engines' comparison runs instead
+// (sim/bench/bench_engines.h): the same figures on SQLite and PostgreSQL, their
+// ratio, PostgreSQL's statements per second and its wait for the server.
 // Benchmarks measure: nothing here fails on a slow figure. The exit code is
 // 1 only when a workload's run failed a property (its figures are void).
 // The document and its table: sim/bench/bench_report.h.

@@ -9,6 +9,7 @@
 #include "sim/cli/exit_codes.h"
 #include "sim/study/sweep.h"
 #include "sim/study/sweep_run.h"
+#include "sim/world/pg_process.h"
 
 namespace qdt::sim {
 namespace {
@@ -32,18 +33,28 @@ int run_explore(const ExploreOptions& o, const WallClock& wall) {
   const Sweep& sweep = *loaded.sweep;
   // Every point's first seed must make a valid scenario before anything runs.
   if (auto errors = check_points(sweep); !errors.empty()) return bad_input(errors);
+  if (auto errors = engine_refusals(sweep, o.engine); !errors.empty()) return bad_input(errors);
+  if (o.engine == StorageEngineKind::postgres) {
+    // Before any worker forks: each attaches to this server (sim/world/pg_process.h).
+    if (auto problem = start_pg_process_problem({o.pg_url, static_cast<int64_t>(o.jobs)})) {
+      return bad_input({{o.file, "/", *problem}});
+    }
+  }
   if (!o.quiet) {
     std::cerr << "qdt explore " << sweep.name << ": " << point_count(sweep) << " points x " << sweep.seeds
               << " seeds (first " << sweep.first_seed << "), "
               << (sweep.profile.empty() ? "scenario " + sweep.scenario_file : "profile " + sweep.profile)
-              << ", variant " << impl::variant_name(sweep.variant) << ", jobs " << o.jobs << "\n";
+              << ", variant " << impl::variant_name(sweep.variant) << ", jobs " << o.jobs
+              << (o.engine == StorageEngineKind::postgres ? ", storage postgres" : "") << "\n";
   }
   SweepRunOptions run;
   run.jobs = o.jobs;
   run.quiet = o.quiet;
+  run.engine = o.engine;
   // The command that regenerates these files where they are (--jobs changes nothing but wall time).
   run.command = "qdt explore " + o.file + (o.out_dir == ExploreOptions().out_dir ? "" : " --out " + o.out_dir) +
-                (o.variant.empty() ? "" : " --variant " + o.variant);
+                (o.variant.empty() ? "" : " --variant " + o.variant) +
+                (o.engine == StorageEngineKind::postgres ? " --storage postgres" : "");
   run.commit = o.commit;
   SweepRunResult result = run_sweep(sweep, run, wall);
   if (!result.errors.empty()) return bad_input(result.errors);

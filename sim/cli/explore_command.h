@@ -17,6 +17,8 @@ struct ExploreOptions {
   std::string commit;               // QDT_COMMIT, or ""
   std::string gnuplot = "gnuplot";  // QDT_GNUPLOT, or gnuplot on PATH
   std::string variant;              // --variant: overrides the sweep's "variant" ("" keeps it)
+  StorageEngineKind engine = StorageEngineKind::sqlite;  // --storage
+  std::string pg_url;                                    // --pg-url
 };
 
 // The exit code (exit_codes.h): 2 and nothing written for a bad sweep.

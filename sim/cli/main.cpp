@@ -159,9 +159,12 @@ int run_qdt(int argc, char** argv) {
   }
   std::string storage_name = "sqlite";
   std::string pg_url;
+  CLI::Option* check_storage_opt = nullptr;  // --resume takes the journal's engine when it is absent
   for (CLI::App* cmd : {replay_cmd, check_cmd}) {
-    cmd->add_option("--storage", storage_name, "The storage engine (docs/semantics.md §9): sqlite (default) or postgres")
-        ->check(CLI::IsMember({"sqlite", "postgres"}));
+    CLI::Option* opt =
+        cmd->add_option("--storage", storage_name, "The storage engine (docs/semantics.md §9): sqlite (default) or postgres")
+            ->check(CLI::IsMember({"sqlite", "postgres"}));
+    if (cmd == check_cmd) check_storage_opt = opt;
     cmd->add_option("--pg-url", pg_url, "With --storage postgres: a server to use instead of a throwaway local cluster");
   }
   check_cmd->add_flag("--json", check_args.as_json, "Print the campaign summary as JSON");
@@ -229,6 +232,11 @@ int run_qdt(int argc, char** argv) {
 
   qdt::sim::BenchOptions bench_args;
   CLI::App* bench_cmd = qdt::sim::add_bench(app, bench_args);
+  for (CLI::App* cmd : {mutants_cmd, explore_cmd, schedules_cmd, bench_cmd}) {
+    cmd->add_option("--storage", storage_name, "The storage engine (docs/semantics.md §9): sqlite (default) or postgres")
+        ->check(CLI::IsMember({"sqlite", "postgres"}));
+    cmd->add_option("--pg-url", pg_url, "With --storage postgres: a server to use instead of a throwaway local cluster");
+  }
 
   try {
     app.parse(argc, argv);
@@ -242,6 +250,7 @@ int run_qdt(int argc, char** argv) {
     return kExitBadInput;
   }
   if (!interleave.empty()) check_args.interleave = interleave == "on";
+  const qdt::sim::StorageEngineKind engine = *qdt::sim::parse_storage_engine(storage_name);
   // Read here rather than in the libraries, as explore does.
   if (const char* commit = std::getenv("QDT_COMMIT")) html.commit = commit;
   if (const char* gnuplot = std::getenv("QDT_GNUPLOT"); gnuplot && *gnuplot) html.gnuplot = gnuplot;
@@ -255,12 +264,14 @@ int run_qdt(int argc, char** argv) {
   if (check_override) check_args.schedule = check_override->to_json();
   if (bench_cmd->parsed()) {
     bench_args.program = argv[0];
+    bench_args.engine = engine;
+    bench_args.pg_url = pg_url;
     if (const char* gnuplot = std::getenv("QDT_GNUPLOT"); gnuplot && *gnuplot) bench_args.gnuplot = gnuplot;
     return qdt::sim::run_bench(bench_args);
   }
   if (replay_cmd->parsed()) {
     replay_args.variant = variant;
-    replay_args.engine = *qdt::sim::parse_storage_engine(storage_name);
+    replay_args.engine = engine;
     replay_args.pg_url = pg_url;
     replay_args.html = html;
     replay_args.schedule = replay_override;
@@ -273,6 +284,8 @@ int run_qdt(int argc, char** argv) {
       return std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
     };
     schedules_args.variant = *qdt::impl::parse_variant(schedules_variant);
+    schedules_args.engine = engine;
+    schedules_args.pg_url = pg_url;
     return qdt::sim::run_explore_schedules(schedules_args, wall);
   }
   nlohmann::json summary;
@@ -316,6 +329,8 @@ int run_qdt(int argc, char** argv) {
     // rather than in the libraries (scripts set QDT_COMMIT=$(git rev-parse HEAD)).
     if (const char* commit = std::getenv("QDT_COMMIT")) explore_args.commit = commit;
     if (const char* gnuplot = std::getenv("QDT_GNUPLOT"); gnuplot && *gnuplot) explore_args.gnuplot = gnuplot;
+    explore_args.engine = engine;
+    explore_args.pg_url = pg_url;
     return qdt::sim::run_explore(explore_args, wall);
   }
   if (mutants_cmd->parsed()) {
@@ -343,6 +358,8 @@ int run_qdt(int argc, char** argv) {
         return ok;
       };
     }
+    mutants_args.engine = engine;
+    mutants_args.pg_url = pg_url;
     return qdt::sim::exit_code(qdt::sim::run_mutants(mutants_args, wall));
   }
   if (check_cmd->parsed()) {
@@ -352,12 +369,13 @@ int run_qdt(int argc, char** argv) {
     };
     if (!resume_dir.empty()) {
       check_args.out_dir = resume_dir;
-      check_args.engine = *qdt::sim::parse_storage_engine(storage_name);
       check_args.pg_url = pg_url;
-      return with_html(qdt::sim::resume_campaign(check_args, jobs, wall, &summary, nullptr));
+      std::optional<qdt::sim::StorageEngineKind> engine;
+      if (check_storage_opt->count() > 0) engine = qdt::sim::parse_storage_engine(storage_name);
+      return with_html(qdt::sim::resume_campaign(check_args, jobs, wall, &summary, nullptr, engine));
     }
     check_args.journal = out_opt->count() > 0;
-    check_args.engine = *qdt::sim::parse_storage_engine(storage_name);
+    check_args.engine = engine;
     check_args.pg_url = pg_url;
     return with_html(qdt::sim::run_campaign(check_args, variant, jobs, wall, &summary));
   }

@@ -9,7 +9,6 @@
 #include "sim/base/json_input.h"
 #include "sim/base/output_file.h"
 #include "sim/cli/exit_codes.h"
-#include "impl/storage/postgres/cluster.h"
 #include "sim/scenario/engine_support.h"
 #include "sim/scenario/runner.h"
 #include "sim/world/pg_process.h"
@@ -88,10 +87,8 @@ int run_replay(const ReplayOptions& o) {
     return kExitBadInput;
   }
   if (o.engine == StorageEngineKind::postgres) {
-    try {
-      start_pg_process({o.pg_url, 1});
-    } catch (const impl::postgres::ClusterError& e) {
-      std::cerr << "error: " << e.what() << "\nnothing was run (exit 2)\n";
+    if (const auto problem = start_pg_process_problem({o.pg_url, 1})) {
+      std::cerr << "error: " << *problem << "\nnothing was run (exit 2)\n";
       return kExitBadInput;
     }
   }

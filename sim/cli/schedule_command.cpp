@@ -10,6 +10,8 @@
 #include "sim/scenario/runner.h"
 #include "sim/scenario/scenario.h"
 #include "sim/schedule/schedule_search.h"
+#include "sim/scenario/engine_support.h"
+#include "sim/world/pg_process.h"
 
 namespace qdt::sim {
 namespace {
@@ -65,14 +67,26 @@ int run_explore_schedules(const ExploreSchedulesOptions& o, const WallClock& wal
   }
   const Scenario& scenario = *loaded.scenario;
   json doc = *parse_json_input(*text).doc;  // the loader accepted this text
+  if (const auto reason = engine_refuses(o.engine, scenario, o.variant)) {
+    std::cerr << "error: " << o.file << ": /: PostgreSQL cannot run it: " << *reason << "\nnothing was run (exit 2)\n";
+    return kExitBadInput;
+  }
+  if (o.engine == StorageEngineKind::postgres) {
+    if (const auto problem = start_pg_process_problem({o.pg_url, 1})) {
+      std::cerr << "error: " << *problem << "\nnothing was run (exit 2)\n";
+      return kExitBadInput;
+    }
+  }
   if (!o.quiet) {
     std::cerr << "qdt explore-schedules " << scenario.name << ": at most " << o.max_interleavings
               << " schedules, reduction " << (o.reduce ? "on" : "off") << ", variant "
-              << impl::variant_name(o.variant) << "\n";
+              << impl::variant_name(o.variant) << (o.engine == StorageEngineKind::postgres ? ", storage postgres" : "")
+              << "\n";
   }
 
   RunOptions run_options;
   run_options.variant = o.variant;
+  run_options.engine = o.engine;
   const ScheduleRun run = [&](ChoicePolicy& policy) {
     RunOptions options = run_options;
     options.schedule_policy = &policy;
@@ -131,7 +145,8 @@ int run_explore_schedules(const ExploreSchedulesOptions& o, const WallClock& wal
       return kExitBadInput;
     }
     const std::string replay = "qdt replay " + path.string() +
-                               (o.variant == impl::Variant::none ? "" : " --variant " + impl::variant_name(o.variant));
+                               (o.variant == impl::Variant::none ? "" : " --variant " + impl::variant_name(o.variant)) +
+                               (o.engine == StorageEngineKind::postgres ? " --storage postgres" : "");
     failures.push_back({{"run", f.run}, {"choices", f.choices}, {"detail", f.verdict.detail},
                         {"trace_hash", f.verdict.trace_hash}, {"file", path.string()}, {"replay", replay}});
   }

@@ -24,6 +24,8 @@ struct ExploreSchedulesOptions {
   bool quiet = false;
   std::string out_dir = "reports/out/schedules";  // failing schedules as scenario files
   impl::Variant variant = impl::Variant::none;
+  StorageEngineKind engine = StorageEngineKind::sqlite;  // --storage
+  std::string pg_url;                                    // --pg-url
 };
 
 // The exit code (exit_codes.h): 1 when a schedule failed, 2 for bad input.

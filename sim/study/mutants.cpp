@@ -10,27 +10,21 @@
 #include "sim/base/fork_pool.h"
 #include "sim/base/outcome.h"
 #include "sim/campaign/campaign.h"
+#include "sim/campaign/campaign_jobs.h"
 #include "sim/campaign/failure_file.h"
 #include "sim/campaign/workload.h"
+#include "sim/scenario/engine_support.h"
 #include "sim/study/shipped_holes.h"
+#include "sim/world/pg_process.h"
 
 namespace qdt::sim {
 
 using json = nlohmann::json;
 
-namespace {
-
-std::vector<std::string> profiles_of(const std::string& profile) {
-  if (profile == "all") return profile_names();
-  return {profile};
-}
-
-}  // namespace
-
 MutantResult run_mutant(const MutantsOptions& o, impl::Variant variant, const WallClock& wall,
                         const std::string& progress_prefix) {
   assert(variant != impl::Variant::none);
-  const std::vector<std::string> profiles = profiles_of(o.profile);
+  const std::vector<std::string> profiles = profiles_to_run(o.profile, o.engine == StorageEngineKind::sqlite);
   assert(!profiles.empty() && o.seeds > 0);
   const std::string name = impl::variant_name(variant);
   MutantResult r;
@@ -42,7 +36,7 @@ MutantResult run_mutant(const MutantsOptions& o, impl::Variant variant, const Wa
   for (uint64_t i = 0; i < o.seeds && !r.caught; ++i) {
     const uint64_t seed = o.first_seed + i;
     for (const std::string& profile : profiles) {
-      SeedOutcome outcome = check_seed(seed, profile, variant);
+      SeedOutcome outcome = check_seed(seed, profile, variant, std::nullopt, nullptr, true, o.engine);
       ++r.seeds_run;
       if (!outcome.passed) {
         r.caught = true;
@@ -56,7 +50,8 @@ MutantResult run_mutant(const MutantsOptions& o, impl::Variant variant, const Wa
         }
         // Only the first failure is shrunk: it is the one the report names.
         const FailureFile file =
-            write_failure_file(outcome, profile, variant, (std::filesystem::path(o.out_dir) / file_name_part(name)).string());
+            write_failure_file(outcome, profile, variant, (std::filesystem::path(o.out_dir) / file_name_part(name)).string(),
+                               o.engine);
         r.file = file.path;
         r.file_written = file.written;
         r.steps = file.steps;
@@ -78,7 +73,7 @@ MutantResult run_mutant(const MutantsOptions& o, impl::Variant variant, const Wa
   if (has_hole_families(variant)) {
     // Beside the shrunk failure: where the hole bites (docs/semantics.md §7), by bisection over a scenario family.
     if (!o.quiet) std::cerr << progress_prefix << name << ": measuring where the hole bites\n";
-    r.thresholds = measure_holes(variant, (std::filesystem::path(o.out_dir) / file_name_part(name)).string());
+    r.thresholds = measure_holes(variant, (std::filesystem::path(o.out_dir) / file_name_part(name)).string(), o.engine);
   }
   r.wall_s = wall() - start;
   if (!o.quiet) {
@@ -150,7 +145,7 @@ Outcome run_mutants(const MutantsOptions& o, const WallClock& wall) {
     std::cout << variant_list(registry, o.as_json);
     return Outcome::held;
   }
-  const VariantSelection selection = select_variants(o.variants);
+  VariantSelection selection = select_variants(o.variants);
   if (!selection.error.empty()) {
     std::cerr << "error: " << selection.error << "\nnothing was run (exit 2)\n";
     return Outcome::bad_input;
@@ -165,6 +160,32 @@ Outcome run_mutants(const MutantsOptions& o, const WallClock& wall) {
     std::cerr << "error: --seeds and --jobs must be at least 1\nnothing was run (exit 2)\n";
     return Outcome::bad_input;
   }
+  if (o.engine == StorageEngineKind::postgres) {
+    if (auto refusal = engine_refuses_campaign(o.engine, o.profile, impl::Variant::none)) {
+      std::cerr << "error: " << *refusal << "\nnothing was run (exit 2)\n";
+      return Outcome::bad_input;
+    }
+    std::vector<impl::Variant> runnable;
+    std::string left_out;
+    for (impl::Variant v : selection.variants) {
+      const auto refusal = engine_refuses_campaign(o.engine, o.profile, v);
+      if (refusal && !o.variants.empty()) {
+        std::cerr << "error: " << *refusal << "\nnothing was run (exit 2)\n";
+        return Outcome::bad_input;
+      }
+      if (refusal) left_out += " " + impl::variant_name(v);
+      else runnable.push_back(v);
+    }
+    if (!left_out.empty() && !o.quiet) {
+      std::cerr << "--storage postgres: left out, they need SQL of their own:" << left_out << "\n";
+    }
+    selection.variants = std::move(runnable);
+    // Before any worker forks: each attaches to this server (sim/world/pg_process.h).
+    if (auto problem = start_pg_process_problem({o.pg_url, static_cast<int64_t>(o.jobs)})) {
+      std::cerr << "error: " << *problem << "\nnothing was run (exit 2)\n";
+      return Outcome::bad_input;
+    }
+  }
   const double start = wall();
   std::vector<MutantResult> results;
   if (o.jobs <= 1 || selection.variants.size() <= 1) {
@@ -177,12 +198,13 @@ Outcome run_mutants(const MutantsOptions& o, const WallClock& wall) {
     results = std::move(*forked);
   }
   const double wall_s = wall() - start;
-  const json settings = {{"profile", o.profile},
-                         {"profiles", profiles_of(o.profile)},
-                         {"seeds", o.seeds},
-                         {"first_seed", o.first_seed},
-                         {"out_dir", o.out_dir},
-                         {"wall_s", wall_s}};
+  json settings = {{"profile", o.profile},
+                   {"profiles", profiles_to_run(o.profile, o.engine == StorageEngineKind::sqlite)},
+                   {"seeds", o.seeds},
+                   {"first_seed", o.first_seed},
+                   {"out_dir", o.out_dir},
+                   {"wall_s", wall_s}};
+  if (o.engine == StorageEngineKind::postgres) settings["storage"] = storage_engine_name(o.engine);
   const json document = mutants_json(results, registry, settings);
   if (o.as_json) std::cout << document.dump(2) << "\n";
   else std::cout << mutants_table(results, registry);

@@ -33,6 +33,11 @@ struct MutantsOptions {
   bool as_json = false;
   bool quiet = false;
   bool list = false;
+  // --storage and --pg-url (docs/semantics.md §9). On PostgreSQL a named
+  // variant it cannot run is refused; with none named, the catalogue's
+  // variants it can run are run and the others named on stderr.
+  StorageEngineKind engine = StorageEngineKind::sqlite;
+  std::string pg_url;
   // When set, called with the document of --json (whether or not --json was
   // given) before the exit code is decided; false means it could not write
   // what it was asked to (qdt mutants --report), which is exit 2.

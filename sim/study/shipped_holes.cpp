@@ -89,8 +89,8 @@ json meta_ttl_delay_scenario(int64_t delay_ms, bool traffic) {
   return doc;
 }
 
-HoleRun run_hole(const json& doc, impl::Variant variant) {
-  const std::optional<RunResult> result = run_document(doc, variant);
+HoleRun run_hole(const json& doc, impl::Variant variant, StorageEngineKind engine) {
+  const std::optional<RunResult> result = run_document(doc, variant, true, true, true, engine);
   assert(result && "the families only build valid scenarios");
   return {result->metrics.value("double_writes", int64_t{0}), result->passed};
 }
@@ -106,10 +106,10 @@ namespace {
 // `qdt replay F --variant V` fails and `qdt replay F` passes, as for the
 // shrunk failure files.
 void write_threshold_file(HoleThreshold& t, json doc, const std::string& name, impl::Variant variant,
-                          const std::string& out_dir) {
+                          const std::string& out_dir, StorageEngineKind engine) {
   namespace fs = std::filesystem;
   const std::string description = doc["description"];
-  doc = with_reference_expectations(std::move(doc));
+  doc = with_reference_expectations(std::move(doc), engine);
   doc["name"] = name;
   doc["description"] = "Threshold of " + impl::variant_name(variant) + " (qdt mutants): " + t.meaning + " = " +
                        std::to_string(t.value) + " at " + t.setting + ". " + description +
@@ -121,27 +121,29 @@ void write_threshold_file(HoleThreshold& t, json doc, const std::string& name, i
   file << doc.dump(2) + "\n";
   t.file_written = static_cast<bool>(file);
   if (!t.file_written) std::cerr << "error: cannot write " << t.file << "\n";
-  t.replay = "qdt replay " + t.file + " --variant " + impl::variant_name(variant);
+  t.replay = "qdt replay " + t.file + " --variant " + impl::variant_name(variant) +
+             (engine == StorageEngineKind::postgres ? " --storage postgres" : "");
 }
 
 // Counts every run of `family` under `variant` into t.evaluations.
-IntPredicate doubles_under(impl::Variant variant, const std::function<json(int64_t)>& family, HoleThreshold& t) {
-  return [variant, family, &t](int64_t x) {
+IntPredicate doubles_under(impl::Variant variant, const std::function<json(int64_t)>& family, HoleThreshold& t,
+                           StorageEngineKind engine) {
+  return [variant, family, &t, engine](int64_t x) {
     ++t.evaluations;
-    return run_hole(family(x), variant).double_writes > 0;
+    return run_hole(family(x), variant, engine).double_writes > 0;
   };
 }
 
 // The reference's zero at the reported value: no double write and a pass.
-bool reference_zero(const json& doc, HoleThreshold& t) {
+bool reference_zero(const json& doc, HoleThreshold& t, StorageEngineKind engine) {
   ++t.evaluations;
-  const HoleRun ref = run_hole(doc, impl::Variant::none);
+  const HoleRun ref = run_hole(doc, impl::Variant::none, engine);
   t.detail += std::string("; reference: ") + (ref.passed ? "passes" : "FAILS") + ", " +
               std::to_string(ref.double_writes) + " double writes";
   return ref.passed && ref.double_writes == 0;
 }
 
-HoleThreshold measure_skew(int64_t age_ms, const std::string& out_dir) {
+HoleThreshold measure_skew(int64_t age_ms, const std::string& out_dir, StorageEngineKind engine) {
   const impl::Variant v = impl::Variant::shipped_expiry;
   HoleThreshold t;
   t.knob = "skew_ms";
@@ -150,7 +152,7 @@ HoleThreshold measure_skew(int64_t age_ms, const std::string& out_dir) {
   t.lo = 0;
   t.hi = kSkewMsMax;
   const auto family = [age_ms](int64_t skew_ms) { return expiry_skew_scenario(skew_ms, age_ms); };
-  const IntPredicate doubles = doubles_under(v, family, t);
+  const IntPredicate doubles = doubles_under(v, family, t, engine);
   // Evaluations are counted by the predicate itself, so the bisection's own count is not added again.
   const BisectResult b = bisect_smallest(t.lo, t.hi, doubles);
   t.found = b.found;
@@ -161,13 +163,13 @@ HoleThreshold measure_skew(int64_t age_ms, const std::string& out_dir) {
   t.value = b.threshold;
   const ThresholdCheck c = check_threshold(t.value, doubles);
   t.detail = "double write: " + c.detail;
-  t.verified = reference_zero(family(t.value), t) && c.holds;
+  t.verified = reference_zero(family(t.value), t, engine) && c.holds;
   write_threshold_file(t, family(t.value), "shipped-expiry-skew-threshold-age-" + std::to_string(age_ms) + "ms", v,
-                       out_dir);
+                       out_dir, engine);
   return t;
 }
 
-HoleThreshold measure_delay(bool traffic, const std::string& out_dir) {
+HoleThreshold measure_delay(bool traffic, const std::string& out_dir, StorageEngineKind engine) {
   const impl::Variant v = impl::Variant::shipped_meta_ttl;
   HoleThreshold t;
   t.knob = "delay_ms";
@@ -177,7 +179,7 @@ HoleThreshold measure_delay(bool traffic, const std::string& out_dir) {
   t.hi = kDelayMsMax;
   t.expect_found = traffic;
   const auto family = [traffic](int64_t delay_ms) { return meta_ttl_delay_scenario(delay_ms, traffic); };
-  const IntPredicate doubles = doubles_under(v, family, t);
+  const IntPredicate doubles = doubles_under(v, family, t, engine);
   const IntPredicate safe = [&doubles](int64_t x) { return !doubles(x); };
   // The hole is open from the widening on; what is bisected is where it closes.
   const BisectResult b = bisect_smallest(t.lo, t.hi, safe);
@@ -194,20 +196,20 @@ HoleThreshold measure_delay(bool traffic, const std::string& out_dir) {
   const ThresholdCheck c = check_threshold(b.threshold, safe);
   const bool doubled_at_zero = t.value == 0 || doubles(0);
   t.detail = "safe: " + c.detail + (doubled_at_zero ? "; doubled at 0" : "; NOT doubled at 0");
-  t.verified = reference_zero(family(t.value), t) && c.holds && doubled_at_zero;
-  write_threshold_file(t, family(t.value), "shipped-meta-ttl-widen-delay-threshold", v, out_dir);
+  t.verified = reference_zero(family(t.value), t, engine) && c.holds && doubled_at_zero;
+  write_threshold_file(t, family(t.value), "shipped-meta-ttl-widen-delay-threshold", v, out_dir, engine);
   return t;
 }
 
 }  // namespace
 
-std::vector<HoleThreshold> measure_holes(impl::Variant variant, const std::string& out_dir) {
+std::vector<HoleThreshold> measure_holes(impl::Variant variant, const std::string& out_dir, StorageEngineKind engine) {
   std::vector<HoleThreshold> out;
   if (variant == impl::Variant::shipped_expiry) {
-    for (int64_t age_ms : kRepeatAgesMs) out.push_back(measure_skew(age_ms, out_dir));
+    for (int64_t age_ms : kRepeatAgesMs) out.push_back(measure_skew(age_ms, out_dir, engine));
   } else if (variant == impl::Variant::shipped_meta_ttl) {
-    out.push_back(measure_delay(true, out_dir));
-    out.push_back(measure_delay(false, out_dir));
+    out.push_back(measure_delay(true, out_dir, engine));
+    out.push_back(measure_delay(false, out_dir, engine));
   }
   return out;
 }

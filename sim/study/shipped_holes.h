@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "impl/variant.h"
+#include "sim/world/world_config.h"
 
 namespace qdt::sim {
 
@@ -47,7 +48,8 @@ struct HoleRun {
   int64_t double_writes = 0;
   bool passed = false;
 };
-HoleRun run_hole(const nlohmann::json& doc, impl::Variant variant);
+HoleRun run_hole(const nlohmann::json& doc, impl::Variant variant,
+                 StorageEngineKind engine = StorageEngineKind::sqlite);
 
 // One measured threshold (or a measured absence) of one family setting.
 struct HoleThreshold {
@@ -63,15 +65,16 @@ struct HoleThreshold {
   std::string detail;     // the both-sides check, the reference's answer, or why not found
   std::string file;       // OUT_DIR/VARIANT/NAME.json, when found
   bool file_written = false;
-  std::string replay;  // "qdt replay FILE --variant V"
+  std::string replay;  // "qdt replay FILE --variant V [--storage postgres]"
 };
 
 // Whether `variant` has families here (shipped-expiry, shipped-meta-ttl).
 bool has_hole_families(impl::Variant variant);
 
 // Every measurement of `variant`'s families, threshold files written below
-// out_dir (created). Deterministic: only scenario runs, no wall clock.
-std::vector<HoleThreshold> measure_holes(impl::Variant variant, const std::string& out_dir);
+// out_dir (created), every run on `engine`. Deterministic: only scenario runs, no wall clock.
+std::vector<HoleThreshold> measure_holes(impl::Variant variant, const std::string& out_dir,
+                                         StorageEngineKind engine = StorageEngineKind::sqlite);
 
 // A measurement that contradicts its expectation (found when it should not
 // be, not found, or not verified) is a defect of the suite's claim.

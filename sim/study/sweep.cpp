@@ -16,7 +16,9 @@
 #include "sim/base/json_input.h"
 #include "sim/base/json_schema.h"
 
+#include "sim/campaign/campaign_jobs.h"
 #include "sim/campaign/workload.h"
+#include "sim/scenario/engine_support.h"
 #include "sim/scenario/runner.h"
 
 namespace qdt::sim {
@@ -401,6 +403,29 @@ std::vector<LoadError> check_points(const Sweep& sweep) {
       }
     }
     errors.push_back({sweep.file, path, at + ": the scenario is invalid: " + e.path + ": " + e.reason});
+  }
+  return errors;
+}
+
+std::vector<LoadError> engine_refusals(const Sweep& sweep, StorageEngineKind engine) {
+  std::vector<LoadError> errors;
+  if (engine == StorageEngineKind::sqlite) return errors;
+  if (!sweep.profile.empty()) {
+    if (auto reason = engine_refuses_campaign(engine, sweep.profile, sweep.variant)) {
+      errors.push_back({sweep.file, "/profile", *reason});
+      return errors;
+    }
+  }
+  const std::vector<Point> points = expand_points(sweep);
+  for (size_t i = 0; i < points.size() && errors.size() < CompiledSchema::kErrorsMax; ++i) {
+    const PointDocument d = point_document(sweep, points[i], sweep.first_seed);
+    assert(!d.error && "check_points ran first");
+    const LoadResult loaded = load_scenario_text(d.doc.dump(), sweep.name);
+    assert(loaded.scenario && "check_points ran first");
+    if (auto reason = engine_refuses(engine, *loaded.scenario, sweep.variant)) {
+      errors.push_back({sweep.file, "/vary", "point " + std::to_string(i) + " (" + point_text(sweep, points[i]) +
+                                                 "): --storage postgres: PostgreSQL cannot run it: " + *reason});
+    }
   }
   return errors;
 }

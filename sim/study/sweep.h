@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "impl/variant.h"
+#include "sim/world/world_config.h"
 #include "sim/scenario/scenario.h"
 
 namespace qdt::sim {
@@ -90,6 +91,11 @@ PointDocument point_document(const Sweep& sweep, const Point& point, uint64_t se
 // anything: an error names the sweep file, the knob ("/vary/PATH", or "/vary"
 // when the scenario's complaint names no knob) and the point.
 std::vector<LoadError> check_points(const Sweep& sweep);
+
+// What `engine` cannot run of the sweep (docs/semantics.md §9): its profile
+// (the campaign's refusal) and every point's first-seed scenario, as
+// engine_refuses says; each error names the sweep file. Empty for SQLite.
+std::vector<LoadError> engine_refusals(const Sweep& sweep, StorageEngineKind engine);
 
 // One run's share of a point: the requested metrics in sweep order.
 struct SeedValues {

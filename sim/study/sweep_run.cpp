@@ -20,7 +20,7 @@ bool ends_with(const std::string& s, const std::string& tail) {
 }
 
 // One run, as a worker sends it: [u, passed, failure, trace_hash, [values], load_error].
-json run_unit(const Sweep& sweep, const std::vector<Point>& points, uint64_t u) {
+json run_unit(const Sweep& sweep, const std::vector<Point>& points, uint64_t u, StorageEngineKind engine) {
   const Point& point = points[u / sweep.seeds];
   const uint64_t seed = sweep.first_seed + u % sweep.seeds;
   const PointDocument d = point_document(sweep, point, seed);
@@ -33,6 +33,7 @@ json run_unit(const Sweep& sweep, const std::vector<Point>& points, uint64_t u) 
   }
   RunOptions options;
   options.variant = sweep.variant;
+  options.engine = engine;
   const RunResult result = run_scenario(*loaded.scenario, options).result;
   json values = json::array();
   for (const std::string& m : sweep.metrics) {
@@ -44,14 +45,14 @@ json run_unit(const Sweep& sweep, const std::vector<Point>& points, uint64_t u) 
 }
 
 json run_share(const Sweep& sweep, const std::vector<Point>& points, uint64_t worker, uint64_t workers, bool quiet,
-               const WallClock& wall) {
+               StorageEngineKind engine, const WallClock& wall) {
   const uint64_t total = points.size() * sweep.seeds;
   const double start = wall();
   double last_progress = 0;
   uint64_t done = 0, failed = 0;
   json out = json::array();
   for (uint64_t u = worker; u < total; u += workers) {
-    out.push_back(run_unit(sweep, points, u));
+    out.push_back(run_unit(sweep, points, u, engine));
     ++done;
     failed += out.back()[1].get<bool>() ? 0 : 1;
     const double elapsed = wall() - start;
@@ -89,10 +90,10 @@ SweepRunResult run_sweep(const Sweep& sweep, const SweepRunOptions& options, con
   SweepRunResult out;
   std::vector<json> parts;
   if (options.jobs <= 1) {
-    parts.push_back(run_share(sweep, points, 0, 1, options.quiet, wall));
+    parts.push_back(run_share(sweep, points, 0, 1, options.quiet, options.engine, wall));
   } else {
     auto workers = run_forked(options.jobs, options.jobs, [&](size_t j) {
-      return run_share(sweep, points, j, options.jobs, options.quiet, wall);
+      return run_share(sweep, points, j, options.jobs, options.quiet, options.engine, wall);
     });
     if (!workers) {
       out.errors.push_back({sweep.file, "/", "a sweep worker failed"});

@@ -21,6 +21,8 @@ struct SweepRunOptions {
   bool quiet = false;
   std::string command;  // how the sweep was invoked, recorded in the document
   std::string commit;   // "" when unknown
+  // --storage (engine_refusals already asked); PostgreSQL's server started.
+  StorageEngineKind engine = StorageEngineKind::sqlite;
 };
 
 struct SweepRunResult {

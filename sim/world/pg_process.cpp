@@ -108,6 +108,17 @@ void start_pg_process(const PgProcessOptions& options) {
   h.started = true;
 }
 
+std::optional<std::string> start_pg_process_problem(const PgProcessOptions& options) {
+  try {
+    start_pg_process(options);
+  } catch (const impl::postgres::ClusterError& e) {
+    return std::string(e.what());
+  }
+  return std::nullopt;
+}
+
+impl::postgres::SessionTotals pg_server_totals() { return impl::postgres::session_totals(); }
+
 impl::postgres::PgRun& begin_pg_world(impl::Variant variant) {
   impl::postgres::PgBackend& b = backend();
   Holder& h = holder();

@@ -25,6 +25,7 @@
 //
 // One process, one thread, one world on PostgreSQL at a time.
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "impl/storage/engine.h"
@@ -42,6 +43,9 @@ struct PgProcessOptions {
 // Starts (or attaches to) the server and makes this process's database.
 // Throws impl::postgres::ClusterError with the reason. Once per process.
 void start_pg_process(const PgProcessOptions& options);
+// start_pg_process(), a server problem returned as its reason (nullopt: started),
+// for the commands that turn it into an exit 2 before anything runs.
+std::optional<std::string> start_pg_process_problem(const PgProcessOptions& options);
 
 // The process's run, emptied for a new world (no session of it may be
 // leased). Throws std::logic_error when start_pg_process() never ran in this
@@ -55,5 +59,10 @@ impl::postgres::PgRun& begin_pg_world(impl::Variant variant);
 impl::StorageEngine* lease_pg_session(const std::string& name, impl::StorageClock& clock, impl::StatementGate* gate,
                                       const impl::postgres::PgStorageOptions& options);
 void give_back_pg_session(impl::StorageEngine* session);
+
+// Statements this process's sessions sent and the wall time it waited for the
+// server so far (impl/storage/postgres/session.h): for qdt bench, never for a
+// trace, a hash or a decision.
+impl::postgres::SessionTotals pg_server_totals();
 
 }  // namespace qdt::sim

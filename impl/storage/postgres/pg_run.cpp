@@ -43,6 +43,7 @@ PgRun::Member& PgRun::member(const Session& session) {
 void PgRun::advance_clock(int64_t now_ms) {
   if (now_ms <= clock_ms_) return;
   const std::string sql = "SELECT qdt_clock.set_us(" + std::to_string(now_ms * 1000) + ")";
+  const ServerWait waiting;
   PgResultPtr r(PQexec(shared_.control, sql.c_str()));
   if (!r || PQresultStatus(r.get()) != PGRES_TUPLES_OK) {
     throw StorageError::connection_lost(std::string("postgres: cannot write the virtual clock: ") +
@@ -86,12 +87,14 @@ bool PgRun::take_deadlock_victim(Session& session) {
 
 void PgRun::reset_rows() {
   for (const Member& m : members_) assert(!m.session->in_flight());
+  const ServerWait waiting;
   (*shared_.reset)(shared_.control);
   clock_ms_ = 0;
 }
 
 std::vector<int> PgRun::blocking_pids(int pid) {
   const std::string sql = "SELECT unnest(pg_catalog.pg_blocking_pids(" + std::to_string(pid) + "))";
+  const ServerWait waiting;
   PgResultPtr r(PQexec(shared_.control, sql.c_str()));
   if (!r || PQresultStatus(r.get()) != PGRES_TUPLES_OK) {
     throw StorageError::connection_lost(std::string("postgres: cannot read the wait-for graph: ") +

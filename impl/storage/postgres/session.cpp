@@ -11,6 +11,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// One thread per process (session.h): plain counters.
+SessionTotals totals;
+
 StatementOutcome outcome_of(PGresult* result) {
   StatementOutcome out;
   const ExecStatusType status = PQresultStatus(result);
@@ -47,6 +50,17 @@ int hex_digit(char c) {
 
 }  // namespace
 
+SessionTotals session_totals() { return totals; }
+
+ServerWait::ServerWait()
+    : start_ns_(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count()) {}
+
+ServerWait::~ServerWait() {
+  const int64_t end_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count();
+  assert(end_ns >= start_ns_);
+  totals.wait_s += static_cast<double>(end_ns - start_ns_) / 1e9;
+}
+
 const std::string& StatementOutcome::value(size_t row, size_t column) const {
   assert(row < rows.size() && column < rows[row].size());
   assert(rows[row][column].has_value());
@@ -79,6 +93,7 @@ void Session::send(const std::string& sql, const std::vector<Param>& params) {
   in_flight_ = true;
   returned_ = false;
   outcome_ = {};
+  ++totals.statements;
   // A large statement may not fit the socket buffer at once.
   for (int flushed = PQflush(conn_.get()); flushed != 0; flushed = PQflush(conn_.get())) {
     if (flushed < 0) {
@@ -116,6 +131,7 @@ Progress Session::wait_until_done_or_blocked(LockProbe& probe, const std::vector
                                              const WaitOptions& options) {
   assert(in_flight_);
   assert(options.first_check_us > 0 && options.check_interval_us_max >= options.first_check_us);
+  const ServerWait waiting;
   const auto deadline = Clock::now() + std::chrono::milliseconds(options.hang_ms);
   int64_t interval_us = options.first_check_us;
   auto next_check = Clock::now() + std::chrono::microseconds(interval_us);

@@ -95,6 +95,30 @@ class Session {
   StatementOutcome outcome_;
 };
 
+// What this process's storage clients asked of the server so far: statements
+// sent by sessions, and the wall time spent waiting for the server (a
+// session's wait_until_done_or_blocked, lock probes included, and the run's
+// clock writes and resets, ServerWait). Read by qdt bench only: real time,
+// so nothing that enters a trace, a hash or a decision may read it.
+struct SessionTotals {
+  uint64_t statements = 0;
+  double wait_s = 0;
+};
+SessionTotals session_totals();
+
+// Adds the wall time from its construction to its destruction to
+// session_totals().wait_s.
+class ServerWait {
+ public:
+  ServerWait();
+  ~ServerWait();
+  ServerWait(const ServerWait&) = delete;
+  ServerWait& operator=(const ServerWait&) = delete;
+
+ private:
+  int64_t start_ns_;
+};
+
 // The StorageError a failed statement becomes: deadlock, cancel and
 // serialization failures as SQLITE_BUSY (5), the rest as SQLITE_ERROR (1),
 // with the SQLSTATE in the text.

@@ -1,0 +1,141 @@
+#include "sim/bench/bench_engines.h"
+
+#include <algorithm>
+#include <cassert>
+#include <chrono>
+#include <string>
+
+#include "sim/bench/bench_workloads.h"
+#include "sim/campaign/campaign.h"
+#include "sim/campaign/campaign_jobs.h"
+#include "sim/campaign/workload.h"
+#include "sim/world/pg_process.h"
+
+namespace qdt::sim {
+namespace {
+
+using Steady = std::chrono::steady_clock;
+
+// What one measured stretch cost: wall seconds, and the server's share of
+// it (PostgreSQL only: statements sent and wall time waited).
+struct Stretch {
+  double wall_s = 0;
+  uint64_t statements = 0;
+  double wait_s = 0;
+};
+
+template <typename F>
+Stretch measure(F&& body) {
+  const impl::postgres::SessionTotals before = pg_server_totals();
+  const Steady::time_point start = Steady::now();
+  body();
+  Stretch out;
+  out.wall_s = std::max(std::chrono::duration<double>(Steady::now() - start).count(), 1e-9);
+  const impl::postgres::SessionTotals after = pg_server_totals();
+  assert(after.statements >= before.statements && after.wait_s >= before.wait_s);
+  out.statements = after.statements - before.statements;
+  out.wait_s = after.wait_s - before.wait_s;
+  return out;
+}
+
+std::string engine_suffix(StorageEngineKind engine) {
+  return engine == StorageEngineKind::postgres ? "_postgres" : "_sqlite";
+}
+
+// The figures only PostgreSQL has: statements per second and the server's share of wall time.
+void server_figures(Bench& b, const std::string& what, const Stretch& s, const std::string& cmd, const std::string& note) {
+  b.add(bench_figure("statements_per_s." + what + "_postgres", static_cast<double>(s.statements) / s.wall_s,
+                     "statements/s", cmd, 0, 0, note + "; " + std::to_string(s.statements) + " statements"));
+  b.add(bench_figure("server_wait_share." + what + "_postgres", s.wait_s / s.wall_s, "share", cmd, 0, 0,
+                     "wall time spent waiting for the server (statements, lock probes, clock writes, resets) over "
+                     "the wall time of the same run"));
+}
+
+// `seeds` seeds of `profile` on `engine`, one after the other in this
+// process, each judged as a campaign judges it (check_seed).
+Stretch run_seeds(Bench& b, const std::string& profile, uint64_t seeds, StorageEngineKind engine) {
+  return measure([&] {
+    for (uint64_t seed = 1; seed <= seeds; ++seed) {
+      const SeedOutcome o = check_seed(seed, profile, impl::Variant::none, std::nullopt, nullptr, true, engine);
+      if (!o.passed) {
+        std::cerr << "[bench] " << profile << " seed " << seed << " failed " << o.signature << " on "
+                  << (engine == StorageEngineKind::postgres ? "postgres" : "sqlite") << ": its figures are void\n";
+        b.void_run = true;
+      }
+    }
+  });
+}
+
+Stretch run_pushes(Bench& b, int batch, int requests, StorageEngineKind engine) {
+  PushWorkload w;
+  w.batch = batch;
+  w.requests = requests;
+  w.checked_mode = false;  // a throughput figure, as the items group's
+  w.engine = engine;
+  PushFigures figures;
+  Stretch s = measure([&] { figures = run_push_workload(w); });
+  if (figures.failures > 0) {
+    std::cerr << "[bench] the push workload at batch " << batch << " failed a property: its figures are void\n";
+    b.void_run = true;
+  }
+  s.wall_s = std::max(figures.run_wall_s, 1e-9);  // the run alone, not the checkers over its history
+  return s;
+}
+
+}  // namespace
+
+void engines_group(Bench& b) {
+  const std::string cmd = b.options.program + " bench --storage postgres" + (b.options.quick ? " --quick" : "");
+  // PostgreSQL runs a seed hundreds of times slower than SQLite: SQLite's
+  // seeds are more (the same first seeds and more), so its rate is not a few
+  // milliseconds' reading.
+  const uint64_t pg_seeds = b.options.quick ? 2 : 20;
+  const uint64_t sqlite_seeds = b.options.quick ? 30 : 300;
+  // A first seed on each engine, not reported: PostgreSQL's sessions open
+  // (a server process each) and both engines' caches fill.
+  b.progress("engines: warming both engines up with default seed 1");
+  run_seeds(b, "default", 1, StorageEngineKind::sqlite);
+  run_seeds(b, "default", 1, StorageEngineKind::postgres);
+  for (const std::string& profile : profile_names()) {
+    if (const auto refusal = engine_refuses_campaign(StorageEngineKind::postgres, profile, impl::Variant::none)) {
+      b.progress("engines: " + profile + " left out: " + *refusal);
+      continue;
+    }
+    b.progress("engines: " + profile + ", " + std::to_string(sqlite_seeds) + " seeds on SQLite, " +
+               std::to_string(pg_seeds) + " on PostgreSQL");
+    const Stretch lite = run_seeds(b, profile, sqlite_seeds, StorageEngineKind::sqlite);
+    const Stretch pg = run_seeds(b, profile, pg_seeds, StorageEngineKind::postgres);
+    const double lite_rate = static_cast<double>(sqlite_seeds) / lite.wall_s;
+    const double pg_rate = static_cast<double>(pg_seeds) / pg.wall_s;
+    const std::string note = "one process, seeds 1.." + std::to_string(pg_seeds) + " judged as a campaign judges them";
+    b.add(bench_figure("seeds_per_s." + profile + "_sqlite", lite_rate, "seeds/s", cmd, 0, 0,
+                       "one process, seeds 1.." + std::to_string(sqlite_seeds) + " judged as a campaign judges them"));
+    b.add(bench_figure("seeds_per_s." + profile + "_postgres", pg_rate, "seeds/s", cmd, 0, 0, note));
+    b.add(bench_figure("postgres_over_sqlite.seeds_per_s_" + profile, pg_rate / std::max(lite_rate, 1e-9), "x", cmd));
+    server_figures(b, profile, pg, cmd, note);
+  }
+  // The items workload (8 producers, 8 partitions, cache on, checked mode
+  // off), fewer requests than the items group: PostgreSQL's pushes cost
+  // milliseconds. A first small run of each engine warms it (sessions
+  // opened, caches filled) and is not reported.
+  const int requests = b.options.quick ? 10 : 50;
+  for (const int batch : {1, 10}) {
+    const std::string name = "batch" + std::to_string(batch);
+    b.progress("engines: push workload " + name + ", " + std::to_string(requests) + " requests per producer, each engine");
+    for (const StorageEngineKind engine : {StorageEngineKind::sqlite, StorageEngineKind::postgres}) {
+      run_pushes(b, batch, 2, engine);
+    }
+    const Stretch lite = run_pushes(b, batch, requests, StorageEngineKind::sqlite);
+    const Stretch pg = run_pushes(b, batch, requests, StorageEngineKind::postgres);
+    const double pushes = 8.0 * requests;  // PushWorkload's producers
+    const std::string note = "8 producers x " + std::to_string(requests) + " requests of " + std::to_string(batch) +
+                             " items, cache on, checked mode off; the world's run, not the checkers";
+    for (const auto& [engine, s] : {std::pair{StorageEngineKind::sqlite, lite}, std::pair{StorageEngineKind::postgres, pg}}) {
+      b.add(bench_figure("pushes_per_s." + name + engine_suffix(engine), pushes / s.wall_s, "pushes/s", cmd, 0, 0, note));
+    }
+    b.add(bench_figure("postgres_over_sqlite.pushes_per_s_" + name, lite.wall_s / pg.wall_s, "x", cmd));
+    server_figures(b, name, pg, cmd, note);
+  }
+}
+
+}  // namespace qdt::sim

@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# mutants, explore, explore-schedules, bench and check --resume on
+# PostgreSQL (docs/semantics.md §9), each kept short: they run with
+# --storage postgres, the replay commands they print carry it and run as
+# printed, and what PostgreSQL cannot run is refused with exit 2 before
+# anything runs: --pg-url without --storage postgres, a variant or a profile
+# it lacks, --resume with the other engine. Resuming without --storage runs
+# the journal's engine. Usage: check-postgres-commands.sh QDT SOURCE_DIR
+set -uo pipefail
+qdt=$(realpath "$1")
+src=$(realpath "$2")
+tmp=$(mktemp -d)
+# The server runs as the unprivileged postgres user when we are root: it
+# must reach its cluster folder below this one.
+chmod 755 "$tmp"
+export TMPDIR=$tmp
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; cat "$tmp/err" >&2 2>/dev/null; exit 1; }
+cd "$src"
+schedules=sim/testdata/schedules/two-brokers-one-key.json
+# Runs a printed replay command with this qdt; its exit code.
+run_printed() {
+  local line=$1
+  [[ $line == "qdt replay "* ]] || fail "not a replay command: $line"
+  # shellcheck disable=SC2086  # the printed command, split as a shell splits it
+  timeout 60 "$qdt" ${line#qdt } --quiet >"$tmp/replayed" 2>"$tmp/err"
+}
+refused() {  # refused REASON ARGS...: exit 2, REASON on stderr, nothing written to $tmp/nothing
+  local reason=$1
+  shift
+  timeout 60 "$qdt" "$@" >/dev/null 2>"$tmp/err"
+  local code=$?
+  [ $code -eq 2 ] || fail "qdt $* exited $code, expected 2"
+  grep -q -- "$reason" "$tmp/err" || fail "qdt $*: no '$reason' in its message"
+  [ ! -e "$tmp/nothing" ] || fail "qdt $* wrote $tmp/nothing"
+}
+
+# Refused before anything runs.
+for cmd in "mutants --profile default --variant last-wins --seeds 1 --out $tmp/nothing" \
+           "explore sim/testdata/sweeps/tiny.json --out $tmp/nothing" "explore-schedules $schedules --out $tmp/nothing" "bench --quick --out $tmp/nothing" "check --seeds 1 --out $tmp/nothing" "replay scenarios/basic-duplicate.json --trace $tmp/nothing"; do
+  # shellcheck disable=SC2086
+  refused "needs --storage postgres" $cmd --pg-url "host=$tmp/none"
+done
+refused "needs SQL of its own" mutants --storage postgres --profile default --variant stamp-before-lock --seeds 1 --out "$tmp/nothing"
+refused "profile power-loss needs crash_storage" mutants --storage postgres --profile power-loss --seeds 1 --out "$tmp/nothing"
+refused "needs SQL of its own" explore sim/testdata/sweeps/tiny.json --storage postgres --variant bloom-filter --out "$tmp/nothing"
+sed 's/"profile": "default"/"profile": "power-loss"/' sim/testdata/sweeps/tiny.json >"$tmp/power-sweep.json"
+refused "needs crash_storage" explore "$tmp/power-sweep.json" --storage postgres --out "$tmp/nothing"
+refused "needs SQL of its own" explore-schedules "$schedules" --storage postgres --variant queue-scope --out "$tmp/nothing"
+refused "crash_storage" explore-schedules sim/testdata/power/crash-storage-off-loses-commits.json --storage postgres --out "$tmp/nothing"
+refused "no --only" bench --storage postgres --only items --quick
+refused "cannot connect" mutants --storage postgres --profile default --variant last-wins --seeds 1 --pg-url "host=$tmp/none" --out "$tmp/nothing"
+
+# mutants: the shrunk failure's replay command carries the engine and fails as printed.
+timeout 120 "$qdt" mutants --storage postgres --profile default --variant last-wins --seeds 5 --out "$tmp/m" --json \
+  >"$tmp/mutants.json" 2>"$tmp/err" || fail "mutants --storage postgres exited $?"
+replay=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["storage"] == "postgres", d.get("storage"); v=[x for x in d["variants"] if x["variant"] == "last-wins"][0]; assert v["caught"], v; print(v["replay"])' "$tmp/mutants.json") ||
+  fail "mutants --json: no caught last-wins or no storage"
+[[ $replay == *" --storage postgres"* ]] || fail "mutants' replay command lacks --storage postgres: $replay"
+run_printed "$replay"
+[ $? -eq 1 ] || fail "as printed, $replay should fail (the variant is caught)"
+
+# explore: the recorded command carries the engine.
+timeout 120 "$qdt" explore sim/testdata/sweeps/tiny.json --storage postgres --out "$tmp/e" --quiet >/dev/null 2>"$tmp/err" ||
+  fail "explore --storage postgres exited $?"
+grep -q -- '--storage postgres' "$tmp/e/tiny.md" || fail "explore's command lacks --storage postgres"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["runs"] == 8 and d["failures"] == 0, d' "$tmp/e/tiny.json" ||
+  fail "explore --storage postgres: not 8 passing runs"
+
+# explore-schedules: a failing schedule's replay carries the engine and fails as printed.
+timeout 120 "$qdt" explore-schedules "$schedules" --storage postgres --variant skip-probe --max-interleavings 3 \
+  --out "$tmp/s" --json >"$tmp/schedules.json" 2>"$tmp/err"
+[ $? -eq 1 ] || fail "explore-schedules --variant skip-probe on postgres should find a failing schedule"
+replay=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["failures"][0]["replay"])' "$tmp/schedules.json")
+[[ $replay == *" --storage postgres"* ]] || fail "explore-schedules' replay command lacks --storage postgres: $replay"
+run_printed "$replay"
+[ $? -eq 1 ] || fail "as printed, $replay should fail"
+
+# bench: both engines' figures, positive, each with its command.
+timeout 120 "$qdt" bench --storage postgres --quick --json >"$tmp/bench.json" 2>"$tmp/err" || fail "bench --storage postgres exited $?"
+python3 - "$tmp/bench.json" <<'PY' || fail "bench --storage postgres figures"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+assert doc["storage"] == "postgres"
+figures = {f["name"]: f for f in doc["figures"]}
+required = []
+for p in ["default", "retention", "swarm"]:
+    required += [f"seeds_per_s.{p}_sqlite", f"seeds_per_s.{p}_postgres", f"postgres_over_sqlite.seeds_per_s_{p}",
+                 f"statements_per_s.{p}_postgres", f"server_wait_share.{p}_postgres"]
+for b in ["batch1", "batch10"]:
+    required += [f"pushes_per_s.{b}_sqlite", f"pushes_per_s.{b}_postgres", f"postgres_over_sqlite.pushes_per_s_{b}",
+                 f"statements_per_s.{b}_postgres", f"server_wait_share.{b}_postgres"]
+missing = [n for n in required if n not in figures]
+assert not missing, missing
+assert not any("power-loss" in n for n in figures), "power-loss is SQLite's"
+for name, f in figures.items():
+    assert f["value"] > 0, (name, f["value"])
+    assert "--storage postgres" in f["command"], (name, f["command"])
+    if name.startswith("server_wait_share"):
+        assert f["value"] <= 1, (name, f["value"])
+PY
+
+# check --resume: the journal's engine, and the other engine refused.
+digest() { sed -n 's/.*digest \([0-9a-f]*\).*/\1/p'; }
+timeout 60 "$qdt" check --seeds 3 --out "$tmp/lite" --quiet >/dev/null 2>"$tmp/err" || fail "check --out (sqlite)"
+refused "ran on sqlite" check --resume "$tmp/lite" --storage postgres
+pg=$(timeout 120 "$qdt" check --storage postgres --seeds 2 --out "$tmp/pg" --quiet 2>"$tmp/err" | digest)
+[ -n "$pg" ] || fail "check --storage postgres --out printed no digest"
+refused "ran on postgres" check --resume "$tmp/pg" --storage sqlite
+# Every part removed: the resumed run runs both seeds again, on the journal's engine.
+rm -f "$tmp/pg"/journal/part-*.json
+again=$(timeout 120 "$qdt" check --resume "$tmp/pg" --quiet 2>"$tmp/err" | digest)
+[ "$again" = "$pg" ] || fail "check --resume without --storage: digest '$again', the PostgreSQL campaign's is '$pg'"
+echo "ok"
