@@ -148,8 +148,8 @@ TEST(PgFaults, TheSameFaultGivesTheSameAnswersOverFiveRepetitions) {
   }
 }
 
-// The session's backend pid changes with the reopening; names do not.
-TEST(PgFaults, AClosedSessionIsReopenedUnderItsNameForReads) {
+// The connection's backend changes with the reopening; its client name does not.
+TEST(PgFaults, AClosedConnectionIsReopenedUnderItsNameForReads) {
   ManualClock clock(kT0Ms);
   auto run = backend().begin_run();
   FaultGate gate;

@@ -120,7 +120,7 @@ void PgRun::cancel_lock_wait(Session& session) {
   if (!control_bool(shared_.control, sql, "cancel a statement")) {
     throw StorageError("postgres: client " + session.name() + "'s backend could not be signalled");
   }
-  // Nothing else runs on the server meanwhile (every other session is idle
+  // Nothing else runs on the server meanwhile (every other client is idle
   // or waits), so the lock cannot be granted first: the statement returns
   // cancelled.
   while (session.wait_until_done_or_blocked(*shared_.probe, pids_, wait_) != Progress::returned) {

@@ -14,7 +14,7 @@
 
 namespace qdt::impl::postgres {
 
-// The gate reaches the session's backend through the transaction
+// The gate reaches the connection's backend through the transaction
 // (ServerBackend): a fault is done to the real server, and the transaction
 // meets the server's own error.
 class PgTransaction final : private ServerBackend {
