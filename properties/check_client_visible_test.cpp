@@ -52,6 +52,29 @@ TEST(ClientVisible, QueuedItemMissingFromTheFinalReadFails) {
   EXPECT_TRUE(detail_has(failures, "txn b")) << show(failures);
 }
 
+// A PostgreSQL backend ended before the push's COMMIT: the server rolled it
+// back, and an engine that answered success anyway is caught.
+TEST(ClientVisible, QueuedAnswerAfterACommitThatFoundItsBackendEndedFails) {
+  HistoryBuilder b;
+  b.fail_pushes(1).push("p1", "q", "p", {"a"});
+  history::History& h = b.history();
+  ASSERT_TRUE(check(h).empty()) << show(check(h));  // answered error: nothing to see
+  history::PushEvent* failed = nullptr;
+  for (history::Event& e : h.events) {
+    if (auto* push = std::get_if<history::PushEvent>(&e)) failed = push;
+  }
+  ASSERT_NE(failed, nullptr);
+  ASSERT_TRUE(failed->failed);
+  failed->fault = {2, 10};  // COMMIT, the connection found closed (SQLITE_IOERR)
+  ASSERT_EQ(h.requests.size(), 1u);
+  ASSERT_EQ(h.requests[0].responses.size(), 1u);
+  h.requests[0].responses[0].status = "queued";
+  h.requests[0].responses[0].message_id = "m-wrongly-answered";
+  const auto failures = check(h);
+  EXPECT_TRUE(has_failure(failures, kName, "p1", "q/p")) << show(failures);
+  EXPECT_TRUE(detail_has(failures, "txn a")) << show(failures);
+}
+
 TEST(ClientVisible, QueuedItemReadWithAnotherKeyFails) {
   HistoryBuilder b;
   b.push("p1", "q", "p", {"a"});

@@ -8,6 +8,24 @@
 
 namespace qdt::impl {
 
+// The server process behind one connection, on an engine that has one
+// (PostgreSQL's backend; SQLite has none): what a gate may do to it, as an
+// operator or a failing server would, between the engine's own steps. Each
+// returns once the server is in a known state, so what follows does not
+// depend on timing.
+class ServerBackend {
+ public:
+  virtual ~ServerBackend() = default;
+  // Ends the backend while the connection is idle (inside a transaction or
+  // not) and returns once it is gone: its transaction rolled back, its locks
+  // released, the connection closed. The engine finds the connection closed
+  // at its next statement.
+  virtual void terminate() = 0;
+  // Cancels the statement that waits for a lock and returns once it
+  // returned, with the server's cancel error.
+  virtual void cancel_lock_wait() = 0;
+};
+
 // The seam every statement crosses. The default gate is an atomic, faultless
 // connection: no latency, and a lock wait is an error.
 class StatementGate {
@@ -22,6 +40,14 @@ class StatementGate {
   // time: wait until the lock may be free. false gives up (the transaction
   // fails).
   virtual bool wait_busy(TxnKind txn, uint32_t attempt) { return false; }
+  // The same two, on an engine with a server process per connection: the
+  // gate may act on `backend` for the duration of the call.
+  virtual int before_server_statement(TxnKind txn, int64_t index, StatementKind kind, ServerBackend& backend) {
+    return before_statement(txn, index, kind);
+  }
+  virtual bool wait_busy_on_server(TxnKind txn, uint32_t attempt, ServerBackend& backend) {
+    return wait_busy(txn, attempt);
+  }
   // The transaction took its serializing lock (SQLite's BEGIN IMMEDIATE, a
   // partition row's FOR UPDATE).
   virtual void on_locked(TxnKind txn) {}

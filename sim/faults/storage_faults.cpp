@@ -7,6 +7,10 @@ namespace qdt::sim {
 
 int sqlite_code(FaultCode code) { return code == FaultCode::full ? SQLITE_FULL : SQLITE_IOERR; }
 
+const char* pg_fault_action_name(PgFaultAction action) {
+  return action == PgFaultAction::cancel ? "cancel" : "terminate";
+}
+
 bool fault_matches(StorageOpKind op, impl::TxnKind txn) {
   using impl::TxnKind;
   // The script's own steps (configure, delete_segment) are never failed.
@@ -32,7 +36,7 @@ void FaultPlan::add(const StorageFault& fault) {
 bool FaultPlan::arm(impl::TxnKind txn, ArmedFault& armed) {
   for (auto it = pending_.begin(); it != pending_.end(); ++it) {
     if (!fault_matches(it->op, txn)) continue;
-    armed = ArmedFault{it->after_statements, sqlite_code(it->code)};
+    armed = ArmedFault{it->after_statements, sqlite_code(it->code), it->pg};
     if (--it->count == 0) pending_.erase(it);
     return true;
   }

@@ -6,6 +6,16 @@
 // running and SQLite's ROLLBACK undoes the statements before it — the way a
 // fault-injecting VFS makes a write fail, walked over every position k by
 // the generators ("fail after k operations, for every k").
+//
+// On PostgreSQL the fault is done to the real server instead, by the run's
+// control connection, at a point where the backend's state is known
+// (docs/semantics.md §8): `terminate` (the default) ends the backend just
+// before statement k, idle inside the transaction or before it, so the
+// statement finds the connection closed and the server has rolled back;
+// `cancel` cancels statement k while it waits for a lock (the server
+// answers 57014 and the transaction rolls back), and when statement k does
+// not wait, ends the backend once it returned, before the next statement.
+// A BEGIN or a COMMIT never waits: `cancel` aimed at one terminates.
 #include <cstdint>
 #include <deque>
 
@@ -19,6 +29,9 @@ enum class StorageOpKind { push, fetch, hydrate, ack, read, retention, purge, an
 // The SQLite error an injected fault makes a statement return.
 enum class FaultCode { io_error, full };
 
+// What an injected fault does to a PostgreSQL backend.
+enum class PgFaultAction { terminate, cancel };
+
 // `storage_fail`: the next `count` transactions of kind `op` fail at
 // statement `after_statements` of the transaction (0 = its BEGIN; a
 // transaction with fewer statements fails at its last one, the COMMIT), so
@@ -28,12 +41,14 @@ struct StorageFault {
   int64_t count = 1;
   int64_t after_statements = 0;
   FaultCode code = FaultCode::io_error;
+  PgFaultAction pg = PgFaultAction::terminate;
 };
 
 // A fault armed on one transaction.
 struct ArmedFault {
   int64_t statement = 0;  // fail at this statement index, or at COMMIT if sooner
   int code = 0;           // SQLite result code
+  PgFaultAction pg = PgFaultAction::terminate;
 };
 
 class FaultPlan {
@@ -52,6 +67,7 @@ class FaultPlan {
 };
 
 int sqlite_code(FaultCode code);
+const char* pg_fault_action_name(PgFaultAction action);
 // StorageOpKind -> does it match a transaction of `txn` kind (admin never).
 bool fault_matches(StorageOpKind op, impl::TxnKind txn);
 

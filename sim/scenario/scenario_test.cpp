@@ -186,7 +186,7 @@ TEST(ScenarioLoader, StorageFaultFieldsAndInterleave) {
     EXPECT_EQ(s.as<StorageFailArgs>().fault.after_statements, 0);
     EXPECT_EQ(s.as<StorageFailArgs>().fault.code, FaultCode::io_error);
     EXPECT_EQ(s.as<StorageFailArgs>().fault.count, 2);
-    EXPECT_EQ(s.as<StorageFailArgs>().fault.count, 2);
+    EXPECT_EQ(s.as<StorageFailArgs>().fault.pg, PgFaultAction::terminate);
     EXPECT_TRUE(r.scenario->world.storage.interleave);
   }
   const std::vector<std::pair<std::string, StorageOpKind>> kinds = {
@@ -211,6 +211,15 @@ TEST(ScenarioLoader, StorageFaultFieldsAndInterleave) {
             "\"ack\", \"read\", \"retention\", \"purge\" or \"any\")");
   EXPECT_EQ(first_error(R"({"steps": [{"op": "storage_fail", "count": 1, "code": "busy"}]})"),
             "/steps/0/code: unknown fault code \"busy\" (expected \"ioerr\" or \"full\")");
+  for (const auto& [name, action] : std::vector<std::pair<std::string, PgFaultAction>>{
+           {"terminate", PgFaultAction::terminate}, {"cancel", PgFaultAction::cancel}}) {
+    const LoadResult r =
+        load_scenario_text(R"({"steps": [{"op": "storage_fail", "count": 1, "pg": ")" + name + R"("}]})", "pg.json");
+    ASSERT_TRUE(r.scenario) << name << ": " << r.errors[0].to_string();
+    EXPECT_EQ(r.scenario->steps[0].as<StorageFailArgs>().fault.pg, action) << name;
+  }
+  EXPECT_EQ(first_error(R"({"steps": [{"op": "storage_fail", "count": 1, "pg": "kill"}]})"),
+            "/steps/0/pg: unknown PostgreSQL fault \"kill\" (expected \"terminate\" or \"cancel\")");
   EXPECT_EQ(first_error(R"({"steps": [{"op": "storage_fail", "count": 1, "after_statements": 65}]})"),
             "/steps/0/after_statements: must be <= 64");
   EXPECT_EQ(first_error(R"({"steps": [{"op": "storage_fail", "count": 1, "after_statements": -1}]})"),
@@ -225,12 +234,13 @@ TEST(ScenarioLoader, StorageFaultFieldsAndInterleave) {
   // The schema agrees on each of these.
   for (const char* bad : {R"({"steps": [{"op": "storage_fail", "count": 1, "target": "vacuum"}]})",
                           R"({"steps": [{"op": "storage_fail", "count": 1, "code": "busy"}]})",
+                          R"({"steps": [{"op": "storage_fail", "count": 1, "pg": "kill"}]})",
                           R"({"steps": [{"op": "storage_fail", "count": 1, "after_statements": 65}]})",
                           R"({"world": {"storage": {"interleave": 1}}, "steps": []})"}) {
     EXPECT_FALSE(schema_errors(nlohmann::json::parse(bad), "f").empty()) << bad;
   }
   EXPECT_TRUE(schema_errors(nlohmann::json::parse(R"({"world": {"storage": {"interleave": false}}, "steps": [
-      {"op": "storage_fail", "count": 1, "target": "purge", "after_statements": 3, "code": "full"}]})"),
+      {"op": "storage_fail", "count": 1, "target": "purge", "after_statements": 3, "code": "full", "pg": "cancel"}]})"),
                             "f")
                   .empty());
 }

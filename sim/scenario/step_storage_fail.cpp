@@ -38,11 +38,12 @@ std::string storage_op_name(StorageOpKind kind) {
 }
 
 // `count` (required), `target` (the kind of storage transaction hit; "op" is
-// the step's own key), `after_statements`, `code`.
+// the step's own key), `after_statements`, `code`, `pg` (what the fault does
+// to a PostgreSQL backend).
 void read(StepLoader& loader, const json& j, const std::string& p, Step& s) {
   JsonReader& r = loader.reader();
   StorageFault& fault = s.args.emplace<StorageFailArgs>().fault;
-  r.only(j, p, {"op", "id", "count", "target", "after_statements", "code"});
+  r.only(j, p, {"op", "id", "count", "target", "after_statements", "code", "pg"});
   if (auto v = r.integer(j, p, "count", 1, kMaxStorageFailCount)) fault.count = *v;
   else if (!j.contains("count")) r.fail(p + "/count", "required");
   if (auto v = r.string(j, p, "target", false)) {
@@ -56,6 +57,11 @@ void read(StepLoader& loader, const json& j, const std::string& p, Step& s) {
     else if (*v == "full") fault.code = FaultCode::full;
     else r.fail(p + "/code", "unknown fault code \"" + *v + "\" (expected \"ioerr\" or \"full\")");
   }
+  if (auto v = r.string(j, p, "pg", false)) {
+    if (*v == "terminate") fault.pg = PgFaultAction::terminate;
+    else if (*v == "cancel") fault.pg = PgFaultAction::cancel;
+    else r.fail(p + "/pg", "unknown PostgreSQL fault \"" + *v + "\" (expected \"terminate\" or \"cancel\")");
+  }
 }
 
 void run(StepRunner& runner, const Step& s, uint64_t) { runner.world().fail_storage(s.as<StorageFailArgs>().fault); }
@@ -63,7 +69,8 @@ void run(StepRunner& runner, const Step& s, uint64_t) { runner.world().fail_stor
 std::string summary(const Step& s) {
   const StorageFault& f = s.as<StorageFailArgs>().fault;
   return "the next " + std::to_string(f.count) + " " + storage_op_name(f.op) + " transactions fail at statement " +
-         std::to_string(f.after_statements) + " with " + (f.code == FaultCode::full ? "SQLITE_FULL" : "SQLITE_IOERR");
+         std::to_string(f.after_statements) + " with " + (f.code == FaultCode::full ? "SQLITE_FULL" : "SQLITE_IOERR") +
+         (f.pg == PgFaultAction::cancel ? " (on PostgreSQL, cancelled in a lock wait)" : "");
 }
 
 }  // namespace

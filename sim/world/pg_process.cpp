@@ -33,6 +33,13 @@ struct ForwardingGate : impl::StatementGate {
   bool wait_busy(impl::TxnKind txn, uint32_t attempt) override {
     return target ? target->wait_busy(txn, attempt) : false;
   }
+  int before_server_statement(impl::TxnKind txn, int64_t index, impl::StatementKind kind,
+                              impl::ServerBackend& backend) override {
+    return target ? target->before_server_statement(txn, index, kind, backend) : 0;
+  }
+  bool wait_busy_on_server(impl::TxnKind txn, uint32_t attempt, impl::ServerBackend& backend) override {
+    return target ? target->wait_busy_on_server(txn, attempt, backend) : false;
+  }
   void on_locked(impl::TxnKind txn) override {
     if (target) target->on_locked(txn);
   }

@@ -61,6 +61,7 @@ void ConnectionGate::begin_call(std::function<void()> on_locked) {
   on_locked_ = std::move(on_locked);
   locked_in_call_ = false;
   armed_ = false;
+  cancel_pending_ = false;
   fault_ = {};
   busy_waits_ = 0;
 }
@@ -71,7 +72,7 @@ void ConnectionGate::survive(const char* when) {
   throw BrokerCrashed(std::string("broker crashed ") + when);
 }
 
-int ConnectionGate::before_statement(impl::TxnKind txn, int64_t index, impl::StatementKind kind) {
+int ConnectionGate::travel(int64_t index, impl::StatementKind kind) {
   side_.statements++;
   if (side_.config.interleave) {
     if (kind == impl::StatementKind::begin) region_ = SeededScheduler::new_region();
@@ -87,21 +88,67 @@ int ConnectionGate::before_statement(impl::TxnKind txn, int64_t index, impl::Sta
     fault_ = {index, SQLITE_IOERR};
     return SQLITE_IOERR;
   }
-  if (kind == impl::StatementKind::begin) armed_ = side_.faults.arm(txn, armed_fault_);
-  if (armed_ && (index >= armed_fault_.statement || kind == impl::StatementKind::commit)) {
-    armed_ = false;
-    fault_ = {index, armed_fault_.code};
-    side_.faults_injected++;
-    if (txn == impl::TxnKind::push) mark_push_fault(index, kind);
-    side_.trace.begin(side_.clock.now_ms(), "fault")
-        .field("c", name())
-        .field("txn", impl::txn_kind_name(txn))
-        .field("stmt", index)
-        .field("code", armed_fault_.code)
-        .end();
-    return armed_fault_.code;
-  }
   return SQLITE_OK;
+}
+
+bool ConnectionGate::fault_due(impl::TxnKind txn, int64_t index, impl::StatementKind kind) {
+  if (kind == impl::StatementKind::begin) armed_ = side_.faults.arm(txn, armed_fault_);
+  if (!armed_ || (index < armed_fault_.statement && kind != impl::StatementKind::commit)) return false;
+  armed_ = false;
+  return true;
+}
+
+void ConnectionGate::record_fault(impl::TxnKind txn, int64_t index, impl::StatementKind kind, int code,
+                                  const char* pg_action) {
+  fault_ = {index, code};
+  side_.faults_injected++;
+  if (txn == impl::TxnKind::push) mark_push_fault(index, kind);
+  Trace& event = side_.trace.begin(side_.clock.now_ms(), "fault");
+  event.field("c", name()).field("txn", impl::txn_kind_name(txn)).field("stmt", index).field("code", code);
+  if (pg_action) event.field("pg", pg_action);
+  event.end();
+}
+
+int ConnectionGate::before_statement(impl::TxnKind txn, int64_t index, impl::StatementKind kind) {
+  if (const int code = travel(index, kind)) return code;
+  if (!fault_due(txn, index, kind)) return SQLITE_OK;
+  record_fault(txn, index, kind, armed_fault_.code, nullptr);
+  return armed_fault_.code;
+}
+
+int ConnectionGate::before_server_statement(impl::TxnKind txn, int64_t index, impl::StatementKind kind,
+                                            impl::ServerBackend& backend) {
+  if (const int code = travel(index, kind)) return code;
+  if (cancel_pending_) {
+    // Statement cancel_index_ returned without waiting for a lock: its
+    // backend ends now, idle inside the transaction.
+    cancel_pending_ = false;
+    backend.terminate();
+    record_fault(txn, index, kind, SQLITE_IOERR, "terminate");
+    return SQLITE_OK;
+  }
+  if (!fault_due(txn, index, kind)) return SQLITE_OK;
+  const bool may_wait = kind != impl::StatementKind::begin && kind != impl::StatementKind::commit;
+  if (armed_fault_.pg == PgFaultAction::cancel && may_wait) {
+    cancel_pending_ = true;
+    cancel_index_ = index;
+    cancel_kind_ = kind;
+    return SQLITE_OK;
+  }
+  // The backend ends before the statement is sent: the statement finds the
+  // connection closed, and the server rolled the transaction back.
+  backend.terminate();
+  record_fault(txn, index, kind, SQLITE_IOERR, "terminate");
+  return SQLITE_OK;
+}
+
+bool ConnectionGate::wait_busy_on_server(impl::TxnKind txn, uint32_t attempt, impl::ServerBackend& backend) {
+  if (!cancel_pending_) return wait_busy(txn, attempt);
+  cancel_pending_ = false;
+  mark_wait(owner_, side_.lock_holder);
+  backend.cancel_lock_wait();
+  record_fault(txn, cancel_index_, cancel_kind_, SQLITE_BUSY, "cancel");
+  return true;  // the statement returned: cancelled
 }
 
 bool ConnectionGate::wait_busy(impl::TxnKind txn, uint32_t attempt) {
@@ -124,6 +171,9 @@ void ConnectionGate::on_locked(impl::TxnKind txn) {
 }
 
 void ConnectionGate::on_ended(impl::TxnKind txn, bool committed) {
+  // A `cancel` whose statement neither waited nor was followed by another
+  // (the transaction ended in between) injected nothing.
+  cancel_pending_ = false;
   if (side_.lock_holder == static_cast<int64_t>(owner_)) side_.lock_holder = -1;
   region_ = SeededScheduler::new_region();
   side_.wake_busy_waiters();

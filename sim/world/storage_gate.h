@@ -82,11 +82,21 @@ class ConnectionGate : public impl::StatementGate {
 
   int before_statement(impl::TxnKind txn, int64_t index, impl::StatementKind kind) override;
   bool wait_busy(impl::TxnKind txn, uint32_t attempt) override;
+  // PostgreSQL: an armed fault is done to the backend (storage_faults.h).
+  int before_server_statement(impl::TxnKind txn, int64_t index, impl::StatementKind kind,
+                              impl::ServerBackend& backend) override;
+  bool wait_busy_on_server(impl::TxnKind txn, uint32_t attempt, impl::ServerBackend& backend) override;
   void on_locked(impl::TxnKind txn) override;
   void on_ended(impl::TxnKind txn, bool committed) override;
 
  private:
   uint64_t epoch() const { return epoch_ ? *epoch_ : 0; }
+  // The statement's latency, the crash and power checks, and whether the
+  // armed fault hits statement `index` now.
+  int travel(int64_t index, impl::StatementKind kind);
+  bool fault_due(impl::TxnKind txn, int64_t index, impl::StatementKind kind);
+  // Records a fault that hit statement `index`: history, reach points, trace.
+  void record_fault(impl::TxnKind txn, int64_t index, impl::StatementKind kind, int code, const char* pg_action);
   StorageSide& side_;
   uint32_t owner_;
   const uint64_t* epoch_;
@@ -96,6 +106,11 @@ class ConnectionGate : public impl::StatementGate {
   bool locked_in_call_ = false;
   bool armed_ = false;
   ArmedFault armed_fault_;
+  // PostgreSQL `cancel`: statement cancel_index_ is running; cancelled if it
+  // waits for a lock, else the backend ends before the next statement.
+  bool cancel_pending_ = false;
+  int64_t cancel_index_ = 0;
+  impl::StatementKind cancel_kind_ = impl::StatementKind::write;
   history::FaultRecord fault_;
   uint32_t busy_waits_ = 0;
   // The schedule search's region (sim/schedule/scheduler.h) of this connection's

@@ -85,6 +85,50 @@ bool PgRun::take_deadlock_victim(Session& session) {
   return victim;
 }
 
+namespace {
+
+// One row, one boolean column, on the blocking control connection.
+bool control_bool(PGconn* control, const std::string& sql, const char* what) {
+  PgResultPtr r(PQexec(control, sql.c_str()));
+  if (!r || PQresultStatus(r.get()) != PGRES_TUPLES_OK || PQntuples(r.get()) != 1) {
+    throw StorageError::connection_lost(std::string("postgres: cannot ") + what + ": " + PQerrorMessage(control));
+  }
+  return PQgetvalue(r.get(), 0, 0)[0] == 't';
+}
+
+}  // namespace
+
+void PgRun::terminate_backend(Session& session) {
+  Member& m = member(session);
+  assert(!session.in_flight() && m.state == State::idle);
+  assert(!session.closed());
+  // With a timeout, pg_terminate_backend waits until the process has exited.
+  const std::string sql = "SELECT pg_catalog.pg_terminate_backend(" + std::to_string(session.backend_pid()) + ", " +
+                          std::to_string(wait_.hang_ms) + ")";
+  if (!control_bool(shared_.control, sql, "terminate a backend")) {
+    throw StorageError("postgres: client " + session.name() + "'s backend did not exit in " +
+                       std::to_string(wait_.hang_ms) + " ms (hang)");
+  }
+  session.await_closed(wait_.hang_ms);
+  // Whoever waited for its locks now holds them, or waits again.
+  settle(&session);
+}
+
+void PgRun::cancel_lock_wait(Session& session) {
+  Member& m = member(session);
+  assert(session.in_flight() && m.state == State::blocked);
+  const std::string sql = "SELECT pg_catalog.pg_cancel_backend(" + std::to_string(session.backend_pid()) + ")";
+  if (!control_bool(shared_.control, sql, "cancel a statement")) {
+    throw StorageError("postgres: client " + session.name() + "'s backend could not be signalled");
+  }
+  // Nothing else runs on the server meanwhile (every other client is idle
+  // or waits), so the lock cannot be granted first: the statement returns
+  // cancelled.
+  while (session.wait_until_done_or_blocked(*shared_.probe, pids_, wait_) != Progress::returned) {
+  }
+  m.state = State::returned;
+}
+
 void PgRun::reset_rows() {
   for (const Member& m : members_) assert(!m.session->in_flight());
   const ServerWait waiting;

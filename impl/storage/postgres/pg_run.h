@@ -76,6 +76,17 @@ class PgRun {
 
   const std::vector<PgDeadlock>& deadlocks() const { return deadlocks_; }
 
+  // What a fault does to a client's backend (impl::ServerBackend), through
+  // the control connection, each returning once the server's state is
+  // known. terminate_backend: no statement in flight; pg_terminate_backend,
+  // then wait until the backend has exited (its transaction rolled back, its
+  // locks released) and libpq sees the connection closed; then every other
+  // client settles, as after a rollback. cancel_lock_wait: the statement
+  // waits for a lock; pg_cancel_backend, then wait until it returned
+  // (SQLSTATE 57014).
+  void terminate_backend(Session& session);
+  void cancel_lock_wait(Session& session);
+
   // Empties the interface's tables and zeroes the clock (no session of the
   // run may hold a lock).
   void reset_rows();

@@ -19,9 +19,22 @@ PgStorage::PgStorage(PgRun& run, std::string client_name, StorageClock& clock, S
 
 PgStorage::~PgStorage() { run_.detach(*session_); }
 
-PgTransaction PgStorage::begin(TxnKind kind) { return PgTransaction(run_, *session_, *gate_, clock_, kind); }
+void PgStorage::reopen_if_closed() {
+  if (!session_->closed()) return;
+  auto fresh = std::make_unique<Session>(run_.base_conninfo(), run_.database(), session_->name());
+  run_.detach(*session_);
+  session_ = std::move(fresh);
+  run_.attach(*session_);
+  assert(!session_->closed());
+}
+
+PgTransaction PgStorage::begin(TxnKind kind) {
+  reopen_if_closed();
+  return PgTransaction(run_, *session_, *gate_, clock_, kind);
+}
 
 StatementOutcome PgStorage::inspect(const std::string& sql, const std::vector<Param>& params) {
+  reopen_if_closed();
   return session_->run(run_.probe(), sql, params);
 }
 

@@ -93,6 +93,9 @@ class PgStorage final : public StorageEngine {
     int64_t txns_start = 0;
     QueueOptions options;
   };
+  // Opens a new connection in place of one the server closed (as a pool
+  // replaces a dead one): same client name, a new backend.
+  void reopen_if_closed();
   PgTransaction begin(TxnKind kind);
   // Inside `tx` (gated), or ungated on the bare connection when `tx` is null.
   std::optional<PartitionRow> find_partition(PgTransaction* tx, const std::string& queue,

@@ -19,7 +19,9 @@ PgTransaction::PgTransaction(PgRun& run, Session& session, StatementGate& gate, 
     : run_(run), session_(session), gate_(gate), clock_(clock), kind_(kind) {
   assert(!session_.in_flight());
   const int64_t index = next_index_++;
-  if (const int code = gate_.before_statement(kind_, index, StatementKind::begin)) throw injected(code, index, kind_);
+  if (const int code = gate_.before_server_statement(kind_, index, StatementKind::begin, *this)) {
+    throw injected(code, index, kind_);
+  }
   open_ = true;
   execute("BEGIN", {});
 }
@@ -32,7 +34,7 @@ StatementOutcome PgTransaction::run(const std::string& sql, const std::vector<Pa
                                     bool takes_lock) {
   assert(open_);
   const int64_t index = next_index_++;
-  if (const int code = gate_.before_statement(kind_, index, kind)) fail(injected(code, index, kind_));
+  if (const int code = gate_.before_server_statement(kind_, index, kind, *this)) fail(injected(code, index, kind_));
   StatementOutcome out = execute(sql, params);
   if (takes_lock) gate_.on_locked(kind_);
   return out;
@@ -46,7 +48,9 @@ StatementOutcome PgTransaction::run_ungated(const std::string& sql, const std::v
 void PgTransaction::commit() {
   assert(open_);
   const int64_t index = next_index_++;
-  if (const int code = gate_.before_statement(kind_, index, StatementKind::commit)) fail(injected(code, index, kind_));
+  if (const int code = gate_.before_server_statement(kind_, index, StatementKind::commit, *this)) {
+    fail(injected(code, index, kind_));
+  }
   execute("COMMIT", {});
   open_ = false;
   run_.settle(&session_);
@@ -59,7 +63,7 @@ StatementOutcome PgTransaction::execute(const std::string& sql, const std::vecto
     session_.send(sql, params);
     Progress progress = run_.wait(session_);
     for (uint32_t attempt = 1; progress == Progress::blocked; ++attempt) {
-      if (!gate_.wait_busy(kind_, attempt)) {
+      if (!gate_.wait_busy_on_server(kind_, attempt, *this)) {
         session_.cancel();
         while (run_.wait(session_) != Progress::returned) {
         }
@@ -87,6 +91,10 @@ StatementOutcome PgTransaction::execute(const std::string& sql, const std::vecto
   }
   return out;
 }
+
+void PgTransaction::terminate() { run_.terminate_backend(session_); }
+
+void PgTransaction::cancel_lock_wait() { run_.cancel_lock_wait(session_); }
 
 void PgTransaction::fail(const StorageError& error) {
   abort();

@@ -14,7 +14,10 @@
 
 namespace qdt::impl::postgres {
 
-class PgTransaction {
+// The gate reaches the connection's backend through the transaction
+// (ServerBackend): a fault is done to the real server, and the transaction
+// meets the server's own error.
+class PgTransaction final : private ServerBackend {
  public:
   // BEGIN (statement 0). Throws StorageError when the gate fails it; no
   // transaction then exists.
@@ -39,6 +42,8 @@ class PgTransaction {
   StatementOutcome execute(const std::string& sql, const std::vector<Param>& params);
   // ROLLBACK, settle, on_ended(false); never throws.
   void abort();
+  void terminate() override;
+  void cancel_lock_wait() override;
   [[noreturn]] void fail(const StorageError& error);
 
   PgRun& run_;

@@ -78,6 +78,12 @@ Session::Session(const std::string& base, const std::string& dbname, std::string
 
 void Session::send(const std::string& sql, const std::vector<Param>& params) {
   assert(!in_flight_);
+  if (closed()) {
+    throw StorageError("postgres: client " + name_ +
+                           "'s connection was closed by the server before the statement was sent (the server "
+                           "rolled its transaction back)",
+                       10 /* SQLITE_IOERR */);
+  }
   std::vector<const char*> values;
   std::vector<int> lengths;
   std::vector<int> formats;
@@ -157,6 +163,23 @@ Progress Session::wait_until_done_or_blocked(LockProbe& probe, const std::vector
   }
 }
 
+void Session::await_closed(int64_t hang_ms) {
+  assert(!in_flight_);
+  // An idle connection hears the server's FATAL as a notice: not printed.
+  PQsetNoticeProcessor(conn_.get(), [](void*, const char*) {}, nullptr);
+  const auto deadline = Clock::now() + std::chrono::milliseconds(hang_ms);
+  while (!closed()) {
+    if (!PQconsumeInput(conn_.get())) break;  // end of stream: libpq marks it closed
+    if (Clock::now() > deadline) {
+      throw StorageError("postgres: client " + name_ + "'s connection stayed open " + std::to_string(hang_ms) +
+                         " ms after its backend ended (hang)");
+    }
+    pollfd fd{PQsocket(conn_.get()), POLLIN, 0};
+    poll(&fd, 1, 10);
+  }
+  assert(closed());
+}
+
 StatementOutcome Session::take_outcome() {
   assert(in_flight_ && returned_);
   in_flight_ = false;
@@ -186,7 +209,10 @@ StatementOutcome Session::run(LockProbe& probe, const std::string& sql, const st
 StorageError storage_error(const StatementOutcome& outcome, const std::string& context) {
   assert(!outcome.ok);
   const std::string text = "postgres: " + context + ": " + outcome.message + " (SQLSTATE " + outcome.sqlstate + ")";
-  if (outcome.sqlstate.rfind("08", 0) == 0) return StorageError::connection_lost(text);
+  // 08: connection exceptions; 57P01-57P03: the server ended the backend.
+  if (outcome.sqlstate.rfind("08", 0) == 0 || outcome.sqlstate.rfind("57P0", 0) == 0) {
+    return StorageError::connection_lost(text);
+  }
   const bool lock_conflict = outcome.sqlstate == "40P01" || outcome.sqlstate == "40001" ||
                              outcome.sqlstate == "57014" || outcome.sqlstate == "55P03";
   return StorageError(text, lock_conflict ? 5 /* SQLITE_BUSY */ : 1 /* SQLITE_ERROR */);

@@ -60,11 +60,23 @@ class Session {
   const std::string& name() const { return name_; }
   int backend_pid() const { return backend_pid_; }
   bool in_flight() const { return in_flight_; }
-  // Inside a transaction block (or a statement is running).
-  bool in_transaction() const { return PQtransactionStatus(conn_.get()) != PQTRANS_IDLE; }
+  // Inside a transaction block (or a statement is running); a closed
+  // connection is in none (the server rolled it back).
+  bool in_transaction() const { return !closed() && PQtransactionStatus(conn_.get()) != PQTRANS_IDLE; }
+  // The server closed the connection and libpq knows it.
+  bool closed() const { return PQstatus(conn_.get()) == CONNECTION_BAD; }
 
-  // Sends one parameterised statement. Throws StorageError when it cannot be sent.
+  // Sends one parameterised statement. Throws StorageError when it cannot be
+  // sent: on a connection already closed, a plain one (the statement never
+  // left, and the server rolled back the transaction when its backend
+  // ended); StorageError::connection_lost when the connection breaks while
+  // sending.
   void send(const std::string& sql, const std::vector<Param>& params = {});
+
+  // With no statement in flight, after the server ended the backend: reads
+  // the connection until libpq sees it closed (the server's farewell is
+  // dropped). Throws StorageError after `hang_ms`.
+  void await_closed(int64_t hang_ms);
 
   // docs/semantics.md §9.2's loop: drain the socket (PQconsumeInput; PQgetResult only while
   // the connection is not busy); else wait on the socket until the next lock
