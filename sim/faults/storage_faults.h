@@ -9,13 +9,13 @@
 //
 // On PostgreSQL the fault is done to the real server instead, by the run's
 // control connection, at a point where the backend's state is known
-// (docs/semantics.md §8): `terminate` (the default) ends the backend just
+// (docs/semantics.md §8): `cancel` (the default) lets statement k run and
+// cancels it if it waits for a lock (the server answers 57014 and the
+// transaction rolls back), or, when it does not wait, ends the backend once
+// it returned, before the next statement; `terminate` ends the backend just
 // before statement k, idle inside the transaction or before it, so the
-// statement finds the connection closed and the server has rolled back;
-// `cancel` cancels statement k while it waits for a lock (the server
-// answers 57014 and the transaction rolls back), and when statement k does
-// not wait, ends the backend once it returned, before the next statement.
-// A BEGIN or a COMMIT never waits: `cancel` aimed at one terminates.
+// statement finds the connection closed and the server has rolled back. A
+// BEGIN or a COMMIT never waits: `cancel` aimed at one terminates before it.
 #include <cstdint>
 #include <deque>
 
@@ -41,14 +41,14 @@ struct StorageFault {
   int64_t count = 1;
   int64_t after_statements = 0;
   FaultCode code = FaultCode::io_error;
-  PgFaultAction pg = PgFaultAction::terminate;
+  PgFaultAction pg = PgFaultAction::cancel;
 };
 
 // A fault armed on one transaction.
 struct ArmedFault {
   int64_t statement = 0;  // fail at this statement index, or at COMMIT if sooner
   int code = 0;           // SQLite result code
-  PgFaultAction pg = PgFaultAction::terminate;
+  PgFaultAction pg = PgFaultAction::cancel;
 };
 
 class FaultPlan {

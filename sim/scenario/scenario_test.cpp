@@ -186,7 +186,7 @@ TEST(ScenarioLoader, StorageFaultFieldsAndInterleave) {
     EXPECT_EQ(s.as<StorageFailArgs>().fault.after_statements, 0);
     EXPECT_EQ(s.as<StorageFailArgs>().fault.code, FaultCode::io_error);
     EXPECT_EQ(s.as<StorageFailArgs>().fault.count, 2);
-    EXPECT_EQ(s.as<StorageFailArgs>().fault.pg, PgFaultAction::terminate);
+    EXPECT_EQ(s.as<StorageFailArgs>().fault.pg, PgFaultAction::cancel);
     EXPECT_TRUE(r.scenario->world.storage.interleave);
   }
   const std::vector<std::pair<std::string, StorageOpKind>> kinds = {

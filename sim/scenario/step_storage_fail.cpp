@@ -70,7 +70,7 @@ std::string summary(const Step& s) {
   const StorageFault& f = s.as<StorageFailArgs>().fault;
   return "the next " + std::to_string(f.count) + " " + storage_op_name(f.op) + " transactions fail at statement " +
          std::to_string(f.after_statements) + " with " + (f.code == FaultCode::full ? "SQLITE_FULL" : "SQLITE_IOERR") +
-         (f.pg == PgFaultAction::cancel ? " (on PostgreSQL, cancelled in a lock wait)" : "");
+         (f.pg == PgFaultAction::terminate ? " (on PostgreSQL, its backend ended before it)" : "");
 }
 
 }  // namespace

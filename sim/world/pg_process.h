@@ -10,7 +10,8 @@
 // a world's sessions are named by its shape (admin-0, b0-1, ...) and the run
 // settles only sessions with a statement in flight, in name order; every
 // world starts with PgRun::reset_rows() (empty tables, the clock at zero).
-// A session left inside a transaction is closed, not kept. A kept session
+// A session left inside a transaction is closed, not kept; one whose
+// backend a fault ended reopens itself at its next use (PgStorage). A kept session
 // reaches its world's clock and gate through forwarders rebound at every
 // lease, as a pooled SQLite connection does (sim/world/storage_pool.h).
 //

@@ -124,7 +124,7 @@ int ConnectionGate::before_server_statement(impl::TxnKind txn, int64_t index, im
     // backend ends now, idle inside the transaction.
     cancel_pending_ = false;
     backend.terminate();
-    record_fault(txn, index, kind, SQLITE_IOERR, "terminate");
+    record_fault(txn, index, kind, SQLITE_IOERR, pg_fault_action_name(PgFaultAction::terminate));
     return SQLITE_OK;
   }
   if (!fault_due(txn, index, kind)) return SQLITE_OK;
@@ -138,7 +138,7 @@ int ConnectionGate::before_server_statement(impl::TxnKind txn, int64_t index, im
   // The backend ends before the statement is sent: the statement finds the
   // connection closed, and the server rolled the transaction back.
   backend.terminate();
-  record_fault(txn, index, kind, SQLITE_IOERR, "terminate");
+  record_fault(txn, index, kind, SQLITE_IOERR, pg_fault_action_name(PgFaultAction::terminate));
   return SQLITE_OK;
 }
 
@@ -147,7 +147,7 @@ bool ConnectionGate::wait_busy_on_server(impl::TxnKind txn, uint32_t attempt, im
   cancel_pending_ = false;
   mark_wait(owner_, side_.lock_holder);
   backend.cancel_lock_wait();
-  record_fault(txn, cancel_index_, cancel_kind_, SQLITE_BUSY, "cancel");
+  record_fault(txn, cancel_index_, cancel_kind_, SQLITE_BUSY, pg_fault_action_name(PgFaultAction::cancel));
   return true;  // the statement returned: cancelled
 }
 
