@@ -91,7 +91,7 @@ void engines_group(Bench& b) {
   // milliseconds' reading.
   const uint64_t pg_seeds = b.options.quick ? 2 : 20;
   const uint64_t sqlite_seeds = b.options.quick ? 30 : 300;
-  // A first seed on each engine, not reported: PostgreSQL's sessions open
+  // A first seed on each engine, not reported: PostgreSQL's connections open
   // (a server process each) and both engines' caches fill.
   b.progress("engines: warming both engines up with default seed 1");
   run_seeds(b, "default", 1, StorageEngineKind::sqlite);
@@ -116,7 +116,7 @@ void engines_group(Bench& b) {
   }
   // The items workload (8 producers, 8 partitions, cache on, checked mode
   // off), fewer requests than the items group: PostgreSQL's pushes cost
-  // milliseconds. A first small run of each engine warms it (sessions
+  // milliseconds. A first small run of each engine warms it (connections
   // opened, caches filled) and is not reported.
   const int requests = b.options.quick ? 10 : 50;
   for (const int batch : {1, 10}) {

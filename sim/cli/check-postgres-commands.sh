@@ -19,11 +19,12 @@ fail() { echo "FAIL: $*" >&2; cat "$tmp/err" >&2 2>/dev/null; exit 1; }
 cd "$src"
 schedules=sim/testdata/schedules/two-brokers-one-key.json
 # Runs a printed replay command with this qdt; its exit code.
-run_printed() {
+run_printed() {  # run_printed LINE [MORE ARGS]
   local line=$1
+  shift
   [[ $line == "qdt replay "* ]] || fail "not a replay command: $line"
   # shellcheck disable=SC2086  # the printed command, split as a shell splits it
-  timeout 60 "$qdt" ${line#qdt } --quiet >"$tmp/replayed" 2>"$tmp/err"
+  timeout 60 "$qdt" ${line#qdt } --quiet "$@" >"$tmp/replayed" 2>"$tmp/err"
 }
 refused() {  # refused REASON ARGS...: exit 2, REASON on stderr, nothing written to $tmp/nothing
   local reason=$1
@@ -57,8 +58,10 @@ timeout 120 "$qdt" mutants --storage postgres --profile default --variant last-w
 replay=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["storage"] == "postgres", d.get("storage"); v=[x for x in d["variants"] if x["variant"] == "last-wins"][0]; assert v["caught"], v; print(v["replay"])' "$tmp/mutants.json") ||
   fail "mutants --json: no caught last-wins or no storage"
 [[ $replay == *" --storage postgres"* ]] || fail "mutants' replay command lacks --storage postgres: $replay"
-run_printed "$replay"
+run_printed "$replay" --html "$tmp/replay.html"
 [ $? -eq 1 ] || fail "as printed, $replay should fail (the variant is caught)"
+# The page's own replay command names the engine too.
+grep -q -- "--storage postgres" "$tmp/replay.html" || fail "replay --html's command lacks --storage postgres"
 
 # explore: the recorded command carries the engine.
 timeout 120 "$qdt" explore sim/testdata/sweeps/tiny.json --storage postgres --out "$tmp/e" --quiet >/dev/null 2>"$tmp/err" ||

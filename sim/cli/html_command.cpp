@@ -8,6 +8,7 @@
 #include "reports/replay_report.h"
 #include "sim/base/output_file.h"
 #include "sim/scenario/timeline.h"
+#include "sim/world/pg_process.h"
 
 namespace qdt::sim {
 namespace {
@@ -50,6 +51,16 @@ bool write_check_html(const json& summary, impl::Variant variant, const std::str
     }
     RunOptions options;
     options.variant = variant;
+    // The failure is replayed on the engine it failed on, as its replay command says.
+    if (f.value("replay", std::string()).find(" --storage postgres") != std::string::npos) {
+      options.engine = StorageEngineKind::postgres;
+      if (!pg_process_started()) {
+        if (const auto problem = start_pg_process_problem({"", 1})) {
+          std::cerr << "warning: --html: no timeline for " << f["file"].get<std::string>() << ": " << *problem << "\n";
+          continue;
+        }
+      }
+    }
     const RunOutcome outcome = run_scenario(*loaded.scenario, options);
     timelines.back() = timeline_document(*loaded.scenario, outcome,
                                          context_of(f.value("replay", std::string()), html));

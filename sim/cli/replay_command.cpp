@@ -127,7 +127,7 @@ int run_replay(const ReplayOptions& o) {
     }
     if (!html.file.empty() &&
         !write_replay_html(
-            s, outcome, replay_command(s.file, impl::variant_name(variant), cache), html)) {
+            s, outcome, replay_command(s.file, impl::variant_name(variant), cache, o.engine), html)) {
       return kExitBadInput;
     }
     if (!o.as_json) {

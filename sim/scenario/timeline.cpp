@@ -215,10 +215,12 @@ json model_answers_of(const history::History& h, const Blame& blame) {
 
 }  // namespace
 
-std::string replay_command(const std::string& file, const std::string& variant, const std::string& cache) {
+std::string replay_command(const std::string& file, const std::string& variant, const std::string& cache,
+                           StorageEngineKind engine) {
   std::string out = "qdt replay " + file;
   if (!variant.empty() && variant != "none") out += " --variant " + variant;
   if (!cache.empty()) out += " --cache " + cache;
+  if (engine == StorageEngineKind::postgres) out += " --storage postgres";
   return out;
 }
 

@@ -115,6 +115,8 @@ void start_pg_process(const PgProcessOptions& options) {
   h.started = true;
 }
 
+bool pg_process_started() { return holder().started; }
+
 std::optional<std::string> start_pg_process_problem(const PgProcessOptions& options) {
   try {
     start_pg_process(options);

@@ -44,6 +44,8 @@ struct PgProcessOptions {
 // Starts (or attaches to) the server and makes this process's database.
 // Throws impl::postgres::ClusterError with the reason. Once per process.
 void start_pg_process(const PgProcessOptions& options);
+// Whether start_pg_process() ran in this process tree.
+bool pg_process_started();
 // start_pg_process(), a server problem returned as its reason (nullopt: started),
 // for the commands that turn it into an exit 2 before anything runs.
 std::optional<std::string> start_pg_process_problem(const PgProcessOptions& options);
@@ -61,7 +63,7 @@ impl::StorageEngine* lease_pg_session(const std::string& name, impl::StorageCloc
                                       const impl::postgres::PgStorageOptions& options);
 void give_back_pg_session(impl::StorageEngine* session);
 
-// Statements this process's sessions sent and the wall time it waited for the
+// Statements this process's storage clients sent and the wall time it waited for the
 // server so far (impl/storage/postgres/session.h): for qdt bench, never for a
 // trace, a hash or a decision.
 impl::postgres::SessionTotals pg_server_totals();
