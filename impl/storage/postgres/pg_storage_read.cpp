@@ -8,6 +8,7 @@
 
 #include "impl/storage/postgres/pg_sql.h"
 #include "impl/storage/postgres/pg_storage.h"
+#include "impl/storage/postgres/timestamp_text.h"
 
 namespace qdt::impl::postgres {
 
@@ -41,7 +42,7 @@ SidecarRead PgStorage::read_sidecar(const std::string& queue, const std::string&
     const StatementOutcome out =
         tx.run(run_.interface().qdt_reads ? sql::kReadTxns : sql::kReadTxnsTables,
                {Param::text(row->pid), Param::text(std::to_string(after_offset)),
-                Param::text(std::to_string(since_ms * 1000))},
+                Param::text(std::to_string(timestamp_us_from_ms(since_ms)))},
                StatementKind::read);
     for (const auto& r : out.rows) {
       // The partition's last_offset rides on every row, so rows and it share one snapshot.

@@ -9,6 +9,7 @@
 #include "impl/reached.h"
 #include "impl/storage/postgres/pg_sql.h"
 #include "impl/storage/postgres/pg_storage.h"
+#include "impl/storage/postgres/timestamp_text.h"
 
 namespace qdt::impl::postgres {
 namespace {
@@ -31,7 +32,9 @@ std::vector<SegmentSpan> removed(const std::vector<SegmentSpan>& before, const s
   return out;
 }
 
-Param us_or_null(bool on, int64_t ms) { return on ? Param::text(std::to_string(ms * 1000)) : Param::null(); }
+Param us_or_null(bool on, int64_t ms) {
+  return on ? Param::text(std::to_string(timestamp_us_from_ms(ms))) : Param::null();
+}
 
 }  // namespace
 
@@ -113,7 +116,7 @@ PurgeStep PgStorage::purge_step(const std::string& queue, const std::string& par
   const auto before = foreign ? spans(tx, "log_txns", row->pid) : std::vector<SegmentSpan>{};
   const StatementOutcome out = tx.run(sql::kPurgeStep,
                                       {Param::text(row->pid),
-                                       Param::text(std::to_string((step.now_ms - step.floor_seconds * 1000) * 1000)),
+                                       Param::text(std::to_string(timestamp_us_from_ms(step.now_ms - step.floor_seconds * 1000))),
                                        Param::text(std::to_string(std::min<int64_t>(options_.purge_batch, INT_MAX)))},
                                       StatementKind::write, true);
   const nlohmann::json answer = nlohmann::json::parse(out.value(0, 0));

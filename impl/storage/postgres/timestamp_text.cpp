@@ -23,7 +23,16 @@ int64_t days_from_civil(int64_t y, int64_t m, int64_t d) {
   return era * 146097 + doe - 719468;
 }
 
+constexpr int64_t kTimestampMinUs = -210'866'803'200'000'000;     // 4714-11-24 00:00:00 BC
+constexpr int64_t kTimestampMaxUs = 9'223'371'331'199'999'999;  // int64's limit, in the year 294247
+
 }  // namespace
+
+int64_t timestamp_us_from_ms(int64_t ms) {
+  if (ms <= kTimestampMinUs / 1000) return kTimestampMinUs;
+  if (ms >= kTimestampMaxUs / 1000) return kTimestampMaxUs;
+  return ms * 1000;
+}
 
 std::optional<int64_t> parse_timestamp_us(std::string_view text) {
   int64_t year, month, day, hour, minute, second;
