@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "sim/base/decimal_text.h"
+#include "sim/base/rate_text.h"
 #include "sim/base/fork_pool.h"
 #include "sim/base/outcome.h"
 #include "sim/campaign/campaign.h"
@@ -154,7 +155,7 @@ json run_share(const CampaignOptions& a, impl::Variant variant, uint64_t worker,
         // Worker 0 speaks for all: its share times the workers approximates the whole.
         const double rate = done * workers / std::max(elapsed_s(), 1e-9);
         std::cerr << "[" << done * workers << "/" << total / shard_count << "] failures " << failed << ", "
-                  << static_cast<int64_t>(rate) << " seeds/s, ~"
+                  << rate_text(rate) << " seeds/s, ~"
                   << static_cast<int64_t>((static_cast<double>(total / shard_count) - done * workers) /
                                           std::max(rate, 1e-9))
                   << " s left\n";

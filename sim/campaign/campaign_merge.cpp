@@ -10,6 +10,7 @@
 
 #include "sim/base/json_input.h"
 #include "sim/base/outcome.h"
+#include "sim/base/rate_text.h"
 #include "sim/campaign/campaign_forks.h"
 #include "sim/campaign/shard_set.h"
 #include "sim/scenario/coverage.h"
@@ -112,7 +113,7 @@ Outcome report_campaign(const std::vector<json>& parts, const CampaignOptions& a
   } else {
     std::cout << done << " seeds (" << a.profile << ", variant " << variant_text << ", " << jobs
               << " jobs): " << done - failed << " passed, " << failed << " failed; "
-              << static_cast<int64_t>(done / wall) << " seeds/s, " << static_cast<int64_t>(pushes / wall)
+              << rate_text(done / wall) << " seeds/s, " << static_cast<int64_t>(pushes / wall)
               << " simulated pushes/s, " << static_cast<int64_t>(virtual_ms / 1000.0 / wall)
               << " virtual s per wall s; digest " << digest_hex << (out_of_time ? " (stopped by --time-budget)" : "")
               << "\n";
