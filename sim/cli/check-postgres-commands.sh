@@ -7,16 +7,9 @@
 # it lacks, --resume with the other engine. Resuming without --storage runs
 # the journal's engine. Usage: check-postgres-commands.sh QDT SOURCE_DIR
 set -uo pipefail
-qdt=$(realpath "$1")
-src=$(realpath "$2")
-tmp=$(mktemp -d)
-# The server runs as the unprivileged postgres user when we are root: it
-# must reach its cluster folder below this one.
-chmod 755 "$tmp"
-export TMPDIR=$tmp
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; cat "$tmp/err" >&2 2>/dev/null; exit 1; }
-cd "$src"
+# shellcheck source=sim/cli/postgres-script-env.sh
+source "$(dirname "$0")/postgres-script-env.sh"
+cd "$src" || exit 1
 schedules=sim/testdata/schedules/two-brokers-one-key.json
 # Runs a printed replay command with this qdt; its exit code.
 run_printed() {  # run_printed LINE [MORE ARGS]
@@ -42,7 +35,7 @@ for cmd in "mutants --profile default --variant last-wins --seeds 1 --out $tmp/n
   # shellcheck disable=SC2086
   refused "needs --storage postgres" $cmd --pg-url "host=$tmp/none"
 done
-refused "needs SQL of its own" mutants --storage postgres --profile default --variant stamp-before-lock --seeds 1 --out "$tmp/nothing"
+refused "needs SQL of its own" mutants --storage postgres --profile default --variant queue-scope --seeds 1 --out "$tmp/nothing"
 refused "profile power-loss needs crash_storage" mutants --storage postgres --profile power-loss --seeds 1 --out "$tmp/nothing"
 refused "needs SQL of its own" explore sim/testdata/sweeps/tiny.json --storage postgres --variant bloom-filter --out "$tmp/nothing"
 sed 's/"profile": "default"/"profile": "power-loss"/' sim/testdata/sweeps/tiny.json >"$tmp/power-sweep.json"

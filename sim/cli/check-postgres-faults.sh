@@ -5,15 +5,8 @@
 # same trace hash in two processes.
 # Usage: check-postgres-faults.sh QDT SOURCE_DIR
 set -uo pipefail
-qdt=$(realpath "$1")
-src=$(realpath "$2")
-tmp=$(mktemp -d)
-# The server runs as the unprivileged postgres user when we are root: it
-# must reach its cluster folder below this one.
-chmod 755 "$tmp"
-export TMPDIR=$tmp
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; cat "$tmp/err" >&2 2>/dev/null; exit 1; }
+# shellcheck source=sim/cli/postgres-script-env.sh
+source "$(dirname "$0")/postgres-script-env.sh"
 scenario=$src/scenarios/storage-faults-on-the-server.json
 
 hashes=()

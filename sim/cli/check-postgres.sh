@@ -1,31 +1,30 @@
 #!/usr/bin/env bash
 # The world on PostgreSQL (docs/semantics.md §9): every scenario PostgreSQL
 # can run gives the verdict it gives on SQLite, what it cannot run is
-# refused with exit 2 and its reason, the same scenario gives the same trace
+# skipped in a folder or refused with exit 2 and its reason, both lock
+# variants are caught and their shrunk files replay as printed, the same scenario gives the same trace
 # hash in two processes, a short campaign gives the same digest twice (one
 # process, then two forked workers), and SIGTERM to a running campaign, or
 # to one still making its cluster, leaves no server process and no folder.
 # Usage: check-postgres.sh QDT SOURCE_DIR
 set -uo pipefail
-qdt=$(realpath "$1")
-src=$(realpath "$2")
-tmp=$(mktemp -d)
-# The server runs as the unprivileged postgres user when we are root: it
-# must reach its cluster folder below this one.
-chmod 755 "$tmp"
-export TMPDIR=$tmp
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; cat "$tmp/err" >&2 2>/dev/null; exit 1; }
-cd "$src"
+# shellcheck source=sim/cli/postgres-script-env.sh
+source "$(dirname "$0")/postgres-script-env.sh"
+cd "$src" || exit 1
 
-# What PostgreSQL cannot run is refused before anything runs.
-timeout 60 "$qdt" replay scenarios --storage postgres --quiet >"$tmp/out" 2>"$tmp/err"
-[ $? -eq 2 ] || fail "replay scenarios --storage postgres should refuse the power-loss scenarios"
-grep -q "PostgreSQL cannot run it: crash_storage" "$tmp/err" || fail "no reason for the refusal"
-sed -n 's/^error: \([^:]*\): \/: PostgreSQL cannot run it: .*/\1/p' "$tmp/err" | sort >"$tmp/refused"
-[ -s "$tmp/refused" ] || fail "no refused file named"
+# A folder's scenarios run on PostgreSQL but those it cannot run, which are
+# skipped and named; the same file named on the command line is refused.
+verdicts() { python3 -c 'import json,sys; [print(r["scenario"], r["passed"], r["trace_hash"]) for r in json.load(sys.stdin)]'; }
+timeout 600 "$qdt" replay scenarios --storage postgres --json --quiet 2>"$tmp/err" | verdicts >"$tmp/pg1"
+[ "${PIPESTATUS[0]}" -eq 0 ] || fail "replay scenarios --storage postgres"
+grep -q "PostgreSQL cannot run it: crash_storage" "$tmp/err" || fail "no reason for a skipped file"
+sed -n 's/^skipped: \([^:]*\): PostgreSQL cannot run it: .*/\1/p' "$tmp/err" | sort >"$tmp/refused"
+[ -s "$tmp/refused" ] || fail "no skipped file named"
 find scenarios -name '*.json' -not -path '*/schema/*' -not -path '*/sweeps/*' | sort | grep -vxFf "$tmp/refused" >"$tmp/runnable"
-for f in $(cat "$tmp/refused"); do grep -q crash_storage "$f" || fail "$f refused without crash_storage"; done
+for f in $(cat "$tmp/refused"); do grep -q crash_storage "$f" || fail "$f skipped without crash_storage"; done
+[ "$(wc -l <"$tmp/pg1")" -eq "$(wc -l <"$tmp/runnable")" ] || fail "postgres replay ran $(wc -l <"$tmp/pg1") scenarios"
+timeout 60 "$qdt" replay "$(head -1 "$tmp/refused")" --storage postgres --quiet >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "PostgreSQL cannot run it: crash_storage" "$tmp/err" || fail "a named crash_storage file on postgres"
 timeout 60 "$qdt" check --storage postgres --profile power-loss --seeds 2 --quiet >/dev/null 2>"$tmp/err"
 [ $? -eq 2 ] && grep -q "needs crash_storage" "$tmp/err" || fail "check --profile power-loss on postgres"
 timeout 60 "$qdt" replay scenarios/basic-duplicate.json --storage postgres --variant bloom-filter >/dev/null 2>"$tmp/err"
@@ -38,25 +37,26 @@ timeout 120 "$qdt" check --storage postgres --profile all --seeds 1 >"$tmp/out" 
 grep -q "every profile but power-loss" "$tmp/err" || fail "no note that profile all leaves out power-loss"
 grep -q "^10 seeds (all" "$tmp/out" || fail "profile all on postgres ran: $(head -1 "$tmp/out")"
 
-# A lock variant in SQL of its own is caught, shrunk to a file whose printed
-# command fails as printed, and the reference passes that file.
-timeout 300 "$qdt" check --storage postgres --variant probe-outside-lock --profile multi-broker --seeds 6 --quiet \
-  --out "$tmp/pol" >"$tmp/out" 2>"$tmp/err"
-[ $? -eq 1 ] || fail "probe-outside-lock not caught on postgres"
-replay=$(sed -n 's/^  replay: qdt replay \(.*\)/\1/p' "$tmp/out" | head -1)
-[ -n "$replay" ] || fail "no replay command printed"
-case "$replay" in *"--storage postgres"*"--variant probe-outside-lock"* | *"--variant probe-outside-lock"*"--storage postgres"*) ;;
-  *) fail "the replay command lacks --storage or --variant: $replay" ;; esac
-timeout 60 "$qdt" replay $replay --quiet >/dev/null 2>&1
-[ $? -eq 1 ] || fail "the shrunk file passes as printed: $replay"
-file=$(ls "$tmp"/pol/*.json | head -1)
-timeout 60 "$qdt" replay "$file" --storage postgres --quiet >/dev/null 2>&1 || fail "the reference fails $file"
+# Each lock variant in SQL of its own is caught, shrunk to a file whose
+# printed command fails as printed, and the reference passes that file.
+for caught in "probe-outside-lock 6" "stamp-before-lock 4"; do
+  read -r variant seeds <<<"$caught"
+  timeout 300 "$qdt" check --storage postgres --variant "$variant" --profile multi-broker --seeds "$seeds" --quiet \
+    --out "$tmp/$variant" >"$tmp/out" 2>"$tmp/err"
+  [ $? -eq 1 ] || fail "$variant not caught on postgres in $seeds seeds"
+  replay=$(sed -n 's/^  replay: qdt replay \(.*\)/\1/p' "$tmp/out" | head -1)
+  [ -n "$replay" ] || fail "no replay command printed"
+  case "$replay" in *"--storage postgres"*"--variant $variant"* | *"--variant $variant"*"--storage postgres"*) ;;
+    *) fail "the replay command lacks --storage or --variant: $replay" ;; esac
+  # shellcheck disable=SC2086
+  timeout 60 "$qdt" replay $replay --quiet >/dev/null 2>&1
+  [ $? -eq 1 ] || fail "the shrunk file passes as printed: $replay"
+  file=$(ls "$tmp/$variant"/*.json | head -1)
+  timeout 60 "$qdt" replay "$file" --storage postgres --quiet >/dev/null 2>&1 || fail "the reference fails $file"
+done
 
 # Same verdicts as SQLite.
-verdicts() { python3 -c 'import json,sys; [print(r["scenario"], r["passed"], r["trace_hash"]) for r in json.load(sys.stdin)]'; }
 timeout 300 "$qdt" replay $(cat "$tmp/runnable") --json --quiet 2>"$tmp/err" | verdicts >"$tmp/sqlite" || fail "sqlite replay"
-timeout 300 "$qdt" replay $(cat "$tmp/runnable") --storage postgres --json --quiet 2>"$tmp/err" | verdicts >"$tmp/pg1"
-[ "$(wc -l <"$tmp/pg1")" -eq "$(wc -l <"$tmp/runnable")" ] || fail "postgres replay ran $(wc -l <"$tmp/pg1") scenarios"
 join <(cut -d' ' -f1,2 "$tmp/sqlite" | sort) <(cut -d' ' -f1,2 "$tmp/pg1" | sort) | while read -r name lite pg; do
   [ "$lite" = "$pg" ] && continue
   echo "FAIL: $name passes on SQLite: $lite, on PostgreSQL: $pg" >&2

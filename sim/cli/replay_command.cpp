@@ -24,7 +24,9 @@ namespace fs = std::filesystem;
 // (except JSON Schema folders and sweep folders), sorted so the order never depends on the
 // file system.
 // Returns how many scenarios the arguments name (files found, and each argument that names none).
-size_t collect(const std::vector<std::string>& args, std::vector<std::string>& files, std::vector<LoadError>& errors) {
+// `from_folders` gets the files found in folders rather than named.
+size_t collect(const std::vector<std::string>& args, std::vector<std::string>& files, std::vector<LoadError>& errors,
+               std::vector<std::string>& from_folders) {
   for (const std::string& arg : args) {
     std::error_code ec;
     if (fs::is_directory(arg, ec)) {
@@ -40,6 +42,7 @@ size_t collect(const std::vector<std::string>& args, std::vector<std::string>& f
       std::sort(found.begin(), found.end());
       if (found.empty()) errors.push_back({arg, "/", "no scenario files (*.json) in this folder"});
       files.insert(files.end(), found.begin(), found.end());
+      from_folders.insert(from_folders.end(), found.begin(), found.end());
     } else if (const std::optional<std::string> problem = input_file_problem(arg)) {
       errors.push_back({arg, "/", *problem});  // a FIFO or a device is not "missing"
     } else {
@@ -60,7 +63,8 @@ int run_replay(const ReplayOptions& o) {
   const impl::Variant variant = o.variant;
   std::vector<std::string> files;
   std::vector<LoadError> errors;
-  const size_t named = collect(o.paths, files, errors);
+  std::vector<std::string> from_folders;
+  const size_t named = collect(o.paths, files, errors, from_folders);
   // Load and validate everything before running anything.
   std::vector<Scenario> scenarios;
   for (const std::string& file : files) {
@@ -76,15 +80,31 @@ int run_replay(const ReplayOptions& o) {
   if (!html.file.empty() && named != 1) {
     errors.push_back({html.file, "/", "--html takes exactly one scenario, " + std::to_string(named) + " given"});
   }
+  // A folder's file the engine cannot run by itself (crash_storage) is
+  // skipped and named; a file named on the command line, or a variant the
+  // engine cannot run, is refused.
+  std::vector<std::pair<std::string, std::string>> skipped;
+  std::erase_if(scenarios, [&](const Scenario& s) {
+    const auto own = engine_refuses(o.engine, s, impl::Variant::none);
+    if (!own || std::find(from_folders.begin(), from_folders.end(), s.file) == from_folders.end()) return false;
+    skipped.emplace_back(s.file, *own);
+    return true;
+  });
   for (const Scenario& s : scenarios) {
     if (const auto reason = engine_refuses(o.engine, s, variant)) {
       errors.push_back({s.file, "/", "PostgreSQL cannot run it: " + *reason});
     }
   }
+  if (errors.empty() && scenarios.empty() && !skipped.empty()) {
+    errors.push_back({o.paths.front(), "/", "PostgreSQL can run none of its scenarios"});
+  }
   if (!errors.empty()) {
     for (const LoadError& e : errors) std::cerr << "error: " << e.to_string() << "\n";
     std::cerr << "nothing was run (exit 2)\n";
     return kExitBadInput;
+  }
+  for (const auto& [file, reason] : skipped) {
+    std::cerr << "skipped: " << file << ": PostgreSQL cannot run it: " << reason << "\n";
   }
   if (o.engine == StorageEngineKind::postgres) {
     if (const auto problem = start_pg_process_problem({o.pg_url, 1})) {
@@ -156,7 +176,11 @@ int run_replay(const ReplayOptions& o) {
   } else if (results.size() > 1) {
     std::cout << "\n" << reports::summary_table(results);
   }
-  if (!o.quiet) std::cerr << results.size() << " scenarios in " << total_s << " s wall\n";
+  if (!o.quiet) {
+    std::cerr << results.size() << " scenarios in " << total_s << " s wall";
+    if (!skipped.empty()) std::cerr << " (" << skipped.size() << " skipped: PostgreSQL cannot run them)";
+    std::cerr << "\n";
+  }
   if (!report_file.empty()) {
     std::string write_error;
     if (!write_output_file(report_file, reports::summary_markdown("qdt replay", results), &write_error)) {

@@ -18,17 +18,27 @@ CREATE OR REPLACE FUNCTION qdt_clock.clock_timestamp() RETURNS timestamptz
 LANGUAGE sql VOLATILE
 AS $$ SELECT pg_catalog.to_timestamp(0) + c.now_us * interval '1 microsecond' FROM qdt_clock.clock c $$;
 
+-- now() and transaction_timestamp() are the virtual time at BEGIN, as the
+-- server's own are the real time at BEGIN: qdt opens every transaction with
+-- BEGIN and a transaction-local setting qdt.txn_start_us. Outside such a
+-- transaction they fall back to the clock.
+CREATE OR REPLACE FUNCTION qdt_clock.transaction_timestamp() RETURNS timestamptz
+LANGUAGE sql VOLATILE
+AS $$
+SELECT coalesce(pg_catalog.to_timestamp(0)
+                + nullif(pg_catalog.current_setting('qdt.txn_start_us', true), '')::bigint
+                  * interval '1 microsecond',
+                qdt_clock.clock_timestamp())
+$$;
+
 CREATE OR REPLACE FUNCTION qdt_clock.now() RETURNS timestamptz
 LANGUAGE sql VOLATILE
-AS $$ SELECT qdt_clock.clock_timestamp() $$;
+AS $$ SELECT qdt_clock.transaction_timestamp() $$;
 
 CREATE OR REPLACE FUNCTION qdt_clock.statement_timestamp() RETURNS timestamptz
 LANGUAGE sql VOLATILE
 AS $$ SELECT qdt_clock.clock_timestamp() $$;
 
-CREATE OR REPLACE FUNCTION qdt_clock.transaction_timestamp() RETURNS timestamptz
-LANGUAGE sql VOLATILE
-AS $$ SELECT qdt_clock.clock_timestamp() $$;
 
 -- Virtual time never moves backwards; only a reset (which rewrites the row
 -- directly) returns it to zero.

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "impl/storage/postgres/pg_transaction.h"
 #include "impl/storage/postgres/postgres_test_env.h"
 #include "impl/storage/postgres/reset.h"
 
@@ -41,6 +42,19 @@ TEST_F(Clock, NowMovesInsideATransactionWhenVirtualTimeDoes) {
   EXPECT_NE(scalar("SELECT now()::text"), before);
   EXPECT_EQ(scalar("SELECT now()::text"), "2023-11-14 22:18:20+00");
   query("COMMIT");
+}
+
+TEST_F(Clock, NowStaysAtTheVirtualTimeOfBeginWhileTheClockMovesOn) {
+  set_clock_us(kT0Us);
+  exec_blocking(conn(), begin_statement(kT0Us / 1000), "begin");
+  PgConnPtr other = cluster().connect(database());
+  exec_blocking(other.get(), "SELECT qdt_clock.set_us(" + std::to_string(kT0Us + 300 * kSecondUs) + ")", "clock");
+  EXPECT_EQ(scalar("SELECT now()::text"), "2023-11-14 22:13:20+00");
+  EXPECT_EQ(scalar("SELECT transaction_timestamp()::text"), "2023-11-14 22:13:20+00");
+  EXPECT_EQ(scalar("SELECT clock_timestamp()::text"), "2023-11-14 22:18:20+00");
+  query("COMMIT");
+  // The setting is the transaction's own: afterwards now() is the clock again.
+  EXPECT_EQ(scalar("SELECT now()::text"), "2023-11-14 22:18:20+00");
 }
 
 TEST_F(Clock, VirtualTimeNeverMovesBackwards) {

@@ -83,12 +83,8 @@ void PgBackend::use_variant(Variant variant) {
   sql_variant_ = variant;
 }
 
-// stamp-before-lock has no file yet: read before the FOR UPDATE of the same
-// statement, clock_timestamp() cannot precede the holder's stamp; the bug
-// as shipped read now(), the transaction's start, which the shadowed clock
-// does not keep per transaction.
 std::vector<Variant> PgBackend::unsupported_variants() {
-  return {Variant::stamp_before_lock, Variant::queue_scope, Variant::bloom_filter};
+  return {Variant::queue_scope, Variant::bloom_filter};
 }
 
 bool PgBackend::supports(Variant variant) {

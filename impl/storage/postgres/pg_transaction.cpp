@@ -2,6 +2,8 @@
 
 #include <cassert>
 
+#include "impl/storage/postgres/timestamp_text.h"
+
 namespace qdt::impl::postgres {
 namespace {
 
@@ -15,6 +17,11 @@ StorageError injected(int code, int64_t index, TxnKind kind) {
 
 }  // namespace
 
+std::string begin_statement(int64_t now_ms) {
+  return "BEGIN; SELECT pg_catalog.set_config('qdt.txn_start_us', '" + std::to_string(timestamp_us_from_ms(now_ms)) +
+         "', true)";
+}
+
 PgTransaction::PgTransaction(PgRun& run, Session& session, StatementGate& gate, StorageClock& clock, TxnKind kind)
     : run_(run), session_(session), gate_(gate), clock_(clock), kind_(kind) {
   assert(!session_.in_flight());
@@ -23,7 +30,7 @@ PgTransaction::PgTransaction(PgRun& run, Session& session, StatementGate& gate, 
     throw injected(code, index, kind_);
   }
   open_ = true;
-  execute("BEGIN", {});
+  execute(begin_statement(clock_.now_ms()), {});
 }
 
 PgTransaction::~PgTransaction() {

@@ -3,6 +3,7 @@
 // (docs/semantics.md §9.2): each crosses the StatementGate, writes the
 // virtual clock if it moved, is sent, and is waited out as the run decides;
 // after COMMIT or ROLLBACK the run settles before the gate hears it ended.
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,11 @@
 #include "impl/storage/transaction_kind.h"
 
 namespace qdt::impl::postgres {
+
+// A transaction's first statement: BEGIN, and the virtual time at BEGIN in
+// the transaction-local setting qdt.txn_start_us, which the shadowed now()
+// and transaction_timestamp() return (clock.sql).
+std::string begin_statement(int64_t now_ms);
 
 // The gate reaches the connection's backend through the transaction
 // (ServerBackend): a fault is done to the real server, and the transaction

@@ -92,8 +92,10 @@ void Session::send(const std::string& sql, const std::vector<Param>& params) {
     lengths.push_back(p.value ? static_cast<int>(p.value->size()) : 0);
     formats.push_back(p.binary ? 1 : 0);
   }
-  if (!PQsendQueryParams(conn_.get(), sql.c_str(), static_cast<int>(params.size()), nullptr, values.data(),
-                         lengths.data(), formats.data(), 0)) {
+  const int sent = params.empty() ? PQsendQuery(conn_.get(), sql.c_str())
+                                  : PQsendQueryParams(conn_.get(), sql.c_str(), static_cast<int>(params.size()),
+                                                      nullptr, values.data(), lengths.data(), formats.data(), 0);
+  if (!sent) {
     throw StorageError::connection_lost("postgres: session " + name_ + " cannot send: " + PQerrorMessage(conn_.get()));
   }
   in_flight_ = true;

@@ -66,7 +66,8 @@ class Session {
   // The server closed the connection and libpq knows it.
   bool closed() const { return PQstatus(conn_.get()) == CONNECTION_BAD; }
 
-  // Sends one parameterised statement. Throws StorageError when it cannot be
+  // Sends one parameterised statement, or without parameters a simple query
+  // that may hold several (a BEGIN with its settings). Throws StorageError when it cannot be
   // sent: on a connection already closed, a plain one (the statement never
   // left, and the server rolled back the transaction when its backend
   // ended); StorageError::connection_lost when the connection breaks while

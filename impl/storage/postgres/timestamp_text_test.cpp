@@ -1,5 +1,6 @@
 #include "impl/storage/postgres/timestamp_text.h"
 
+#include <cstdint>
 #include <gtest/gtest.h>
 
 namespace qdt::impl::postgres {
@@ -20,6 +21,13 @@ TEST(TimestampText, RefusesOtherZonesAndMalformedText) {
   EXPECT_EQ(parse_timestamp_us("2023-11-14 22:13:20."), std::nullopt);
   EXPECT_EQ(parse_timestamp_us("2023-13-14 22:13:20Z"), std::nullopt);
   EXPECT_EQ(parse_timestamp_us("yesterday"), std::nullopt);
+}
+
+TEST(TimestampText, MillisecondsStayInsideTheServersRange) {
+  EXPECT_EQ(timestamp_us_from_ms(1'700'000'000'000), 1'700'000'000'000'000);
+  EXPECT_EQ(timestamp_us_from_ms(-5), -5'000);
+  EXPECT_EQ(timestamp_us_from_ms(INT64_MIN), -210'866'803'200'000'000);
+  EXPECT_EQ(timestamp_us_from_ms(INT64_MAX), 9'223'371'331'199'999'999);
 }
 
 }  // namespace
