@@ -10,6 +10,7 @@
 #include "sim/campaign/campaign_jobs.h"
 #include "sim/campaign/workload.h"
 #include "sim/world/pg_process.h"
+#include "sim/world/pg_sql_choice.h"
 
 namespace qdt::sim {
 namespace {
@@ -85,7 +86,7 @@ Stretch run_pushes(Bench& b, int batch, int requests, StorageEngineKind engine) 
 }  // namespace
 
 void engines_group(Bench& b) {
-  const std::string cmd = b.options.program + " bench --storage postgres" + (b.options.quick ? " --quick" : "");
+  const std::string cmd = b.options.program + " bench" + storage_flags(StorageEngineKind::postgres) + (b.options.quick ? " --quick" : "");
   // PostgreSQL runs a seed hundreds of times slower than SQLite: SQLite's
   // seeds are more (the same first seeds and more), so its rate is not a few
   // milliseconds' reading.

@@ -18,6 +18,7 @@
 #include "sim/scenario/coverage.h"
 #include "sim/scenario/engine_support.h"
 #include "sim/world/pg_process.h"
+#include "sim/world/pg_sql_choice.h"
 
 namespace qdt::sim {
 
@@ -228,6 +229,16 @@ Outcome resume_campaign(CampaignOptions a, uint64_t jobs, const WallClock& wall,
               << ", --storage " << storage_engine_name(*engine) << " cannot continue it (omit --storage)\nnothing was run (exit 2)\n";
     return Outcome::bad_input;
   }
+  // The SQL is the campaign's too: another implementation gives other answers.
+  if (pg_sql_choice().foreign() && !(pg_sql_choice() == state->sql)) {
+    std::cerr << "error: --resume " << a.out_dir << ": the campaign ran on "
+              << (!state->sql.dir.empty()  ? "the SQL of --sql-dir " + state->sql.dir
+                  : state->sql.foreign() ? "the SQL of --sql " + state->sql.files.front() + " ..."
+                                         : std::string("qdt's own SQL"))
+              << ", not the SQL this command names (omit --sql-dir and --sql)\nnothing was run (exit 2)\n";
+    return Outcome::bad_input;
+  }
+  choose_pg_sql(state->sql);
   // The campaign is the journal's; only how it runs (jobs, output, time budget) comes from the command line.
   CampaignOptions resumed = state->options;
   resumed.as_json = a.as_json;

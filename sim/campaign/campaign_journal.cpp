@@ -128,6 +128,9 @@ json campaign_manifest(const CampaignOptions& o, impl::Variant variant) {
             {"run", 0}};
   if (o.interleave) m["interleave"] = *o.interleave;
   if (!o.schedule.is_null()) m["schedule"] = o.schedule;
+  if (o.engine == StorageEngineKind::postgres && pg_sql_choice().foreign()) {
+    m["sql"] = {{"dir", pg_sql_choice().dir}, {"files", pg_sql_choice().files}};
+  }
   return m;
 }
 
@@ -174,6 +177,10 @@ std::optional<JournalState> read_journal(const std::string& out_dir, std::string
       const std::optional<StorageEngineKind> engine = parse_storage_engine(m->at("engine").get<std::string>());
       if (!engine) throw std::runtime_error("/engine");
       s.options.engine = *engine;
+    }
+    if (m->contains("sql")) {
+      s.sql.dir = m->at("sql").at("dir").get<std::string>();
+      s.sql.files = m->at("sql").at("files").get<std::vector<std::string>>();
     }
     const std::optional<impl::Variant> v = impl::parse_variant(m->at("variant").get<std::string>());
     if (!v) throw std::runtime_error("/variant");

@@ -24,6 +24,7 @@
 
 #include "impl/variant.h"
 #include "sim/campaign/campaign_options.h"
+#include "sim/world/pg_sql_choice.h"
 
 namespace qdt::sim {
 
@@ -41,6 +42,7 @@ std::optional<std::string> start_journal(const CampaignOptions& options, impl::V
 struct JournalState {
   CampaignOptions options;  // out_dir, seeds, first_seed, profile, shard, interleave, schedule, max_shrinks, engine
   impl::Variant variant = impl::Variant::none;
+  PgSqlChoice sql;  // the SQL a PostgreSQL campaign loaded (qdt's own when not foreign)
   uint64_t run = 0;                   // runs so far (the first is 0); part names carry it
   std::vector<nlohmann::json> parts;  // every part written, in name order
   std::set<std::pair<std::string, uint64_t>> done;  // (profile, seed) of every journaled seed

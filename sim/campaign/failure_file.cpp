@@ -7,6 +7,7 @@
 #include "sim/base/atomic_file.h"
 #include "sim/base/file_name.h"
 #include "sim/campaign/shrink.h"
+#include "sim/world/pg_sql_choice.h"
 
 namespace qdt::sim {
 
@@ -44,7 +45,7 @@ FailureFile write_failure_file(const SeedOutcome& failed, const std::string& pro
                                const std::string& out_dir, StorageEngineKind engine) {
   namespace fs = std::filesystem;
   const std::string variant_flag = (variant == impl::Variant::none ? "" : " --variant " + impl::variant_name(variant)) +
-                                   (engine == StorageEngineKind::postgres ? " --storage postgres" : "");
+                                   storage_flags(engine);
   const Shrunk shrunk = shrink(failed.scenario, variant, failed.signature, 3000, engine);
   json doc = with_reference_expectations(shrunk.scenario, engine);
   // The file is named after it: one clean path component inside out_dir.

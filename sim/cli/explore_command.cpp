@@ -10,6 +10,7 @@
 #include "sim/study/sweep.h"
 #include "sim/study/sweep_run.h"
 #include "sim/world/pg_process.h"
+#include "sim/world/pg_sql_choice.h"
 
 namespace qdt::sim {
 namespace {
@@ -54,7 +55,7 @@ int run_explore(const ExploreOptions& o, const WallClock& wall) {
   // The command that regenerates these files where they are (--jobs changes nothing but wall time).
   run.command = "qdt explore " + o.file + (o.out_dir == ExploreOptions().out_dir ? "" : " --out " + o.out_dir) +
                 (o.variant.empty() ? "" : " --variant " + o.variant) +
-                (o.engine == StorageEngineKind::postgres ? " --storage postgres" : "");
+                storage_flags(o.engine);
   run.commit = o.commit;
   SweepRunResult result = run_sweep(sweep, run, wall);
   if (!result.errors.empty()) return bad_input(result.errors);

@@ -26,6 +26,7 @@
 #include "sim/cli/html_command.h"
 #include "sim/cli/replay_command.h"
 #include "sim/cli/schedule_cli.h"
+#include "sim/cli/sql_flags.h"
 #include "sim/scenario/coverage.h"
 #include "sim/scenario/engine_support.h"
 #include "sim/study/mutants.h"
@@ -159,6 +160,7 @@ int run_qdt(int argc, char** argv) {
   }
   std::string storage_name = "sqlite";
   std::string pg_url;
+  qdt::sim::PgSqlChoice pg_sql;
   CLI::Option* check_storage_opt = nullptr;  // --resume takes the journal's engine when it is absent
   for (CLI::App* cmd : {replay_cmd, check_cmd}) {
     CLI::Option* opt =
@@ -166,6 +168,7 @@ int run_qdt(int argc, char** argv) {
             ->check(CLI::IsMember({"sqlite", "postgres"}));
     if (cmd == check_cmd) check_storage_opt = opt;
     cmd->add_option("--pg-url", pg_url, "With --storage postgres: a server to use instead of a throwaway local cluster");
+    qdt::sim::add_sql_flags(*cmd, pg_sql);
   }
   check_cmd->add_flag("--json", check_args.as_json, "Print the campaign summary as JSON");
   check_cmd->add_flag("--quiet", check_args.quiet, "No progress on stderr");
@@ -236,6 +239,7 @@ int run_qdt(int argc, char** argv) {
     cmd->add_option("--storage", storage_name, "The storage engine (docs/semantics.md §9): sqlite (default) or postgres")
         ->check(CLI::IsMember({"sqlite", "postgres"}));
     cmd->add_option("--pg-url", pg_url, "With --storage postgres: a server to use instead of a throwaway local cluster");
+    qdt::sim::add_sql_flags(*cmd, pg_sql);
   }
 
   try {
@@ -247,6 +251,10 @@ int run_qdt(int argc, char** argv) {
   const qdt::impl::Variant variant = *qdt::impl::parse_variant(variant_name);
   if (!pg_url.empty() && storage_name != "postgres") {
     std::cerr << "error: --pg-url names a PostgreSQL server: it needs --storage postgres\nnothing was run (exit 2)\n";
+    return kExitBadInput;
+  }
+  if (const auto problem = qdt::sim::use_sql_flags(pg_sql, storage_name == "postgres")) {
+    std::cerr << "error: " << *problem << "\nnothing was run (exit 2)\n";
     return kExitBadInput;
   }
   if (!interleave.empty()) check_args.interleave = interleave == "on";

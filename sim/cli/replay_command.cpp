@@ -14,6 +14,7 @@
 #include "sim/world/pg_process.h"
 #include "sim/scenario/scenario.h"
 #include "sim/scenario/timeline.h"
+#include "sim/world/pg_sql_choice.h"
 
 namespace qdt::sim {
 namespace {
@@ -163,7 +164,7 @@ int run_replay(const ReplayOptions& o) {
       if (!outcome.passed) {
         std::cout << "  replay: qdt replay " << s.file
                   << (variant == impl::Variant::none ? "" : " --variant " + impl::variant_name(variant))
-                  << (o.engine == StorageEngineKind::postgres ? " --storage postgres" : "") << o.schedule_flags << "\n";
+                  << storage_flags(o.engine) << o.schedule_flags << "\n";
       }
     }
     nlohmann::json result = outcome.result.to_json();

@@ -12,6 +12,7 @@
 #include "sim/schedule/schedule_search.h"
 #include "sim/scenario/engine_support.h"
 #include "sim/world/pg_process.h"
+#include "sim/world/pg_sql_choice.h"
 
 namespace qdt::sim {
 namespace {
@@ -146,7 +147,7 @@ int run_explore_schedules(const ExploreSchedulesOptions& o, const WallClock& wal
     }
     const std::string replay = "qdt replay " + path.string() +
                                (o.variant == impl::Variant::none ? "" : " --variant " + impl::variant_name(o.variant)) +
-                               (o.engine == StorageEngineKind::postgres ? " --storage postgres" : "");
+                               storage_flags(o.engine);
     failures.push_back({{"run", f.run}, {"choices", f.choices}, {"detail", f.verdict.detail},
                         {"trace_hash", f.verdict.trace_hash}, {"file", path.string()}, {"replay", replay}});
   }

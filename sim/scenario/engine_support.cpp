@@ -4,6 +4,7 @@
 
 #include "impl/storage/postgres/pg_backend.h"
 #include "sim/scenario/step_kinds.h"
+#include "sim/world/pg_sql_choice.h"
 
 namespace qdt::sim {
 namespace {
@@ -29,8 +30,15 @@ std::string storage_engine_name(StorageEngineKind engine) {
 }
 
 std::optional<std::string> engine_refuses_variant(StorageEngineKind engine, impl::Variant variant) {
-  if (engine != StorageEngineKind::postgres || impl::postgres::PgBackend::supports(variant)) return std::nullopt;
-  return "variant " + impl::variant_name(variant) + " needs SQL of its own, which the PostgreSQL engine lacks";
+  if (engine != StorageEngineKind::postgres) return std::nullopt;
+  if (!impl::postgres::PgBackend::supports(variant)) {
+    return "variant " + impl::variant_name(variant) + " needs SQL of its own, which the PostgreSQL engine lacks";
+  }
+  if (pg_sql_choice().foreign() && impl::postgres::PgBackend::has_variant_sql(variant)) {
+    return "variant " + impl::variant_name(variant) +
+           " replaces a function of qdt's own SQL, so it cannot run on the SQL given with --sql-dir or --sql";
+  }
+  return std::nullopt;
 }
 
 std::optional<std::string> engine_refuses(StorageEngineKind engine, const Scenario& scenario, impl::Variant variant) {

@@ -11,6 +11,7 @@
 #include "sim/scenario/step_push.h"
 #include "sim/scenario/timeline_text.h"
 #include "sim/world/world_config.h"
+#include "sim/world/pg_sql_choice.h"
 
 namespace qdt::sim {
 namespace {
@@ -220,7 +221,7 @@ std::string replay_command(const std::string& file, const std::string& variant, 
   std::string out = "qdt replay " + file;
   if (!variant.empty() && variant != "none") out += " --variant " + variant;
   if (!cache.empty()) out += " --cache " + cache;
-  if (engine == StorageEngineKind::postgres) out += " --storage postgres";
+  out += storage_flags(engine);
   return out;
 }
 

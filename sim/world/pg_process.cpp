@@ -3,10 +3,12 @@
 #include <unistd.h>
 
 #include <cassert>
+#include <iostream>
 #include <map>
 #include <memory>
 #include <stdexcept>
 
+#include "sim/world/pg_sql_choice.h"
 #include "sim/world/world_config.h"
 
 namespace qdt::sim {
@@ -60,6 +62,8 @@ struct Holder {
   bool started = false;
   // The server a forked worker attaches to: the URL, or the local cluster's conninfo.
   std::string server;
+  // The interface SQL (pg_sql_choice.h), read once: a forked worker loads the same text.
+  std::vector<impl::postgres::SqlFile> sql;
   pid_t pid = 0;  // the process `backend` belongs to
   std::unique_ptr<impl::postgres::PgBackend> backend;
   std::unique_ptr<impl::postgres::PgRun> run;
@@ -95,6 +99,7 @@ impl::postgres::PgBackend& backend() {
     h.forget();
     impl::postgres::PgBackendOptions options;
     options.pg_url = h.server;
+    options.sql = h.sql;
     h.backend = std::make_unique<impl::postgres::PgBackend>(options);
     h.pid = ::getpid();
   }
@@ -109,6 +114,8 @@ void start_pg_process(const PgProcessOptions& options) {
   impl::postgres::PgBackendOptions backend;
   backend.pg_url = options.pg_url;
   backend.cluster.max_connections = kConnectionsPerProcess * (options.processes + 1);
+  h.sql = read_chosen_sql();
+  backend.sql = h.sql;
   h.backend = std::make_unique<impl::postgres::PgBackend>(backend);
   h.pid = ::getpid();
   h.server = h.backend->cluster().base_conninfo();
@@ -122,6 +129,14 @@ std::optional<std::string> start_pg_process_problem(const PgProcessOptions& opti
     start_pg_process(options);
   } catch (const impl::postgres::ClusterError& e) {
     return std::string(e.what());
+  }
+  // What a user's SQL lacks is said once, before anything runs.
+  const impl::postgres::PgBackend& b = *holder().backend;
+  for (const std::string& w : b.load_warnings()) std::cerr << "warning: --sql: " << w << "\n";
+  if (pg_sql_choice().foreign() && !b.interface().missing_optional.empty()) {
+    std::cerr << "note: the SQL lacks optional parts of " << pg_sql_choice().adapter << ", driven around:";
+    for (const std::string& m : b.interface().missing_optional) std::cerr << " " << m << ";";
+    std::cerr << "\n";
   }
   return std::nullopt;
 }

@@ -303,8 +303,9 @@ Cluster::~Cluster() { stop(); }
 
 PgConnPtr Cluster::admin() const { return connect_blocking(base_conninfo_, admin_database_); }
 
-void Cluster::prepare_template(const std::vector<SqlFile>& files) {
-  if (!template_name_.empty()) return;
+std::vector<std::string> Cluster::prepare_template(const std::vector<SqlFile>& files,
+                                                   const std::vector<std::string>* called) {
+  if (!template_name_.empty()) return {};
   // Unique per process and per Cluster: an external server may host several
   // qdt processes, and one process may attach to it more than once.
   static int templates_made = 0;
@@ -319,8 +320,9 @@ void Cluster::prepare_template(const std::vector<SqlFile>& files) {
   created_.push_back(name);
   PgConnPtr conn = connect(name);
   apply_sql(conn.get(), {clock_sql()});
-  apply_sql(conn.get(), files);
+  std::vector<std::string> warnings = apply_sql(conn.get(), files, called);
   template_name_ = name;
+  return warnings;
 }
 
 void Cluster::create_database(const std::string& name) {

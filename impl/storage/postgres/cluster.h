@@ -62,8 +62,10 @@ class Cluster {
 
   // Creates the template database, once: clock.sql, then `files` in order,
   // statement by statement (sql_loader.h). Throws ClusterError naming the
-  // file and line that failed.
-  void prepare_template(const std::vector<SqlFile>& files);
+  // file and line that failed; with `called`, a failed statement defining a
+  // function not in it is skipped and comes back as a warning.
+  std::vector<std::string> prepare_template(const std::vector<SqlFile>& files,
+                                            const std::vector<std::string>* called = nullptr);
   const std::string& template_name() const { return template_name_; }
   // A database from the template (prepare_template first).
   void create_database(const std::string& name);

@@ -97,6 +97,14 @@ std::string signature(const Expected& e) {
 
 }  // namespace
 
+const std::vector<std::string>& adapter_function_names() {
+  static const std::vector<std::string> names = {
+      "log_push_one_v1",       "log_push_multi_v1",     "log_segment_at_v1",    "log_txns_purge_step_v1",
+      "log_retention_step_v1", "log_ack_by_hash_v1",    "qdt_read_segments_v1", "qdt_read_txns_v1",
+  };
+  return names;
+}
+
 InterfaceCheck check_interface(PGconn* conn) {
   const std::string ts = "timestamp with time zone";
   const std::vector<Expected> required = {

@@ -27,4 +27,9 @@ struct InterfaceCheck {
 
 InterfaceCheck check_interface(PGconn* conn);
 
+// Every function of schema queen the adapter calls, required or optional:
+// a foreign statement that fails to load while defining anything else is a
+// warning, not an error (sql_loader.h).
+const std::vector<std::string>& adapter_function_names();
+
 }  // namespace qdt::impl::postgres

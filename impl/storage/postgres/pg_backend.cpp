@@ -24,7 +24,8 @@ constexpr const char* kControlSearchPath = "SET search_path = qdt_clock, pg_cata
 
 PgBackend::PgBackend(PgBackendOptions options) : options_(std::move(options)) {
   cluster_ = options_.pg_url.empty() ? Cluster::start_local(options_.cluster) : Cluster::attach(options_.pg_url);
-  cluster_->prepare_template(options_.sql.empty() ? own_interface_sql() : options_.sql);
+  load_warnings_ = options_.sql.empty() ? cluster_->prepare_template(own_interface_sql())
+                                        : cluster_->prepare_template(options_.sql, &adapter_function_names());
   static std::atomic<int> next{0};
   database_ = "qdt_run_" + std::to_string(getpid()) + "_" + std::to_string(next.fetch_add(1));
   cluster_->create_database(database_);
@@ -82,6 +83,8 @@ void PgBackend::use_variant(Variant variant) {
   exec_blocking(control_.get(), kControlSearchPath, "setting the search_path");
   sql_variant_ = variant;
 }
+
+bool PgBackend::has_variant_sql(Variant variant) { return variant_file(variant) != nullptr; }
 
 std::vector<Variant> PgBackend::unsupported_variants() {
   return {Variant::queue_scope, Variant::bloom_filter};

@@ -54,10 +54,16 @@ class PgBackend {
   // variants, the storage variants the adapter maps onto the interface, and
   // the lock variants qdt's own SQL has a file for.
   static bool supports(Variant variant);
+  // Whether qdt's own SQL has a file for `variant` (variants/NAME.sql): it
+  // replaces a function of qdt's own push, so it cannot run on foreign SQL.
+  static bool has_variant_sql(Variant variant);
   // The storage variants that need SQL of their own, not written yet.
   static std::vector<Variant> unsupported_variants();
 
   const InterfaceCheck& interface() const { return interface_; }
+  // Foreign statements skipped at load because they failed while defining
+  // only what the adapter never calls (sql_loader.h).
+  const std::vector<std::string>& load_warnings() const { return load_warnings_; }
   Cluster& cluster() { return *cluster_; }
   const std::string& database() const { return database_; }
 
@@ -66,6 +72,7 @@ class PgBackend {
   std::unique_ptr<Cluster> cluster_;
   std::string database_;
   InterfaceCheck interface_;
+  std::vector<std::string> load_warnings_;
   PgConnPtr control_;
   std::unique_ptr<LockProbe> probe_;
   std::unique_ptr<DatabaseReset> reset_;

@@ -1,6 +1,7 @@
 #include "impl/storage/postgres/sql_loader.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cassert>
 #include <filesystem>
 #include <fstream>
@@ -154,7 +155,65 @@ std::vector<SqlFile> read_sql_files(const std::vector<std::string>& paths) {
   return files;
 }
 
-void apply_sql(PGconn* conn, const std::vector<SqlFile>& files) {
+std::string defined_function(const std::string& statement) {
+  size_t i = 0;
+  const size_t n = statement.size();
+  // Skip whitespace and comments before the first word.
+  for (;;) {
+    while (i < n && std::isspace(static_cast<unsigned char>(statement[i]))) ++i;
+    if (statement.compare(i, 2, "--") == 0) {
+      i = statement.find('\n', i);
+      if (i == std::string::npos) return "";
+    } else if (statement.compare(i, 2, "/*") == 0) {
+      i = statement.find("*/", i);
+      if (i == std::string::npos) return "";
+      i += 2;
+    } else {
+      break;
+    }
+  }
+  // Words up to the name, upper-cased: CREATE [OR REPLACE] FUNCTION|PROCEDURE.
+  auto word = [&] {
+    while (i < n && std::isspace(static_cast<unsigned char>(statement[i]))) ++i;
+    std::string w;
+    while (i < n && (std::isalnum(static_cast<unsigned char>(statement[i])) || statement[i] == '_')) {
+      w += static_cast<char>(std::toupper(static_cast<unsigned char>(statement[i++])));
+    }
+    return w;
+  };
+  if (word() != "CREATE") return "";
+  std::string kind = word();
+  if (kind == "OR") {
+    if (word() != "REPLACE") return "";
+    kind = word();
+  }
+  if (kind != "FUNCTION" && kind != "PROCEDURE") return "";
+  while (i < n && std::isspace(static_cast<unsigned char>(statement[i]))) ++i;
+  // [schema.]name, each part plain (folded to lower case) or quoted.
+  std::string name;
+  for (;;) {
+    name.clear();
+    if (i < n && statement[i] == '"') {
+      const size_t close = statement.find('"', i + 1);
+      if (close == std::string::npos) return "";
+      name = statement.substr(i + 1, close - i - 1);
+      i = close + 1;
+    } else {
+      while (i < n && (std::isalnum(static_cast<unsigned char>(statement[i])) || statement[i] == '_')) {
+        name += static_cast<char>(std::tolower(static_cast<unsigned char>(statement[i++])));
+      }
+    }
+    if (i < n && statement[i] == '.') {
+      ++i;
+      continue;
+    }
+    return name;
+  }
+}
+
+std::vector<std::string> apply_sql(PGconn* conn, const std::vector<SqlFile>& files,
+                                   const std::vector<std::string>* called) {
+  std::vector<std::string> warnings;
   exec_blocking(conn, std::string("SET search_path = ") + kLoadSearchPath, "setting the load search_path");
   for (const SqlFile& file : files) {
     for (const SqlStatement& statement : split_statements(file.text)) {
@@ -162,12 +221,19 @@ void apply_sql(PGconn* conn, const std::vector<SqlFile>& files) {
       const ExecStatusType status = PQresultStatus(result.get());
       if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK && status != PGRES_EMPTY_QUERY) {
         const char* primary = PQresultErrorField(result.get(), PG_DIAG_MESSAGE_PRIMARY);
-        throw ClusterError("postgres: " + file.name + ":" + std::to_string(statement.line) + ": " +
-                           (primary ? primary : PQerrorMessage(conn)));
+        const std::string where = file.name + ":" + std::to_string(statement.line) + ": " +
+                                  (primary ? primary : PQerrorMessage(conn));
+        const std::string defined = defined_function(statement.text);
+        if (called && !defined.empty() && std::find(called->begin(), called->end(), defined) == called->end()) {
+          warnings.push_back(where + " (it defines " + defined + ", which the adapter never calls: skipped)");
+          continue;
+        }
+        throw ClusterError("postgres: " + where);
       }
     }
   }
   exec_blocking(conn, "RESET search_path", "resetting the search_path");
+  return warnings;
 }
 
 }  // namespace qdt::impl::postgres

@@ -32,9 +32,17 @@ std::vector<SqlFile> read_sql_files(const std::vector<std::string>& paths);
 // DEFAULT now() binds to the virtual clock.
 inline constexpr const char* kLoadSearchPath = "public, qdt_clock, pg_catalog";
 
+// The function or procedure a CREATE [OR REPLACE] FUNCTION|PROCEDURE
+// statement defines, unqualified and in lower case ("" for any other
+// statement): leading comments are skipped, a quoted name kept as written.
+std::string defined_function(const std::string& statement);
+
 // Runs every statement of `files` in order, each in autocommit, under
 // kLoadSearchPath. Throws ClusterError naming the file, the line and
-// PostgreSQL's message.
-void apply_sql(PGconn* conn, const std::vector<SqlFile>& files);
+// PostgreSQL's message — unless `called` is given and the statement only
+// defines a function not in it (one the adapter never calls): then the
+// statement is skipped and the same text comes back as a warning.
+std::vector<std::string> apply_sql(PGconn* conn, const std::vector<SqlFile>& files,
+                                   const std::vector<std::string>* called = nullptr);
 
 }  // namespace qdt::impl::postgres

@@ -91,6 +91,38 @@ TEST_F(SqlLoader, AFailingStatementNamesTheFileTheLineAndTheReason) {
   }
 }
 
+TEST_F(SqlLoader, AFailingDefinitionTheAdapterNeverCallsIsAWarning) {
+  PgConnPtr conn = testing::cluster().connect(fresh_database("qdt_loader_warning"));
+  const std::vector<std::string> called = {"log_push_one_v1"};
+  const std::vector<std::string> warnings = apply_sql(
+      conn.get(),
+      {{"procedures/010_extra.sql",
+        "CREATE SCHEMA queen;\n"
+        "CREATE FUNCTION queen.dashboard_stats() RETURNS int LANGUAGE plpgsql AS $$ BEGIN RETURN; END $$;\n"
+        "SELECT 1;\n"}},
+      &called);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("procedures/010_extra.sql:2:"), std::string::npos) << warnings[0];
+  EXPECT_NE(warnings[0].find("dashboard_stats, which the adapter never calls"), std::string::npos) << warnings[0];
+  // The same failure in a function the adapter calls stops the load.
+  EXPECT_THROW(apply_sql(conn.get(),
+                         {{"procedures/011_push.sql",
+                           "CREATE FUNCTION queen.log_push_one_v1() RETURNS int LANGUAGE plpgsql AS $$ BEGIN RETURN; END $$;"}},
+                         &called),
+               ClusterError);
+}
+
+TEST(DefinedFunction, NamesTheFunctionAStatementCreates) {
+  EXPECT_EQ(defined_function("CREATE FUNCTION queen.f(x int) RETURNS int"), "f");
+  EXPECT_EQ(defined_function("-- why\n/* note */ create or replace function Queen.Log_Push_One_V1()"), "log_push_one_v1");
+  EXPECT_EQ(defined_function("CREATE PROCEDURE \"Queen\".\"MixedCase\"()"), "MixedCase");
+  EXPECT_EQ(defined_function("CREATE OR REPLACE FUNCTION g() RETURNS void"), "g");
+  EXPECT_EQ(defined_function("CREATE TABLE queen.t (x int)"), "");
+  EXPECT_EQ(defined_function("CREATE OR FUNCTION f()"), "");
+  EXPECT_EQ(defined_function("SELECT 1"), "");
+  EXPECT_EQ(defined_function("-- only a comment"), "");
+}
+
 TEST(ReadSqlDir, AFolderWithoutSqlIsAnError) {
   EXPECT_THROW(read_sql_dir("/nonexistent-sql-dir"), ClusterError);
 }

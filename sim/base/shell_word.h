@@ -1,0 +1,13 @@
+#pragma once
+// One argument of a command qdt prints for a person to paste (a replay
+// command, a failure's file name): as it is when the shell reads it back
+// unchanged, else in single quotes, so a path with spaces or quotes runs as
+// printed and never runs anything else.
+#include <string>
+
+namespace qdt::sim {
+
+// "a/b.json" → a/b.json; "my dir/x" → 'my dir/x'; "it's" → 'it'\''s'.
+std::string shell_word(const std::string& word);
+
+}  // namespace qdt::sim

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Foreign SQL (docs/semantics.md §9.4), with qdt's own SQL laid out as a
+# user's checkout of Queen's server/sql would be (in a folder whose name
+# needs quoting): loaded through --sql-dir it gives the same digest as the
+# embedded copy; a failure found on it prints a replay command that carries
+# the folder and fails as printed; --resume keeps it; a statement that fails
+# to load, a missing function, a lock variant on foreign SQL and the flags
+# without --storage postgres are refused with exit 2 and the reason; a
+# failing definition the adapter never calls is a warning.
+# Usage: check-postgres-foreign-sql.sh QDT SOURCE_DIR
+set -uo pipefail
+# shellcheck source=sim/cli/postgres-script-env.sh
+source "$(dirname "$0")/postgres-script-env.sh"
+cd "$src" || exit 1
+checkout="$tmp/my queen/server/sql"
+mkdir -p "$(dirname "$checkout")"
+cp -r impl/storage/postgres/sql "$checkout"
+# A copy of the checkout at $1.
+copy_checkout() { mkdir -p "$(dirname "$1")" && cp -r "$checkout" "$1"; }
+digest() { sed -n 's/.*digest \([0-9a-f]*\).*/\1/p'; }
+
+# The same SQL through --sql-dir is judged the same.
+own=$(timeout 300 "$qdt" check --storage postgres --profile default --seeds 10 --quiet 2>&1 | digest)
+foreign=$(timeout 300 "$qdt" check --storage postgres --sql-dir "$checkout" --profile default --seeds 10 --quiet 2>"$tmp/err" | digest)
+[ -n "$own" ] && [ "$own" = "$foreign" ] || fail "digests: embedded '$own', --sql-dir '$foreign'"
+files=$(timeout 300 "$qdt" check --storage postgres --sql "$checkout/schema.sql" --sql "$checkout/procedures/001_log_schema.sql" \
+  --sql "$checkout/procedures/003_log_push.sql" --sql "$checkout/procedures/005_log_ack.sql" \
+  --sql "$checkout/procedures/006_log_maintenance.sql" --profile default --seeds 10 --quiet 2>"$tmp/err" | digest)
+[ "$own" = "$files" ] || fail "digests: embedded '$own', --sql files '$files'"
+
+# A failure on foreign SQL replays on it, as printed (the folder quoted).
+timeout 300 "$qdt" check --storage postgres --sql-dir "$checkout" --variant last-wins --profile default --seeds 5 \
+  --quiet --out "$tmp/fail" >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 1 ] || fail "last-wins not caught on foreign SQL"
+line=$(sed -n 's/^  replay: qdt \(replay .*\)/\1/p' "$tmp/out" | head -1)
+case "$line" in *"--sql-dir '$checkout'"*) ;; *) fail "the replay command lacks the quoted --sql-dir: $line" ;; esac
+eval "timeout 60 \"\$qdt\" $line --quiet" >/dev/null 2>&1
+[ $? -eq 1 ] || fail "the printed command does not fail as printed: $line"
+
+# --resume keeps the journal's SQL, and refuses another.
+timeout 300 "$qdt" check --storage postgres --sql-dir "$checkout" --profile default --seeds 3 --quiet --out "$tmp/journal" \
+  >/dev/null 2>"$tmp/err" || fail "a short campaign on foreign SQL"
+grep -rq "my queen/server/sql" "$tmp/journal" --include=campaign.json || fail "the journal does not record the SQL"
+timeout 60 "$qdt" check --resume "$tmp/journal" --storage postgres --sql "$checkout/schema.sql" --quiet >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "not the SQL this command names" "$tmp/err" || fail "--resume with other SQL"
+
+# Refusals, each before anything runs.
+broken="$tmp/broken/server/sql"
+copy_checkout "$broken"
+printf '\nSELECT 1;\nCREATE TABLE queen.oops (x nosuchtype);\n' >>"$broken/procedures/005_log_ack.sql"
+timeout 60 "$qdt" replay scenarios/basic-duplicate.json --storage postgres --sql-dir "$broken" >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "procedures/005_log_ack.sql:[0-9]*: type \"nosuchtype\" does not exist" "$tmp/err" ||
+  fail "a statement that fails to load"
+missing="$tmp/missing/server/sql"
+copy_checkout "$missing"
+rm "$missing/procedures/005_log_ack.sql"
+timeout 60 "$qdt" replay scenarios/basic-duplicate.json --storage postgres --sql-dir "$missing" >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "missing queen.log_ack_by_hash_v1(uuid, text, text, bytea\[\], text\[\])" "$tmp/err" ||
+  fail "a missing function"
+timeout 60 "$qdt" replay scenarios/basic-duplicate.json --storage postgres --sql-dir "$checkout" \
+  --variant probe-outside-lock >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "replaces a function of qdt's own SQL" "$tmp/err" || fail "a lock variant on foreign SQL"
+timeout 60 "$qdt" replay scenarios/basic-duplicate.json --sql-dir "$checkout" >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "need --storage postgres" "$tmp/err" || fail "--sql-dir without --storage postgres"
+timeout 60 "$qdt" replay scenarios/basic-duplicate.json --storage postgres --sql-adapter queen-log-v2 >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "the only adapter is queen-log-v1" "$tmp/err" || fail "an unknown adapter"
+
+# A failing definition the adapter never calls: a warning, and the run goes on.
+extra="$tmp/extra/server/sql"
+copy_checkout "$extra"
+printf 'CREATE FUNCTION queen.dashboard() RETURNS int LANGUAGE plpgsql AS $$ BEGIN RETURN; END $$;\n' \
+  >"$extra/procedures/009_dashboard.sql"
+timeout 60 "$qdt" replay scenarios/basic-duplicate.json --storage postgres --sql-dir "$extra" --quiet >/dev/null 2>"$tmp/err" ||
+  fail "an uncalled failing definition stopped the run"
+grep -q "warning: --sql: procedures/009_dashboard.sql:1: .*dashboard, which the adapter never calls" "$tmp/err" ||
+  fail "no warning for an uncalled failing definition"
+exit 0
