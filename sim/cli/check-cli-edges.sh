@@ -122,6 +122,14 @@ grep -qF "overriding the sweep's \"variant\"" "$tmp/out" || fail "explore --help
 grep -qE -- "--out TEXT:DIR=reports/out " "$tmp/out" || fail "explore --help shows no --out default"
 grep -q "(default" "$tmp/out" && fail "explore --help states a default in words as well: $(grep "(default" "$tmp/out")"
 
+# replay --json has one shape, an array of results, for one file as for many.
+for n in 1 2; do
+  files=$(for i in $(seq "$n"); do echo "$scenario"; done)
+  "$qdt" replay $files --json --quiet >"$tmp/out" 2>"$tmp/err" || fail "replay --json of $n files"
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert isinstance(d, list) and len(d) == int(sys.argv[2]) and all(r["passed"] for r in d), d' \
+    "$tmp/out" "$n" || fail "replay --json of $n files is not an array of $n results"
+done
+
 # --resume believes no journal that lies: a part copied under a second name,
 # a part edited after it was written.
 "$qdt" check --seeds 5 --out "$tmp/c" --quiet >/dev/null 2>&1 || fail "a 5-seed campaign"

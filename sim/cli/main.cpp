@@ -91,7 +91,7 @@ int run_qdt(int argc, char** argv) {
   replay_cmd->add_option("paths", replay_args.paths, "Scenario files or folders (searched recursively)")
       ->required()
       ->default_str("");
-  replay_cmd->add_flag("--json", replay_args.as_json, "Print the result object(s) as JSON");
+  replay_cmd->add_flag("--json", replay_args.as_json, "Print an array of result objects as JSON, one per scenario");
   replay_cmd->add_option("--trace", replay_args.trace_file, "Write the canonical event log of the (single) scenario to FILE")
       ->check(qdt::sim::OutputFile());
   replay_cmd->add_option("--cache", replay_args.cache, "Override world.cache.enabled")
