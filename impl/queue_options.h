@@ -20,6 +20,9 @@ struct QueueOptions {
   auto operator<=>(const QueueOptions&) const = default;
 };
 
+// Every option apply_options reads: any other name is refused.
+inline constexpr const char* kQueueOptionNames[] = {"dedupWindowSeconds", "retentionSeconds", "completedRetentionSeconds"};
+
 // Applies the options present in `json` over `options`. On a bad input returns
 // "PATH: reason" (PATH is `path` + "/name") and leaves `options` unchanged.
 std::optional<std::string> apply_options(const nlohmann::json& json, const std::string& path, QueueOptions& options);

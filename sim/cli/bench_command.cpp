@@ -332,13 +332,15 @@ CLI::App* add_bench(CLI::App& app, BenchOptions& o) {
                "figure with its reproduction command");
   cmd->add_flag("--quick", o.quick, "A short run (a few seconds): fewer seeds and pushes, growth to 10 000 rows");
   cmd->add_flag("--json", o.as_json, "Print the figures as JSON");
-  cmd->add_option("--only", o.only, "Run one group of figures")->check(CLI::IsMember(bench_groups()));
+  cmd->add_option("--only", o.only, "Run one group of figures")->check(NameIn(bench_groups(), "group"));
   cmd->add_option("--out", o.out_dir, "Also write DIR/bench.json and the push-cost chart DIR/push-cost.svg")
       ->check(OutputFolder());
   cmd->add_option("--case", o.item_cases, "With --only items: run this case only (repeatable), e.g. to profile it")
-      ->check(CLI::IsMember(item_case_names()));
+      ->check(NameIn(item_case_names(), "case"))
+      ->default_str("");
   cmd->add_option("--rounds", o.item_rounds, "With --only items: rounds, the cold first one included (default 6, --quick 2)")
-      ->check(WholeIn(2, 1000));
+      ->check(WholeIn(2, 1000))
+      ->default_str("");  // 0 stands for "not given", which is no value a user can pass
   return cmd;
 }
 

@@ -2,7 +2,8 @@
 # The command line's edges: outputs that cannot be written are exit 2 naming
 # the path (files and standard output), output paths are checked before
 # anything runs, numbers are read strictly on every numeric option of every
-# command, messages say what is wrong, and default outputs stay below
+# command, messages say what is wrong (a mistyped name with the nearest
+# known one), --version and help answer, and default outputs stay below
 # reports/out. Usage: check-cli-edges.sh QDT SOURCE_DIR
 set -uo pipefail
 qdt=$(realpath "$1")
@@ -86,6 +87,49 @@ expect 2 "$bad" "$qdt" replay "$bad" --trace "$tmp/t.log" --html "$tmp/p.html"
 grep -q -- "--trace takes\|--html takes" "$tmp/err" && fail "one rejected file blamed on --trace/--html"
 expect 2 "--html takes exactly one scenario, 2 given" "$qdt" replay "$scenario" "$scenario" --html "$tmp/p.html"
 
+# The command line explains itself: its version and commit, help, and the
+# nearest known name for a mistyped command, option or choice.
+expect 0 "" "$qdt" --version
+grep -qE '^qdt [0-9]+\.[0-9]+\.[0-9]+ \(commit ([0-9a-f]{40}(-dirty)?|unknown)\)$' "$tmp/out" || fail "--version: $(cat "$tmp/out")"
+commit=$(sed -E 's/.*commit ([0-9a-f]+).*/\1/' "$tmp/out")
+if git -C "$src" rev-parse --git-dir >/dev/null 2>&1; then
+  git -C "$src" cat-file -e "$commit^{commit}" 2>/dev/null || fail "--version names no commit of $src: $(cat "$tmp/out")"
+fi
+expect 0 "" "$qdt" help
+grep -q "^  explore-schedules " "$tmp/out" && grep -qF -- "--version" "$tmp/out" || fail "qdt help lists no commands"
+expect 0 "" "$qdt" help check
+grep -qE -- "--seeds UINT:\[1, 100000000\]=100 " "$tmp/out" || fail "qdt help check shows no --seeds default"
+grep -qE -- "--profile TEXT:\{[a-z,-]+\}=default " "$tmp/out" || fail "qdt help check shows no --profile default"
+"$qdt" check --help | cmp -s - "$tmp/out" || fail "qdt help check differs from qdt check --help"
+expect 2 'unknown command "chekc"; did you mean "check"?' "$qdt" help chekc
+expect 2 'unknown command "repaly"; did you mean "replay"?' "$qdt" repaly "$scenario"
+[ -s "$tmp/out" ] && fail "qdt repaly ran something"
+expect 2 'unknown command "zzzz"' "$qdt" zzzz
+grep -q "did you mean" "$tmp/err" && fail "qdt zzzz suggested a command: $(cat "$tmp/err")"
+expect 2 'unknown option "--verison" for qdt; did you mean "--version"?' "$qdt" --verison
+expect 2 'unknown option "--sedds" for qdt check; did you mean "--seeds"?' "$qdt" check --sedds 5
+expect 2 'unknown option "--jbos" for qdt check; did you mean "--jobs"?' "$qdt" check --seeds=1 --jbos=2
+expect 2 'unknown option "--jsn" for qdt replay; did you mean "--json"?' "$qdt" replay --jsn "$scenario"
+[ -s "$tmp/out" ] && fail "qdt replay --jsn ran the scenario"
+expect 2 'unexpected argument "b.json" for qdt explore' "$qdt" explore a.json b.json
+expect 2 'unknown profile "defualt"; did you mean "default"?' "$qdt" check --profile defualt --seeds 1
+expect 2 'unknown profile "defualt"; did you mean "default"?' "$qdt" mutants --profile defualt --seeds 1
+expect 2 'unknown variant "skip-prob"; did you mean "skip-probe"?' "$qdt" replay --variant skip-prob "$scenario"
+expect 2 'unknown storage engine "sqlit"; did you mean "sqlite"?' "$qdt" replay --storage sqlit "$scenario"
+# Every option with a default shows it; explore's help ends its sentences.
+expect 0 "" "$qdt" explore --help
+grep -qF "overriding the sweep's \"variant\"" "$tmp/out" || fail "explore --help: --variant is cut short"
+grep -qE -- "--out TEXT:DIR=reports/out " "$tmp/out" || fail "explore --help shows no --out default"
+grep -q "(default" "$tmp/out" && fail "explore --help states a default in words as well: $(grep "(default" "$tmp/out")"
+
+# replay --json has one shape, an array of results, for one file as for many.
+for n in 1 2; do
+  files=$(for i in $(seq "$n"); do echo "$scenario"; done)
+  "$qdt" replay $files --json --quiet >"$tmp/out" 2>"$tmp/err" || fail "replay --json of $n files"
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert isinstance(d, list) and len(d) == int(sys.argv[2]) and all(r["passed"] for r in d), d' \
+    "$tmp/out" "$n" || fail "replay --json of $n files is not an array of $n results"
+done
+
 # --resume believes no journal that lies: a part copied under a second name,
 # a part edited after it was written.
 "$qdt" check --seeds 5 --out "$tmp/c" --quiet >/dev/null 2>&1 || fail "a 5-seed campaign"
@@ -104,4 +148,4 @@ mkdir "$tmp/cwd"
 [ -e "$tmp/cwd/qdt-mutants" ] && fail "qdt mutants left qdt-mutants/ in the current folder"
 ls "$tmp/cwd/reports/out/mutants/skip-probe/"*.json >/dev/null 2>&1 || fail "no shrunk file below reports/out/mutants"
 [ "$(ls -A "$tmp/cwd")" = "reports" ] || fail "qdt mutants wrote beside reports/: $(ls -A "$tmp/cwd")"
-echo "ok: unwritable outputs, output paths, $options numeric options, messages and default outputs"
+echo "ok: unwritable outputs, output paths, $options numeric options, messages, help, version, nearest names and default outputs"

@@ -1,11 +1,13 @@
 #include "sim/cli/cli_checks.h"
 
+#include <algorithm>
 #include <cassert>
 #include <cstdio>
 #include <functional>
 #include <optional>
 #include <string>
 
+#include "sim/base/nearest_name.h"
 #include "sim/base/decimal_text.h"
 #include "sim/base/output_file.h"
 
@@ -64,5 +66,18 @@ CLI::Validator OutputBase(const char* suffix) {
 }
 
 CLI::Validator OutputFolder() { return path_check(output_folder_problem, "DIR"); }
+
+CLI::Validator NameIn(std::vector<std::string> names, const std::string& what) {
+  assert(!names.empty());
+  std::string choices;
+  for (const std::string& name : names) choices += (choices.empty() ? "" : ",") + name;
+  return CLI::Validator(
+      [names, what, choices](std::string& text) -> std::string {
+        if (std::find(names.begin(), names.end(), text) != names.end()) return "";
+        return "unknown " + what + " \"" + text + "\"" + did_you_mean(text, names) + " (expected one of " +
+               choices + ")";
+      },
+      "{" + choices + "}", "NameIn");
+}
 
 }  // namespace qdt::sim

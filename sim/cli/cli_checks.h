@@ -5,6 +5,8 @@
 // validator; a value it refuses is exit 2 with the option and the reason.
 #include <CLI/CLI.hpp>
 #include <cstdint>
+#include <string>
+#include <vector>
 
 namespace qdt::sim {
 
@@ -23,5 +25,9 @@ CLI::Validator OutputBase(const char* suffix);
 
 // A folder the command will write into, created if missing.
 CLI::Validator OutputFolder();
+
+// One of `names` (a profile, a variant, an engine, ...); a value outside
+// them is refused as `unknown WHAT "X"; did you mean "Y"?` with the choices.
+CLI::Validator NameIn(std::vector<std::string> names, const std::string& what);
 
 }  // namespace qdt::sim

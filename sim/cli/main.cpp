@@ -27,6 +27,7 @@
 #include "sim/cli/replay_command.h"
 #include "sim/cli/schedule_cli.h"
 #include "sim/cli/sql_flags.h"
+#include "sim/cli/usage.h"
 #include "sim/scenario/coverage.h"
 #include "sim/scenario/engine_support.h"
 #include "sim/study/mutants.h"
@@ -83,14 +84,19 @@ int run_qdt(int argc, char** argv) {
   qdt::sim::install_sqlite_allocator();
   CLI::App app{"qdt: a simulation and verification testbed for idempotent producers"};
   app.require_subcommand(1);
+  // --help shows what an option is when it is not given.
+  app.option_defaults()->always_capture_default();
 
   auto* replay_cmd = app.add_subcommand("replay", "Run scenario files deterministically and check them");
   qdt::sim::ReplayOptions replay_args;
-  replay_cmd->add_option("paths", replay_args.paths, "Scenario files or folders (searched recursively)")->required();
-  replay_cmd->add_flag("--json", replay_args.as_json, "Print the result object(s) as JSON");
+  replay_cmd->add_option("paths", replay_args.paths, "Scenario files or folders (searched recursively)")
+      ->required()
+      ->default_str("");
+  replay_cmd->add_flag("--json", replay_args.as_json, "Print an array of result objects as JSON, one per scenario");
   replay_cmd->add_option("--trace", replay_args.trace_file, "Write the canonical event log of the (single) scenario to FILE")
       ->check(qdt::sim::OutputFile());
-  replay_cmd->add_option("--cache", replay_args.cache, "Override world.cache.enabled")->check(CLI::IsMember({"on", "off"}));
+  replay_cmd->add_option("--cache", replay_args.cache, "Override world.cache.enabled")
+      ->check(qdt::sim::NameIn({"on", "off"}, "setting"));
   replay_cmd->add_option("--report", replay_args.report_file, "Write a Markdown summary report to FILE")
       ->check(qdt::sim::OutputFile());
   replay_cmd->add_flag("--quiet", replay_args.quiet, "No progress on stderr");
@@ -105,7 +111,9 @@ int run_qdt(int argc, char** argv) {
   std::vector<std::string> variant_choices = qdt::impl::variant_names();
   variant_choices.push_back("none");
   replay_cmd->add_option("--variant", variant_name, "Run a design variant of the implementation (docs/semantics.md §7)")
-      ->check(CLI::IsMember(variant_choices));
+      ->check(qdt::sim::NameIn(variant_choices, "variant"));
+  std::vector<std::string> profile_choices = qdt::sim::profile_names();
+  profile_choices.push_back("all");
   qdt::sim::ScheduleFlags replay_schedule, check_schedule;
   qdt::sim::add_schedule_flags(*replay_cmd, replay_schedule);
 
@@ -117,16 +125,12 @@ int run_qdt(int argc, char** argv) {
   campaign_defining.push_back(check_cmd->add_option("--seed", check_args.first_seed, "First seed")
                                   ->check(qdt::sim::WholeIn(0, UINT64_MAX)));
   campaign_defining.push_back(check_cmd->add_option("--profile", check_args.profile, "Workload profile, or all")
-      ->check(CLI::IsMember([] {
-        auto names = qdt::sim::profile_names();
-        names.push_back("all");
-        return names;
-      }())));
+      ->check(qdt::sim::NameIn(profile_choices, "profile")));
   campaign_defining.push_back(check_cmd->add_option("--variant", variant_name, "Run against a design variant (docs/semantics.md §7)")
-                                  ->check(CLI::IsMember(variant_choices)));
+                                  ->check(qdt::sim::NameIn(variant_choices, "variant")));
   auto* out_opt = check_cmd->add_option(
       "--out", check_args.out_dir,
-      "Where shrunk failures are written (default reports/out/failures); when given, also a progress journal "
+      "Where shrunk failures are written; when given, also a progress journal "
       "(DIR/journal) for --resume")
       ->check(qdt::sim::OutputFolder());
   campaign_defining.push_back(out_opt);
@@ -135,9 +139,10 @@ int run_qdt(int argc, char** argv) {
   uint64_t jobs = 1;
   std::vector<std::string> merge_files;
   campaign_defining.push_back(
-      check_cmd->add_option("--merge", merge_files, "Merge the --json summaries of shards instead of running"));
+      check_cmd->add_option("--merge", merge_files, "Merge the --json summaries of shards instead of running")
+          ->default_str(""));
   check_cmd->add_option("--jobs", jobs, "Worker processes")->check(qdt::sim::WholeIn(1, 64));
-  check_cmd->add_option("--time-budget", check_args.time_budget_s, "Stop after this many wall seconds")
+  check_cmd->add_option("--time-budget", check_args.time_budget_s, "Stop after this many wall seconds (0: no limit)")
       ->check(qdt::sim::NumberIn(0, 1e9));
   campaign_defining.push_back(
       check_cmd->add_option("--max-shrinks", check_args.max_shrinks, "Shrink at most this many failures")
@@ -147,7 +152,7 @@ int run_qdt(int argc, char** argv) {
       check_cmd
           ->add_option("--interleave", interleave,
                        "Override world.storage.interleave (statement-level interleaving of storage transactions)")
-          ->check(CLI::IsMember({"on", "off"})));
+          ->check(qdt::sim::NameIn({"on", "off"}, "setting")));
   std::string resume_dir;
   auto* resume_opt = check_cmd->add_option(
       "--resume", resume_dir,
@@ -164,8 +169,8 @@ int run_qdt(int argc, char** argv) {
   CLI::Option* check_storage_opt = nullptr;  // --resume takes the journal's engine when it is absent
   for (CLI::App* cmd : {replay_cmd, check_cmd}) {
     CLI::Option* opt =
-        cmd->add_option("--storage", storage_name, "The storage engine (docs/semantics.md §9): sqlite (default) or postgres")
-            ->check(CLI::IsMember({"sqlite", "postgres"}));
+        cmd->add_option("--storage", storage_name, "The storage engine (docs/semantics.md §9): sqlite or postgres")
+            ->check(qdt::sim::NameIn({"sqlite", "postgres"}, "storage engine"));
     if (cmd == check_cmd) check_storage_opt = opt;
     cmd->add_option("--pg-url", pg_url, "With --storage postgres: a server to use instead of a throwaway local cluster");
     qdt::sim::add_sql_flags(*cmd, pg_sql);
@@ -182,7 +187,7 @@ int run_qdt(int argc, char** argv) {
   check_cmd
       ->add_option("--fork-rare", check_args.fork_rare_share,
                    "Fork a seed at each reachability point it is the first to reach while fewer than SHARE of the "
-                   "seeds so far reached it: re-run it --forks times with the schedule after that point re-drawn")
+                   "seeds so far reached it: re-run it --forks times with the schedule after that point re-drawn (0: off)")
       ->check(qdt::sim::NumberIn(0.0, 1.0));
   check_cmd->add_option("--forks", check_args.forks, "Fork runs per rare point (with --fork-rare)")
       ->check(qdt::sim::WholeIn(1, 1000));
@@ -199,16 +204,18 @@ int run_qdt(int argc, char** argv) {
       "mutants", "Run the campaign against every design variant (docs/semantics.md §7): which are caught, within how many seeds");
   qdt::sim::MutantsOptions mutants_args;
   mutants_cmd->add_flag("--list", mutants_args.list, "List the variants, their descriptions and harmless arguments");
-  mutants_cmd->add_option("--seeds", mutants_args.seeds, "Seeds per profile (default 200)")
+  mutants_cmd->add_option("--seeds", mutants_args.seeds, "Seeds per profile")
       ->check(qdt::sim::WholeIn(1, 100'000'000));
   mutants_cmd->add_option("--seed", mutants_args.first_seed, "First seed")->check(qdt::sim::WholeIn(0, UINT64_MAX));
-  mutants_cmd->add_option("--profile", mutants_args.profile, "Workload profile, or all (default)");
-  mutants_cmd->add_option("--variant", mutants_args.variants, "Run only this variant (repeatable; default every one)");
+  mutants_cmd->add_option("--profile", mutants_args.profile, "Workload profile, or all")
+      ->check(qdt::sim::NameIn(profile_choices, "profile"));
+  mutants_cmd->add_option("--variant", mutants_args.variants, "Run only this variant (repeatable; default every one)")
+      ->default_str("");
   mutants_cmd->add_option("--jobs", mutants_args.jobs, "Worker processes (variants run in parallel)")
       ->check(qdt::sim::WholeIn(1, 64));
   mutants_cmd
       ->add_option("--out", mutants_args.out_dir,
-                   "Where shrunk failures are written (OUT/VARIANT/...; default reports/out/mutants)")
+                   "Where shrunk failures are written (OUT/VARIANT/...)")
       ->check(qdt::sim::OutputFolder());
   mutants_cmd->add_flag("--json", mutants_args.as_json, "Print {variants, survivors, holes} as JSON");
   mutants_cmd->add_flag("--quiet", mutants_args.quiet, "No progress on stderr");
@@ -223,11 +230,11 @@ int run_qdt(int argc, char** argv) {
   explore_cmd->add_option("sweep", explore_args.file, "Sweep file (JSON; scenarios/schema/sweep.schema.json)")->required();
   explore_cmd->add_option("--jobs", explore_args.jobs, "Worker processes (results identical for any J)")
       ->check(qdt::sim::WholeIn(1, 64));
-  explore_cmd->add_option("--out", explore_args.out_dir, "Where NAME.{json,md,html} are written (default reports/out)")
+  explore_cmd->add_option("--out", explore_args.out_dir, "Where NAME.{json,md,html} are written")
       ->check(qdt::sim::OutputFolder());
   explore_cmd->add_flag("--quiet", explore_args.quiet, "No progress on stderr");
-  explore_cmd->add_option("--variant", explore_args.variant, "Run every point against a design variant (docs/semantics.md §7), over the sweep's")
-      ->check(CLI::IsMember(variant_choices));
+  explore_cmd->add_option("--variant", explore_args.variant, "Run every point against a design variant (docs/semantics.md §7), overriding the sweep's \"variant\"")
+      ->check(qdt::sim::NameIn(variant_choices, "variant"));
 
   qdt::sim::ExploreSchedulesOptions schedules_args;
   std::string schedules_variant = "none";
@@ -236,18 +243,25 @@ int run_qdt(int argc, char** argv) {
   qdt::sim::BenchOptions bench_args;
   CLI::App* bench_cmd = qdt::sim::add_bench(app, bench_args);
   for (CLI::App* cmd : {mutants_cmd, explore_cmd, schedules_cmd, bench_cmd}) {
-    cmd->add_option("--storage", storage_name, "The storage engine (docs/semantics.md §9): sqlite (default) or postgres")
-        ->check(CLI::IsMember({"sqlite", "postgres"}));
+    cmd->add_option("--storage", storage_name, "The storage engine (docs/semantics.md §9): sqlite or postgres")
+        ->check(qdt::sim::NameIn({"sqlite", "postgres"}, "storage engine"));
     cmd->add_option("--pg-url", pg_url, "With --storage postgres: a server to use instead of a throwaway local cluster");
     qdt::sim::add_sql_flags(*cmd, pg_sql);
   }
+  std::string help_topic;
+  CLI::App* help_cmd = qdt::sim::add_version_and_help(app, help_topic);
+
+  if (const std::optional<int> code = qdt::sim::refuse_unknown_command(app, argc, argv)) return *code;
 
   try {
     app.parse(argc, argv);
+  } catch (const CLI::ExtrasError&) {
+    return qdt::sim::refuse_extras(app);
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);
     return code == 0 ? kExitOk : kExitBadInput;
   }
+  if (help_cmd->parsed()) return qdt::sim::run_help(app, help_topic);
   const qdt::impl::Variant variant = *qdt::impl::parse_variant(variant_name);
   if (!pg_url.empty() && storage_name != "postgres") {
     std::cerr << "error: --pg-url names a PostgreSQL server: it needs --storage postgres\nnothing was run (exit 2)\n";

@@ -173,7 +173,8 @@ int run_replay(const ReplayOptions& o) {
   }
   const double total_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   if (o.as_json) {
-    std::cout << (results.size() == 1 ? results[0] : nlohmann::json(results)).dump(2) << "\n";
+    // Always an array, one result per scenario, so a reader need not know how many files were named.
+    std::cout << nlohmann::json(results).dump(2) << "\n";
   } else if (results.size() > 1) {
     std::cout << "\n" << reports::summary_table(results);
   }

@@ -1,7 +1,7 @@
 #pragma once
 // qdt replay PATHS (docs/semantics.md §4): loads every scenario file (and every *.json
 // below named folders, sorted) before running any, then runs each
-// deterministically and prints PASS/FAIL lines, or --json result objects;
+// deterministically and prints PASS/FAIL lines, or --json an array of result objects;
 // --trace, --html (one scenario), --report (Markdown). Exit codes as
 // exit_codes.h: 2 and nothing run for bad input. Lives in the qdt executable,
 // beside main.cpp.

@@ -12,15 +12,15 @@ void add_schedule_flags(CLI::App& command, ScheduleFlags& flags) {
                   "Concurrency Testing: random priorities, pct-depth - 1 priority change points; a bug of depth d "
                   "<= D is found by one run with probability >= 1/(n*k^(d-1)) for n fibers and k steps). Overrides "
                   "world.schedule")
-      ->check(CLI::IsMember({"random", "pct"}));
+      ->check(NameIn({"random", "pct"}, "schedule"));
   flags.depth_option =
-      command.add_option("--pct-depth", flags.pct_depth, "PCT's depth D (default 3): D - 1 change points")
+      command.add_option("--pct-depth", flags.pct_depth, "PCT's depth D: D - 1 change points")
           ->check(WholeIn(1, PctPolicy::kDepthMax));
   flags.steps_option =
       command
           .add_option("--pct-steps", flags.pct_steps,
-                      "PCT's k: change points are drawn from steps 1..K (default 0: learnt from a first run of each "
-                      "scenario, its scheduler picks)")
+                      "PCT's k: change points are drawn from steps 1..K (0: learnt from a first run of each scenario, "
+                      "its scheduler picks)")
           ->check(WholeIn(0, ScheduleConfig::kPctStepsMax));
 }
 
@@ -58,7 +58,7 @@ CLI::App* add_explore_schedules(CLI::App& app, ExploreSchedulesOptions& o, std::
       "written to --out as a scenario with its choices as world.schedule), 2 for bad input");
   cmd->add_option("file", o.file, "Scenario file (JSON)")->required();
   cmd->add_option("--max-interleavings", o.max_interleavings,
-                  "At most this many runs (default 1000); the report says whether the tree was exhausted first")
+                  "At most this many runs; the report says whether the tree was exhausted first")
       ->check(WholeIn(1, 100'000'000));
   cmd->add_flag("--no-reduction", [&o](int64_t) { o.reduce = false; },
                 "Run every schedule, also those equivalent by commuting independent steps");
@@ -68,10 +68,10 @@ CLI::App* add_explore_schedules(CLI::App& app, ExploreSchedulesOptions& o, std::
       ->check(WholeIn(0, 1'000'000));
   cmd->add_flag("--json", o.as_json, "Print the report as JSON");
   cmd->add_flag("--quiet", o.quiet, "No progress on stderr");
-  cmd->add_option("--out", o.out_dir, "Where failing schedules are written (default reports/out/schedules)")
+  cmd->add_option("--out", o.out_dir, "Where failing schedules are written")
       ->check(OutputFolder());
   cmd->add_option("--variant", variant_name, "Run a design variant of the implementation (docs/semantics.md §7)")
-      ->check(CLI::IsMember(variant_choices));
+      ->check(NameIn(variant_choices, "variant"));
   return cmd;
 }
 

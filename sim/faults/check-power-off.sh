@@ -16,7 +16,7 @@ for file in "$@"; do
   if [ "$rc" -ne 1 ]; then echo "$file: expected exit 1, got $rc"; echo "$out"; exit 1; fi
   python3 - "$file" "$out" <<'PY' || exit 1
 import json, sys
-name, doc = sys.argv[1], json.loads(sys.argv[2])
+name, (doc,) = sys.argv[1], json.loads(sys.argv[2])
 failures = doc["failures"]
 props = [f["property"] for f in failures if f["kind"] == "property"]
 expectations = [f["detail"] for f in failures if f["kind"] == "expectation"]

@@ -23,6 +23,15 @@ for file in "$dir"/*; do
   checked=$((checked + 1))
 done
 [ $checked -ge 1 ] || { echo "no files in $dir" >&2; exit 1; }
+# A misspelt field is named with the field it was meant to be.
+for case in "push-item-misspelt-partition.json|/steps/0/items/0/partiton: unknown field; did you mean \"partition\"?" \
+            "retry-misspelt-backoff.json|/steps/1/retry/backoff: unknown field; did you mean \"backoff_ms\"?"; do
+  file=$dir/${case%%|*}
+  "$qdt" replay "$file" >"$out/stdout" 2>"$out/stderr"
+  code=$?
+  grep -qF -- "error: $file: ${case#*|}" "$out/stderr" && [ $code -eq 2 ] && [ ! -s "$out/stdout" ] ||
+    { echo "FAIL $file: exit $code, expected 2 and '${case#*|}'" >&2; cat "$out/stderr" >&2; exit 1; }
+done
 # Usage errors are exit 2 as well.
 "$qdt" replay >/dev/null 2>&1; [ $? -eq 2 ] || { echo "FAIL: replay without a file is not exit 2" >&2; exit 1; }
 "$qdt" replay --cache maybe "$dir" >/dev/null 2>&1; [ $? -eq 2 ] || { echo "FAIL: bad --cache is not exit 2" >&2; exit 1; }

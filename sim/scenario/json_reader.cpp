@@ -1,17 +1,22 @@
 #include "sim/scenario/json_reader.h"
 
 #include "impl/broker/push_request.h"
+#include "impl/queue_options.h"
+#include "sim/base/json_input.h"
+#include "sim/base/nearest_name.h"
 
 namespace qdt::sim {
 
 using json = nlohmann::json;
 
-void JsonReader::only(const json& obj, const std::string& path, std::initializer_list<const char*> allowed) {
+void JsonReader::only(const json& obj, const std::string& path, const char* const* first, const char* const* last) {
   if (!obj.is_object()) return;
   for (const auto& [key, value] : obj.items()) {
     bool ok = false;
-    for (const char* a : allowed) ok = ok || key == a;
-    if (!ok) fail(path + "/" + key, "unknown field");
+    for (const char* const* a = first; a != last; ++a) ok = ok || key == *a;
+    if (!ok) {
+      fail(path + "/" + json_pointer_token(key), "unknown field" + did_you_mean(key, std::vector<std::string>(first, last)));
+    }
   }
 }
 
@@ -100,9 +105,16 @@ bool JsonReader::latency(const json& obj, const std::string& path, int64_t& lo, 
   return true;
 }
 
-void JsonReader::bad_options(const std::string& error) {
-  const auto colon = error.find(": ");
-  fail(error.substr(0, colon), colon == std::string::npos ? error : error.substr(colon + 2));
+bool JsonReader::queue_options(const json& options, const std::string& path) {
+  const size_t errors_before = errors_.size();
+  only(options, path, std::begin(impl::kQueueOptionNames), std::end(impl::kQueueOptionNames));
+  if (errors_.size() != errors_before) return false;
+  impl::QueueOptions scratch;
+  const std::optional<std::string> error = impl::apply_options(options, path, scratch);
+  if (!error) return true;
+  const auto colon = error->find(": ");
+  fail(error->substr(0, colon), colon == std::string::npos ? *error : error->substr(colon + 2));
+  return false;
 }
 
 }  // namespace qdt::sim

@@ -19,8 +19,12 @@ class JsonReader {
 
   void fail(const std::string& path, const std::string& reason) { errors_.push_back({file_, path, reason}); }
 
-  // Fails every key of `obj` not in `allowed`, in the object's key order.
-  void only(const nlohmann::json& obj, const std::string& path, std::initializer_list<const char*> allowed);
+  // Fails every key of `obj` not in `allowed`, in the object's key order,
+  // naming the nearest allowed key when one is near.
+  void only(const nlohmann::json& obj, const std::string& path, std::initializer_list<const char*> allowed) {
+    only(obj, path, allowed.begin(), allowed.end());
+  }
+  void only(const nlohmann::json& obj, const std::string& path, const char* const* first, const char* const* last);
 
   std::optional<int64_t> integer(const nlohmann::json& obj, const std::string& path, const char* key, int64_t lo,
                                  int64_t hi);
@@ -35,8 +39,9 @@ class JsonReader {
   // `latency_ms` as [min, max]; false (and an error) when present but malformed.
   bool latency(const nlohmann::json& obj, const std::string& path, int64_t& lo, int64_t& hi);
 
-  // A queue options error from impl::apply_options ("PATH: REASON").
-  void bad_options(const std::string& error);
+  // Queue options as impl::apply_options reads them; an unknown one is
+  // reported as `only` reports fields. False when refused.
+  bool queue_options(const nlohmann::json& options, const std::string& path);
 
  private:
   const std::string& file_;

@@ -3,6 +3,7 @@
 #include "sim/base/file_name.h"
 #include "sim/base/json_input.h"
 #include "sim/base/json_schema.h"
+#include "sim/base/nearest_name.h"
 
 #include <algorithm>
 #include <cassert>
@@ -51,7 +52,8 @@ class Loader {
       if (auto variant = impl::parse_variant(*v)) {
         s.world.variant = *variant;
       } else {
-        r_.fail("/world/variant", "unknown variant \"" + *v + "\" (qdt mutants --list names them)");
+        r_.fail("/world/variant", "unknown variant \"" + *v + "\"" + did_you_mean(*v, impl::variant_names()) +
+                                      " (qdt mutants --list names them)");
       }
     }
     if (auto v = r_.boolean(w, "/world", "fusion")) s.world.fusion = *v;
@@ -162,12 +164,10 @@ LoadResult load_scenario_document(const json& doc, const std::string& file, bool
       r.fail("/queues", "expected an object of queue name -> options");
     } else {
       for (const auto& [name, options] : it->items()) {
-        impl::QueueOptions scratch;
         if (name.empty() || name.size() > impl::kMaxNameBytes) {
           r.fail("/queues/" + json_pointer_token(name), "a queue name is 1-" + std::to_string(impl::kMaxNameBytes) + " bytes");
         }
-        if (auto error = impl::apply_options(options, "/queues/" + name, scratch)) r.bad_options(*error);
-        else s.queues.emplace_back(name, options);
+        if (r.queue_options(options, "/queues/" + json_pointer_token(name))) s.queues.emplace_back(name, options);
       }
     }
   }

@@ -1,5 +1,4 @@
 // The `configure` step: a queue's options changed through the admin path.
-#include "impl/queue_options.h"
 #include "sim/scenario/json_reader.h"
 #include "sim/scenario/step_kinds.h"
 #include "sim/scenario/step_loader.h"
@@ -21,9 +20,7 @@ void read(StepLoader& loader, const json& j, const std::string& p, Step& s) {
   r.only(j, p, {"op", "id", "queue", "options"});
   a.queue = r.name(j, p, "queue", true).value_or("");
   if (!j.contains("options")) return r.fail(p + "/options", "required");
-  impl::QueueOptions scratch;
-  if (auto error = impl::apply_options(j["options"], p + "/options", scratch)) return r.bad_options(*error);
-  a.options = j["options"];
+  if (r.queue_options(j["options"], p + "/options")) a.options = j["options"];
 }
 
 void run(StepRunner& runner, const Step& s, uint64_t) {

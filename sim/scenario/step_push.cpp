@@ -21,6 +21,14 @@ void read(StepLoader& loader, const json& j, const std::string& p, Step& s) {
   r.only(j, p, {"op", "id", "items", "broker", "producer", "retry"});
   if (!j.contains("items")) r.fail(p + "/items", "required");
   else a.items = j["items"];
+  if (a.items.is_array()) {
+    // Items go to the broker as written so that malformed ones can be sent on
+    // purpose, but a field the broker ignores is a typo ("partiton" would
+    // push to the default partition without a word).
+    for (size_t i = 0; i < a.items.size(); ++i) {
+      r.only(a.items[i], p + "/items/" + std::to_string(i), {"queue", "partition", "transactionId", "data"});
+    }
+  }
   if (auto v = r.integer(j, p, "broker", 0, kMaxBrokers - 1)) s.broker = static_cast<uint32_t>(*v);
   if (auto v = r.string(j, p, "producer", false)) {
     if (v->empty() || v->size() > kMaxProducerNameBytes) r.fail(p + "/producer", "must be 1-64 bytes");

@@ -93,7 +93,7 @@ scenario = json.load(open(f["file"]))
 assert scenario["world"]["schedule"] == {"mode": "choices", "choices": f["choices"]}, scenario["world"]
 r = subprocess.run([qdt, "replay", f["file"], "--variant", "probe-outside-lock", "--json", "--quiet"], capture_output=True, text=True)
 assert r.returncode == 1, ("the written schedule does not fail", r.returncode, r.stderr)
-assert json.loads(r.stdout)["trace_hash"] == f["trace_hash"], "the replay is not the schedule that failed"
+assert json.loads(r.stdout)[0]["trace_hash"] == f["trace_hash"], "the replay is not the schedule that failed"
 # The reference takes other steps, so the variant's choices do not fit it:
 # that is bad input (exit 2), never a silent run of some other schedule.
 r = subprocess.run([qdt, "replay", f["file"], "--quiet"], capture_output=True, text=True)
@@ -126,7 +126,7 @@ grep -q '^0 schedule mode=pct depth=2 steps=' "$out/pct.log" || fail "the pct tr
 python3 - "$out" <<'PY' || exit 1
 import json, sys
 out = sys.argv[1]
-p1, p2 = (json.load(open(f"{out}/p{i}.json")) for i in (1, 2))
+(p1,), (p2,) = (json.load(open(f"{out}/p{i}.json")) for i in (1, 2))
 assert p1["trace_hash"] == p2["trace_hash"], "pct is not deterministic"
 s = p1["schedule"]
 assert s["mode"] == "pct" and s["depth"] == 2 and s["steps_learnt"] and s["steps"] >= 1, s

@@ -1,7 +1,11 @@
 #include "sim/schedule/schedule_config.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <string>
+#include <vector>
 
+#include "sim/base/nearest_name.h"
 #include "sim/schedule/pct_policy.h"
 
 namespace qdt::sim {
@@ -36,10 +40,10 @@ std::vector<std::pair<std::string, std::string>> parse_schedule(const json& j, c
                                                                 ScheduleConfig& out) {
   std::vector<std::pair<std::string, std::string>> errors;
   if (!j.is_object()) return {{path, "expected an object"}};
+  const std::vector<std::string> fields = {"mode", "pct_depth", "pct_steps", "choices", "fork_after_picks", "fork_seed"};
   for (const auto& [key, value] : j.items()) {
-    if (key != "mode" && key != "pct_depth" && key != "pct_steps" && key != "choices" && key != "fork_after_picks" &&
-        key != "fork_seed") {
-      errors.emplace_back(path + "/" + key, "unknown field");
+    if (std::find(fields.begin(), fields.end(), key) == fields.end()) {
+      errors.emplace_back(path + "/" + key, "unknown field" + did_you_mean(key, fields));
     }
   }
   ScheduleConfig c;

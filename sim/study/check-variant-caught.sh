@@ -27,7 +27,7 @@ echo "caught: $property, shrunk to $steps steps: $file"
 [ $? -eq 1 ] || { echo "FAIL: the shrunk file does not fail under --variant $variant" >&2; exit 1; }
 python3 -c '
 import json,sys
-r=json.load(open(sys.argv[1]))
+(r,)=json.load(open(sys.argv[1]))
 props={f["property"] for f in r["failures"]}
 sys.exit(0 if sys.argv[2] in props else 1)' "$out/replay.json" "$property" || { echo "FAIL: replay does not fail $property" >&2; exit 1; }
 "$qdt" replay "$file" --quiet >/dev/null || { echo "FAIL: the shrunk file fails on the reference implementation" >&2; exit 1; }

@@ -15,6 +15,7 @@
 
 #include "sim/base/json_input.h"
 #include "sim/base/json_schema.h"
+#include "sim/base/nearest_name.h"
 
 #include "sim/campaign/campaign_jobs.h"
 #include "sim/campaign/workload.h"
@@ -186,7 +187,8 @@ SweepLoad load_sweep_text(const std::string& text, const std::string& file) {
     if (!is_profile(s.profile)) {
       std::string names;
       for (const auto& n : profile_names()) names += (names.empty() ? "" : ", ") + n;
-      fail("/base/profile", "unknown profile \"" + s.profile + "\" (one of " + names + ")");
+      fail("/base/profile", "unknown profile \"" + s.profile + "\"" + did_you_mean(s.profile, profile_names()) +
+                                " (one of " + names + ")");
     }
   } else {
     const std::filesystem::path written = base["scenario"].get<std::string>();
@@ -208,7 +210,8 @@ SweepLoad load_sweep_text(const std::string& text, const std::string& file) {
 
   if (auto v = doc.find("variant"); v != doc.end()) {
     if (auto variant = impl::parse_variant(v->get<std::string>())) s.variant = *variant;
-    else fail("/variant", "unknown variant \"" + v->get<std::string>() + "\" (qdt mutants --list names them)");
+    else fail("/variant", "unknown variant \"" + v->get<std::string>() + "\"" +
+                              did_you_mean(v->get<std::string>(), impl::variant_names()) + " (qdt mutants --list names them)");
   }
 
   uint64_t points = 1;
