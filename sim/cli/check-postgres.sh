@@ -39,11 +39,11 @@ grep -q "^10 seeds (all" "$tmp/out" || fail "profile all on postgres ran: $(head
 
 # Each lock variant in SQL of its own is caught, shrunk to a file whose
 # printed command fails as printed, and the reference passes that file.
-for caught in "probe-outside-lock 6" "stamp-before-lock 4"; do
-  read -r variant seeds <<<"$caught"
-  timeout 300 "$qdt" check --storage postgres --variant "$variant" --profile multi-broker --seeds "$seeds" --quiet \
+for caught in "probe-outside-lock 1 6" "stamp-before-lock 26 1"; do
+  read -r variant first seeds <<<"$caught"
+  timeout 300 "$qdt" check --storage postgres --variant "$variant" --profile multi-broker --seed "$first" --seeds "$seeds" --quiet \
     --out "$tmp/$variant" >"$tmp/out" 2>"$tmp/err"
-  [ $? -eq 1 ] || fail "$variant not caught on postgres in $seeds seeds"
+  [ $? -eq 1 ] || fail "$variant not caught on postgres in seeds $first to $((first + seeds - 1))"
   replay=$(sed -n 's/^  replay: qdt replay \(.*\)/\1/p' "$tmp/out" | head -1)
   [ -n "$replay" ] || fail "no replay command printed"
   case "$replay" in *"--storage postgres"*"--variant $variant"* | *"--variant $variant"*"--storage postgres"*) ;;

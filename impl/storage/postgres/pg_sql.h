@@ -28,6 +28,12 @@ inline constexpr const char* kUpsertOptions =
     "completed_retention_seconds = excluded.completed_retention_seconds, "
     "retention_enabled = excluded.retention_enabled";
 
+// A configure takes every partition row of its queue, in ascending id as a
+// bundle does, so a push that read the window under its row lock commits
+// before the window changes or reads the new one.
+inline constexpr const char* kLockQueuePartitions =
+    "SELECT 1 FROM queen.log_partitions p JOIN queen.queues q ON q.id = p.queue_id "
+    "WHERE q.tenant_id = " QDT_PG_TENANT " AND q.name = $1 ORDER BY p.id FOR UPDATE OF p";
 inline constexpr const char* kPushGuarded =
     "SELECT queen.log_push_one_v1($1, $2, $3::int, $4::bytea, $5::bigint, $6::bytea, p_window_assumed => $7::int)";
 inline constexpr const char* kPushPlain =

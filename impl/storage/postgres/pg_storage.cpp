@@ -78,6 +78,7 @@ QueueOptions PgStorage::configure(const std::string& queue, const nlohmann::json
           Param::text(std::to_string(next.retention_seconds)),
           Param::text(std::to_string(next.completed_retention_seconds))},
          StatementKind::write);
+  tx.run(sql::kLockQueuePartitions, {Param::text(queue)}, StatementKind::write);
   tx.commit();
   return next;
 }

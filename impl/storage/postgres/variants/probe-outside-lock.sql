@@ -3,7 +3,7 @@
 -- allocator's UPDATE takes the row lock only afterwards. Two pushes of one
 -- key both probe an empty window, then queue one after the other.
 CREATE OR REPLACE FUNCTION queen.qdt_lock_partition(p_pid uuid, OUT r_last bigint, OUT r_txns_start bigint,
-                                                    OUT r_now timestamptz)
+                                                    OUT r_now timestamptz, OUT r_window int)
 LANGUAGE plpgsql
 AS $$
 BEGIN
@@ -13,5 +13,7 @@ BEGIN
         RAISE EXCEPTION 'QPUSH no partition %', p_pid;
     END IF;
     r_now := clock_timestamp();
+    SELECT q.dedup_window_seconds INTO r_window
+    FROM queen.queues q JOIN queen.log_partitions p ON p.queue_id = q.id WHERE p.id = p_pid;
 END;
 $$;

@@ -4,7 +4,7 @@
 -- its offsets earlier than that commit's, so stamps no longer follow offsets
 -- and the window's edge cuts a partition's history out of order.
 CREATE OR REPLACE FUNCTION queen.qdt_lock_partition(p_pid uuid, OUT r_last bigint, OUT r_txns_start bigint,
-                                                    OUT r_now timestamptz)
+                                                    OUT r_now timestamptz, OUT r_window int)
 LANGUAGE plpgsql
 AS $$
 BEGIN
@@ -15,5 +15,7 @@ BEGIN
         RAISE EXCEPTION 'QPUSH no partition %', p_pid;
     END IF;
     r_now := now();
+    SELECT q.dedup_window_seconds INTO r_window
+    FROM queen.queues q JOIN queen.log_partitions p ON p.queue_id = q.id WHERE p.id = p_pid;
 END;
 $$;

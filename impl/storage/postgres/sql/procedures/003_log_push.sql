@@ -46,7 +46,7 @@ $$;
 -- read after the lock is granted, so stamps follow offsets. The lock design
 -- variants (impl/storage/postgres/variants/) replace this function alone.
 CREATE OR REPLACE FUNCTION queen.qdt_lock_partition(p_pid uuid, OUT r_last bigint, OUT r_txns_start bigint,
-                                                    OUT r_now timestamptz)
+                                                    OUT r_now timestamptz, OUT r_window int)
 LANGUAGE plpgsql
 AS $$
 BEGIN
@@ -57,12 +57,17 @@ BEGIN
         RAISE EXCEPTION 'QPUSH no partition %', p_pid;
     END IF;
     r_now := clock_timestamp();
+    -- A new statement, so a window changed while this push waited is seen.
+    SELECT q.dedup_window_seconds INTO r_window
+    FROM queen.queues q JOIN queen.log_partitions p ON p.queue_id = q.id WHERE p.id = p_pid;
 END;
 $$;
 
--- One segment into a partition whose id and window are resolved. With a
--- window the partition row's FOR UPDATE is the write serializer and `now` is
--- read after it; without one the allocator UPDATE takes the same lock first.
+-- One segment into a partition whose id is resolved. With a window (or
+-- none given: the queue's, read under the lock, since a configure takes the
+-- queue's partition rows before it changes the window) the partition row's
+-- FOR UPDATE is the write serializer and `now` is read after it; with a
+-- window of 0 given the allocator UPDATE takes the same lock first.
 -- A watermark is trusted only when it was computed with at least the window
 -- in force (the window guard): a widened window reaches rows nobody vouched for.
 CREATE OR REPLACE FUNCTION queen.qdt_push_segment(p_pid uuid, p_window int, p_msg_count int, p_hashes bytea,
@@ -80,26 +85,28 @@ DECLARE
     v_last_before bigint;
     v_probe jsonb;
     v_probe_ran boolean := false;
+    v_window int := p_window;
 BEGIN
     IF p_msg_count IS NULL OR p_msg_count < 1
        OR coalesce(octet_length(p_hashes), -1) <> 16 * p_msg_count THEN
         RAISE EXCEPTION 'QPUSH a segment of % frames needs 16 bytes of hash per frame, got % bytes',
             p_msg_count, coalesce(octet_length(p_hashes), 0);
     END IF;
-    IF p_window > 0 THEN
-        SELECT l.r_last, l.r_txns_start, l.r_now INTO v_last, v_txns_start, v_now
+    IF p_window IS NULL OR p_window > 0 THEN
+        SELECT l.r_last, l.r_txns_start, l.r_now, l.r_window INTO v_last, v_txns_start, v_now, v_window
         FROM queen.qdt_lock_partition(p_pid) l;
-        IF p_window_assumed IS NOT NULL AND p_window_assumed >= p_window THEN
+        v_window := coalesce(p_window, v_window);
+        IF p_window_assumed IS NOT NULL AND p_window_assumed >= v_window THEN
             v_watermark := coalesce(p_verified, -1);
         END IF;
         v_from := greatest(v_watermark, v_txns_start - 1);
         v_last_before := v_last;
-        IF v_last > v_from THEN
-            v_probe := queen.qdt_probe_v1(p_pid, v_from, p_hashes, p_window, v_now, v_last);
+        IF v_window > 0 AND v_last > v_from THEN
+            v_probe := queen.qdt_probe_v1(p_pid, v_from, p_hashes, v_window, v_now, v_last);
             v_probe_ran := true;
             IF v_probe->'dups' <> 'null'::jsonb THEN
                 RETURN jsonb_build_object('status', 'duplicate', 'dups', v_probe->'dups')
-                       || queen.qdt_push_extras(p_pid, v_now, p_window, v_last_before, v_txns_start, true,
+                       || queen.qdt_push_extras(p_pid, v_now, v_window, v_last_before, v_txns_start, true,
                                                 (v_probe->>'rows')::bigint);
             END IF;
         END IF;
@@ -125,7 +132,7 @@ BEGIN
     VALUES (p_pid, v_base, v_last, v_now, p_hashes);
     RETURN jsonb_build_object('status', 'queued', 'baseOffset', v_base,
                               'createdAt', to_char(v_now AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'))
-           || queen.qdt_push_extras(p_pid, v_now, p_window, v_last_before, v_txns_start, v_probe_ran,
+           || queen.qdt_push_extras(p_pid, v_now, v_window, v_last_before, v_txns_start, v_probe_ran,
                                      coalesce((v_probe->>'rows')::bigint, 0));
 END;
 $$;
@@ -154,14 +161,11 @@ BEGIN
     IF v_pid IS NULL THEN
         v_resolved := queen.qdt_resolve_partition(p_queue, p_partition, p_tenant);
         v_pid := v_resolved.r_pid;
-        v_window := coalesce(v_window, v_resolved.r_window);
-    ELSIF v_window IS NULL THEN
-        SELECT q.dedup_window_seconds INTO v_window
-        FROM queen.log_partitions p JOIN queen.queues q ON q.id = p.queue_id WHERE p.id = v_pid;
     END IF;
-    IF v_pid IS NULL OR v_window IS NULL THEN
+    IF v_pid IS NULL THEN
         RAISE EXCEPTION 'QPUSH cannot resolve the partition';
     END IF;
+    -- Without a window from the caller, the push reads the queue's under the row lock.
     RETURN queen.qdt_push_segment(v_pid, v_window, p_msg_count, p_hashes, p_verified, p_blob, p_window_assumed);
 END;
 $$;
