@@ -126,7 +126,8 @@ Outcome report_campaign(const std::vector<json>& parts, const CampaignOptions& a
               << totals.value("cache_hydrations_span", 0) << " span hydrations, " << totals.value("cache_evictions", 0)
               << " evictions, " << totals.value("cache_suppressed_partitions", 0) << " suppressed\n";
     std::cout << "  storage: " << totals.value("storage_statements", 0) << " statements, "
-              << totals.value("storage_busy_waits", 0) << " waits for a lock (SQLITE_BUSY), "
+              << totals.value("storage_busy_waits", 0) << " waits for a lock ("
+              << (a.engine == StorageEngineKind::sqlite ? "SQLITE_BUSY" : "a row lock held by another client") << "), "
               << totals.value("storage_faults_injected", 0) << " faults injected, "
               << totals.value("storage_push_failures", 0) << " failed push transactions\n";
     print_coverage(std::cout, report, a.coverage_table);

@@ -9,10 +9,15 @@ namespace qdt::impl::postgres::sql {
 #define QDT_PG_TS(p) "(pg_catalog.to_timestamp(0) + " p "::bigint * interval '1 microsecond')"
 #define QDT_PG_TENANT "'00000000-0000-0000-0000-000000000001'::uuid"
 
-inline constexpr const char* kFindPartition =
-    "SELECT p.id, p.last_offset, p.txns_start, q.dedup_window_seconds, q.retention_seconds, "
-    "q.completed_retention_seconds FROM queen.log_partitions p JOIN queen.queues q ON q.id = p.queue_id "
-    "WHERE q.tenant_id = " QDT_PG_TENANT " AND q.name = $1 AND p.name = $2";
+#define QDT_PG_FIND_PARTITION                                                                            \
+  "SELECT p.id, p.last_offset, p.txns_start, q.dedup_window_seconds, q.retention_seconds, "             \
+  "q.completed_retention_seconds FROM queen.log_partitions p JOIN queen.queues q ON q.id = p.queue_id " \
+  "WHERE q.tenant_id = " QDT_PG_TENANT " AND q.name = $1 AND p.name = $2"
+inline constexpr const char* kFindPartition = QDT_PG_FIND_PARTITION;
+// A read holds the row in share mode until it commits: a push (FOR UPDATE)
+// cannot commit between the read's statements, so the read answers as of
+// its commit, where the history places it.
+inline constexpr const char* kFindPartitionShared = QDT_PG_FIND_PARTITION " FOR SHARE OF p";
 inline constexpr const char* kSelectOptions =
     "SELECT dedup_window_seconds, retention_seconds, completed_retention_seconds FROM queen.queues "
     "WHERE tenant_id = " QDT_PG_TENANT " AND name = $1";

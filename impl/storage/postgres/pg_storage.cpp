@@ -46,10 +46,12 @@ void PgStorage::set_purge_batch(int64_t rows) {
 }
 
 std::optional<PgStorage::PartitionRow> PgStorage::find_partition(PgTransaction* tx, const std::string& queue,
-                                                                 const std::string& partition) {
+                                                                 const std::string& partition, bool shared) {
   const std::vector<Param> params{Param::text(queue), Param::text(partition)};
+  assert(tx || !shared);
   const StatementOutcome out =
-      tx ? tx->run(sql::kFindPartition, params, StatementKind::read) : inspect(sql::kFindPartition, params);
+      tx ? tx->run(shared ? sql::kFindPartitionShared : sql::kFindPartition, params, StatementKind::read)
+         : inspect(sql::kFindPartition, params);
   if (out.rows.empty()) return std::nullopt;
   PartitionRow row;
   row.pid = out.value(0, 0);

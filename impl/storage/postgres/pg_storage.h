@@ -98,8 +98,9 @@ class PgStorage final : public StorageEngine {
   void reopen_if_closed();
   PgTransaction begin(TxnKind kind);
   // Inside `tx` (gated), or ungated on the bare connection when `tx` is null.
+  // `shared` holds the partition row in share mode until `tx` ends.
   std::optional<PartitionRow> find_partition(PgTransaction* tx, const std::string& queue,
-                                             const std::string& partition);
+                                             const std::string& partition, bool shared = false);
   StatementOutcome inspect(const std::string& sql, const std::vector<Param>& params);
   std::optional<CoveringSegment> covering(PgTransaction& tx, const std::string& pid, int64_t offset);
   std::vector<StoredMessage> read_messages(PgTransaction* tx, const std::string& queue, const std::string& partition,

@@ -104,7 +104,8 @@ AckResult PgStorage::ack(const std::string& queue, const std::string& partition,
 std::vector<StoredMessage> PgStorage::read_messages(PgTransaction* tx, const std::string& queue,
                                                     const std::string& partition, int64_t from, int64_t limit) {
   std::vector<StoredMessage> messages;
-  const auto row = find_partition(tx, queue, partition);
+  // A read in a transaction holds the row: it answers as of its commit.
+  const auto row = find_partition(tx, queue, partition, tx != nullptr);
   if (!row) return messages;
   // Every segment holds at least one message: `limit` segments are enough.
   const std::vector<Param> params{Param::text(row->pid), Param::text(std::to_string(from)),
