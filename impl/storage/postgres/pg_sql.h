@@ -18,6 +18,9 @@ inline constexpr const char* kFindPartition = QDT_PG_FIND_PARTITION;
 // cannot commit between the read's statements, so the read answers as of
 // its commit, where the history places it.
 inline constexpr const char* kFindPartitionShared = QDT_PG_FIND_PARTITION " FOR SHARE OF p";
+// A writer beside the push path (an operator's segment delete) takes the
+// push's serializer.
+inline constexpr const char* kFindPartitionLocked = QDT_PG_FIND_PARTITION " FOR UPDATE OF p";
 inline constexpr const char* kSelectOptions =
     "SELECT dedup_window_seconds, retention_seconds, completed_retention_seconds FROM queen.queues "
     "WHERE tenant_id = " QDT_PG_TENANT " AND name = $1";
@@ -33,12 +36,6 @@ inline constexpr const char* kUpsertOptions =
     "completed_retention_seconds = excluded.completed_retention_seconds, "
     "retention_enabled = excluded.retention_enabled";
 
-// A configure takes every partition row of its queue, in ascending id as a
-// bundle does, so a push that read the window under its row lock commits
-// before the window changes or reads the new one.
-inline constexpr const char* kLockQueuePartitions =
-    "SELECT 1 FROM queen.log_partitions p JOIN queen.queues q ON q.id = p.queue_id "
-    "WHERE q.tenant_id = " QDT_PG_TENANT " AND q.name = $1 ORDER BY p.id FOR UPDATE OF p";
 inline constexpr const char* kPushGuarded =
     "SELECT queen.log_push_one_v1($1, $2, $3::int, $4::bytea, $5::bigint, $6::bytea, p_window_assumed => $7::int)";
 inline constexpr const char* kPushPlain =

@@ -46,12 +46,14 @@ void PgStorage::set_purge_batch(int64_t rows) {
 }
 
 std::optional<PgStorage::PartitionRow> PgStorage::find_partition(PgTransaction* tx, const std::string& queue,
-                                                                 const std::string& partition, bool shared) {
+                                                                 const std::string& partition, RowLock lock) {
   const std::vector<Param> params{Param::text(queue), Param::text(partition)};
-  assert(tx || !shared);
-  const StatementOutcome out =
-      tx ? tx->run(shared ? sql::kFindPartitionShared : sql::kFindPartition, params, StatementKind::read)
-         : inspect(sql::kFindPartition, params);
+  assert(tx || lock == RowLock::none);
+  const char* statement = lock == RowLock::share    ? sql::kFindPartitionShared
+                          : lock == RowLock::update ? sql::kFindPartitionLocked
+                                                    : sql::kFindPartition;
+  const StatementOutcome out = tx ? tx->run(statement, params, StatementKind::read, lock == RowLock::update)
+                                  : inspect(statement, params);
   if (out.rows.empty()) return std::nullopt;
   PartitionRow row;
   row.pid = out.value(0, 0);
@@ -80,7 +82,6 @@ QueueOptions PgStorage::configure(const std::string& queue, const nlohmann::json
           Param::text(std::to_string(next.retention_seconds)),
           Param::text(std::to_string(next.completed_retention_seconds))},
          StatementKind::write);
-  tx.run(sql::kLockQueuePartitions, {Param::text(queue)}, StatementKind::write);
   tx.commit();
   return next;
 }

@@ -98,13 +98,15 @@ class PgStorage final : public StorageEngine {
   void reopen_if_closed();
   PgTransaction begin(TxnKind kind);
   // Inside `tx` (gated), or ungated on the bare connection when `tx` is null.
-  // `shared` holds the partition row in share mode until `tx` ends.
+  // How find_partition holds the row it finds until `tx` ends.
+  enum class RowLock { none, share, update };
   std::optional<PartitionRow> find_partition(PgTransaction* tx, const std::string& queue,
-                                             const std::string& partition, bool shared = false);
+                                             const std::string& partition, RowLock lock = RowLock::none);
   StatementOutcome inspect(const std::string& sql, const std::vector<Param>& params);
   std::optional<CoveringSegment> covering(PgTransaction& tx, const std::string& pid, int64_t offset);
+  // `found` (when given): whether the partition has a row.
   std::vector<StoredMessage> read_messages(PgTransaction* tx, const std::string& queue, const std::string& partition,
-                                           int64_t from, int64_t limit);
+                                           int64_t from, int64_t limit, bool* found = nullptr);
   std::vector<std::pair<std::string, std::string>> list_partitions(PgTransaction* tx,
                                                                    const std::optional<std::string>& queue);
   // Segment or sidecar spans of a partition, for foreign SQL whose step

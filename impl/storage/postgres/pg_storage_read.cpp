@@ -1,7 +1,10 @@
 // The read paths (docs/semantics.md §2.6, 2.9, 2.10, 2.11): the covering fetch, the
 // cache's hydration read, ack by transactionId, and read; each its own
 // transaction, and each answer that must come from one snapshot from one
-// statement (READ COMMITTED takes a snapshot per statement).
+// statement (READ COMMITTED takes a snapshot per statement). Each holds its
+// partition row in share mode until it ends, so nothing that writes the
+// partition commits between its answer and its end, where the history
+// places it; one that finds no row ends at once.
 #include <cassert>
 #include <climits>
 #include <cstring>
@@ -27,8 +30,12 @@ std::optional<CoveringSegment> PgStorage::covering(PgTransaction& tx, const std:
 std::optional<CoveringSegment> PgStorage::covering_segment(const std::string& queue, const std::string& partition,
                                                            int64_t offset) {
   PgTransaction tx = begin(TxnKind::fetch);
-  std::optional<CoveringSegment> seg;
-  if (const auto row = find_partition(&tx, queue, partition)) seg = covering(tx, row->pid, offset);
+  const auto row = find_partition(&tx, queue, partition, RowLock::share);
+  if (!row) {
+    tx.commit_ungated();
+    return std::nullopt;
+  }
+  std::optional<CoveringSegment> seg = covering(tx, row->pid, offset);
   tx.commit();
   return seg;
 }
@@ -37,27 +44,30 @@ SidecarRead PgStorage::read_sidecar(const std::string& queue, const std::string&
                                     int64_t since_ms) {
   SidecarRead read;
   PgTransaction tx = begin(TxnKind::hydrate);
-  if (const auto row = find_partition(&tx, queue, partition)) {
-    read.last_offset = row->last_offset;
-    const StatementOutcome out =
-        tx.run(run_.interface().qdt_reads ? sql::kReadTxns : sql::kReadTxnsTables,
-               {Param::text(row->pid), Param::text(std::to_string(after_offset)),
-                Param::text(std::to_string(timestamp_us_from_ms(since_ms)))},
-               StatementKind::read);
-    for (const auto& r : out.rows) {
-      // The partition's last_offset rides on every row, so rows and it share one snapshot.
-      if (r[4]) read.last_offset = std::stoll(*r[4]);
-      if (!r[0]) continue;  // the partition has no row in range
-      SidecarRow sidecar{std::stoll(*r[0]), std::stoll(*r[1]), std::stoll(*r[2]) / 1000, {}};
-      const std::string bytes = decode_bytea(*r[3]);
-      assert(bytes.size() % 16 == 0);
-      for (size_t i = 0; i < bytes.size(); i += 16) {
-        Hash128 h;
-        std::memcpy(h.bytes.data(), bytes.data() + i, 16);
-        sidecar.hashes.push_back(h);
-      }
-      read.rows.push_back(std::move(sidecar));
+  const auto row = find_partition(&tx, queue, partition, RowLock::share);
+  if (!row) {
+    tx.commit_ungated();
+    return read;
+  }
+  read.last_offset = row->last_offset;
+  const StatementOutcome out =
+      tx.run(run_.interface().qdt_reads ? sql::kReadTxns : sql::kReadTxnsTables,
+             {Param::text(row->pid), Param::text(std::to_string(after_offset)),
+              Param::text(std::to_string(timestamp_us_from_ms(since_ms)))},
+             StatementKind::read);
+  for (const auto& r : out.rows) {
+    // The partition's last_offset rides on every row, so rows and it share one snapshot.
+    if (r[4]) read.last_offset = std::stoll(*r[4]);
+    if (!r[0]) continue;  // the partition has no row in range
+    SidecarRow sidecar{std::stoll(*r[0]), std::stoll(*r[1]), std::stoll(*r[2]) / 1000, {}};
+    const std::string bytes = decode_bytea(*r[3]);
+    assert(bytes.size() % 16 == 0);
+    for (size_t i = 0; i < bytes.size(); i += 16) {
+      Hash128 h;
+      std::memcpy(h.bytes.data(), bytes.data() + i, 16);
+      sidecar.hashes.push_back(h);
     }
+    read.rows.push_back(std::move(sidecar));
   }
   tx.commit();
   return read;
@@ -68,44 +78,50 @@ AckResult PgStorage::ack(const std::string& queue, const std::string& partition,
   PgTransaction tx = begin(TxnKind::ack);
   AckResult result;
   result.now_ms = clock_.now_ms();
-  const auto row = find_partition(&tx, queue, partition);
-  if (row) {
-    // The interface acks only for a consumer row that exists; one made here
-    // for an ack that resolves nothing is removed again, so it never holds
-    // back completed retention.
-    const bool made = !tx.run(sql::kEnsureConsumer, {Param::text(row->pid), Param::text(consumer_group)},
-                              StatementKind::write)
-                           .rows.empty();
-    const Hash128 hash = hash_transaction_id(transaction_id);
-    const StatementOutcome out = tx.run(
-        sql::kAck,
-        {Param::text(row->pid), Param::text(consumer_group), Param::text(session_->name()),
-         Param::bytes(std::string(reinterpret_cast<const char*>(hash.bytes.data()), 16))},
-        StatementKind::write);
-    const nlohmann::json answer = nlohmann::json::parse(out.value(0, 0));
-    if (!answer.value("ok", false)) throw StorageError("postgres: ack answered " + answer.dump());
-    const auto& resolved = answer.at("resolved");
-    if (!resolved.empty()) {
-      result.acked = true;
-      result.offset = resolved.at(0).at("off").get<int64_t>();
-      if (auto seg = covering(tx, row->pid, result.offset)) {
-        if (auto frame = frame_at(seg->frames, static_cast<size_t>(result.offset - seg->base_offset))) {
-          result.message_id = frame->message_id;
-        }
+  // Holding the row in share mode, no push to it commits before the ack
+  // does; without a row, the ack ends at once (nothing resolved).
+  const auto row = find_partition(&tx, queue, partition, RowLock::share);
+  if (!row) {
+    tx.commit_ungated();
+    return result;
+  }
+  // The interface acks only for a consumer row that exists; one made here
+  // for an ack that resolves nothing is removed again, so it never holds
+  // back completed retention.
+  const bool made = !tx.run(sql::kEnsureConsumer, {Param::text(row->pid), Param::text(consumer_group)},
+                            StatementKind::write)
+                         .rows.empty();
+  const Hash128 hash = hash_transaction_id(transaction_id);
+  const StatementOutcome out = tx.run(
+      sql::kAck,
+      {Param::text(row->pid), Param::text(consumer_group), Param::text(session_->name()),
+       Param::bytes(std::string(reinterpret_cast<const char*>(hash.bytes.data()), 16))},
+      StatementKind::write);
+  const nlohmann::json answer = nlohmann::json::parse(out.value(0, 0));
+  if (!answer.value("ok", false)) throw StorageError("postgres: ack answered " + answer.dump());
+  const auto& resolved = answer.at("resolved");
+  if (!resolved.empty()) {
+    result.acked = true;
+    result.offset = resolved.at(0).at("off").get<int64_t>();
+    if (auto seg = covering(tx, row->pid, result.offset)) {
+      if (auto frame = frame_at(seg->frames, static_cast<size_t>(result.offset - seg->base_offset))) {
+        result.message_id = frame->message_id;
       }
-    } else if (made) {
-      tx.run(sql::kDropConsumer, {Param::text(row->pid), Param::text(consumer_group)}, StatementKind::write);
     }
+  } else if (made) {
+    tx.run(sql::kDropConsumer, {Param::text(row->pid), Param::text(consumer_group)}, StatementKind::write);
   }
   tx.commit();
   return result;
 }
 
 std::vector<StoredMessage> PgStorage::read_messages(PgTransaction* tx, const std::string& queue,
-                                                    const std::string& partition, int64_t from, int64_t limit) {
+                                                    const std::string& partition, int64_t from, int64_t limit,
+                                                    bool* found) {
   std::vector<StoredMessage> messages;
   // A read in a transaction holds the row: it answers as of its commit.
-  const auto row = find_partition(tx, queue, partition, tx != nullptr);
+  const auto row = find_partition(tx, queue, partition, tx ? RowLock::share : RowLock::none);
+  if (found) *found = row.has_value();
   if (!row) return messages;
   // Every segment holds at least one message: `limit` segments are enough.
   const std::vector<Param> params{Param::text(row->pid), Param::text(std::to_string(from)),
@@ -130,8 +146,14 @@ std::vector<StoredMessage> PgStorage::read_messages(PgTransaction* tx, const std
 std::vector<StoredMessage> PgStorage::read(const std::string& queue, const std::string& partition, int64_t from,
                                            int64_t limit) {
   PgTransaction tx = begin(TxnKind::read);
-  auto messages = read_messages(&tx, queue, partition, from, limit);
-  tx.commit();
+  bool found = false;
+  auto messages = read_messages(&tx, queue, partition, from, limit, &found);
+  // Without a row the answer came from the last statement: end at once.
+  if (found) {
+    tx.commit();
+  } else {
+    tx.commit_ungated();
+  }
   return messages;
 }
 

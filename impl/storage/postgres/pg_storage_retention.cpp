@@ -133,7 +133,7 @@ std::optional<SegmentSpan> PgStorage::delete_segment(const std::string& queue, c
                                                      int64_t offset) {
   PgTransaction tx = begin(TxnKind::admin);
   std::optional<SegmentSpan> span;
-  if (const auto row = find_partition(&tx, queue, partition)) {
+  if (const auto row = find_partition(&tx, queue, partition, RowLock::update)) {
     if (auto seg = covering(tx, row->pid, offset)) {
       span = SegmentSpan{seg->base_offset, seg->end_offset, seg->created_at_ms};
       tx.run(sql::kDeleteSegment, {Param::text(row->pid), Param::text(std::to_string(seg->base_offset))},

@@ -52,10 +52,14 @@ StatementOutcome PgTransaction::run_ungated(const std::string& sql, const std::v
   return execute(sql, params);
 }
 
-void PgTransaction::commit() {
+void PgTransaction::commit() { finish(true); }
+
+void PgTransaction::commit_ungated() { finish(false); }
+
+void PgTransaction::finish(bool gated) {
   assert(open_);
   const int64_t index = next_index_++;
-  if (const int code = gate_.before_server_statement(kind_, index, StatementKind::commit, *this)) {
+  if (const int code = gated ? gate_.before_server_statement(kind_, index, StatementKind::commit, *this) : 0) {
     fail(injected(code, index, kind_));
   }
   execute("COMMIT", {});

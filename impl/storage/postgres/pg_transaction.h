@@ -42,9 +42,14 @@ class PgTransaction final : private ServerBackend {
   // A statement outside the gate (an instrument, not work).
   StatementOutcome run_ungated(const std::string& sql, const std::vector<Param>& params);
   void commit();
+  // COMMIT with no scheduling point before it, for a read-only transaction
+  // whose answer came from its last statement: nothing else commits between
+  // that answer and this end, where the history places the transaction.
+  void commit_ungated();
   bool open() const { return open_; }
 
  private:
+  void finish(bool gated);
   StatementOutcome execute(const std::string& sql, const std::vector<Param>& params);
   // ROLLBACK, settle, on_ended(false); never throws.
   void abort();
