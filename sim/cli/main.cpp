@@ -15,6 +15,7 @@
 #include "sim/alloc/sqlite_allocator.h"
 #include "sim/base/json_input.h"
 #include "sim/base/output_file.h"
+#include "sim/base/shell_word.h"
 #include "sim/campaign/campaign_jobs.h"
 #include "sim/campaign/campaign_merge.h"
 #include "sim/campaign/campaign_options.h"
@@ -39,19 +40,11 @@ using qdt::sim::kExitOk;
 
 namespace {
 
-// The command as typed, for the page's "what was run" (arguments with
-// spaces or quotes single-quoted).
+// The command as typed, for the page's "what was run", each argument as
+// the shell reads it back.
 std::string command_line(int argc, char** argv) {
   std::string out = "qdt";
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    if (arg.find_first_of(" \t'\"$") != std::string::npos) {
-      std::string quoted = "'";
-      for (char c : arg) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-      arg = quoted + "'";
-    }
-    out += " " + arg;
-  }
+  for (int i = 1; i < argc; ++i) out += " " + qdt::sim::shell_word(argv[i]);
   return out;
 }
 

@@ -13,8 +13,7 @@
 #include "sim/scenario/runner.h"
 #include "sim/world/pg_process.h"
 #include "sim/scenario/scenario.h"
-#include "sim/scenario/timeline.h"
-#include "sim/world/pg_sql_choice.h"
+#include "sim/scenario/replay_line.h"
 
 namespace qdt::sim {
 namespace {
@@ -141,14 +140,14 @@ int run_replay(const ReplayOptions& o) {
       return kExitBadInput;
     }
     all_passed = all_passed && outcome.passed;
+    const std::string replay = replay_command({s.file, variant, cache, o.engine, o.schedule_flags});
     std::string write_error;
     if (!trace_file.empty() && !write_output_file(trace_file, outcome.trace_text, &write_error)) {
       std::cerr << "error: --trace " << write_error << "\n";
       return kExitBadInput;
     }
     if (!html.file.empty() &&
-        !write_replay_html(
-            s, outcome, replay_command(s.file, impl::variant_name(variant), cache, o.engine), html)) {
+        !write_replay_html(s, outcome, replay, html)) {
       return kExitBadInput;
     }
     if (!o.as_json) {
@@ -162,13 +161,12 @@ int run_replay(const ReplayOptions& o) {
         std::cout << "  " << f.signature() << " at step " << f.step << ": " << f.detail << "\n";
       }
       if (!outcome.passed) {
-        std::cout << "  replay: qdt replay " << s.file
-                  << (variant == impl::Variant::none ? "" : " --variant " + impl::variant_name(variant))
-                  << storage_flags(o.engine) << o.schedule_flags << "\n";
+        std::cout << "  replay: " << replay << "\n";
       }
     }
     nlohmann::json result = outcome.result.to_json();
     result["wall_ms"] = wall_ms;  // outside the trace: never hashed
+    result["replay"] = replay;    // for the --report page, which reads results only
     results.push_back(std::move(result));
   }
   const double total_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
