@@ -125,8 +125,10 @@ bool is_journal_dir(const std::string& dir) {
   std::string reason;
   const std::optional<std::string> text = read_input_file(manifest.string(), reason);
   if (!text) return false;
-  const json doc = json::parse(*text, nullptr, false);
-  return doc.is_object() && doc.value("format", json()).is_string() &&
+  const JsonInput parsed = parse_json_input(*text);
+  if (!parsed.doc || !parsed.doc->is_object()) return false;
+  const json& doc = *parsed.doc;
+  return doc.value("format", json()).is_string() &&
          doc["format"].get<std::string>().rfind("qdt-campaign-journal-", 0) == 0;
 }
 
