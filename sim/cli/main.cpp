@@ -25,6 +25,7 @@
 #include "sim/cli/exit_codes.h"
 #include "sim/cli/explore_command.h"
 #include "sim/cli/html_command.h"
+#include "sim/cli/promote_command.h"
 #include "sim/cli/replay_command.h"
 #include "sim/cli/schedule_cli.h"
 #include "sim/cli/sql_flags.h"
@@ -241,6 +242,8 @@ int run_qdt(int argc, char** argv) {
     cmd->add_option("--pg-url", pg_url, "With --storage postgres: a server to use instead of a throwaway local cluster");
     qdt::sim::add_sql_flags(*cmd, pg_sql);
   }
+  qdt::sim::PromoteOptions promote_args;
+  CLI::App* promote_cmd = qdt::sim::add_promote(app, promote_args);
   std::string help_topic;
   CLI::App* help_cmd = qdt::sim::add_version_and_help(app, help_topic);
 
@@ -255,6 +258,7 @@ int run_qdt(int argc, char** argv) {
     return code == 0 ? kExitOk : kExitBadInput;
   }
   if (help_cmd->parsed()) return qdt::sim::run_help(app, help_topic);
+  if (promote_cmd->parsed()) return qdt::sim::run_promote(promote_args);
   const qdt::impl::Variant variant = *qdt::impl::parse_variant(variant_name);
   if (!pg_url.empty() && storage_name != "postgres") {
     std::cerr << "error: --pg-url names a PostgreSQL server: it needs --storage postgres\nnothing was run (exit 2)\n";
