@@ -2,7 +2,8 @@
 # The documentation's console examples never go stale: in every Markdown FILE
 # given (README.md, docs/*.md), every `$ command` in a ```console block that
 # is followed by output lines is run from the repository root (with
-# build/sim/qdt, or build/sim/cli/qdt, replaced by QDT), and each shown line
+# build/sim/qdt, or build/sim/cli/qdt, replaced by QDT, and QDT's folder first
+# on PATH, so a bare `qdt` is QDT as well), and each shown line
 # must appear in its stdout, in order; "…" in a shown line matches anything.
 # Files are read in the order given, and the examples run in that order.
 # Usage: check-readme-examples.sh QDT FILE...
@@ -41,12 +42,13 @@ for path in files:
         elif cmd is not None and line.strip():
             cmd[2].append(line)
 checked = 0
+env = dict(os.environ, PATH=os.path.dirname(qdt) + os.pathsep + os.environ.get("PATH", ""))
 binary = re.compile(r"(?<![\w/.-])build/sim/(?:cli/)?qdt(?![\w/.-])")
 for name, command, shown in examples:
     if not shown:
         continue  # nothing shown: nothing to keep fresh
     run = binary.sub(lambda m: qdt, command)
-    out = subprocess.run(["bash", "-c", run], cwd=root, capture_output=True, text=True, timeout=600).stdout.splitlines()
+    out = subprocess.run(["bash", "-c", run], cwd=root, env=env, capture_output=True, text=True, timeout=600).stdout.splitlines()
     pos = 0
     for want in shown:
         pattern = re.compile("^" + ".*".join(re.escape(part) for part in want.split("…")) + "$")

@@ -178,7 +178,7 @@ std::vector<Chart> mutants_charts(const json& doc) {
 std::string mutants_markdown(const json& doc, const std::string& page_dir) {
   std::ostringstream out;
   out << "# qdt mutants: the design-variant catalogue\n\n";
-  if (!text(doc, "command").empty()) out << "Regenerate: `" << text(doc, "command") << "`\n\n";
+  if (!text(doc, "command").empty()) out << "Regenerate: " << md_code(text(doc, "command")) << "\n\n";
   out << "- run: " << settings_text(doc) << "\n";
   if (!text(doc, "commit").empty()) out << "- commit: " << text(doc, "commit") << "\n";
   out << "- wall_s: " << doc.value("wall_s", 0.0) << "\n";

@@ -100,7 +100,8 @@ std::string summary_markdown(const std::string& title, const std::vector<json>& 
     if (!any) out << "\n## Failures\n";
     any = true;
     out << "\n### " << md_escape(r.value("scenario", std::string("?"))) << "\n\n";
-    out << "Replay: " << md_code("qdt replay " + r.value("file", std::string("?"))) << "\n\n";
+    // The run's own command carries its flags (--variant, --storage) and a quoted path.
+    out << "Replay: " << md_code(r.value("replay", "qdt replay " + r.value("file", std::string("?")))) << "\n\n";
     for (const json& f : r.value("failures", json::array())) {
       out << "- **" << md_escape(f.value("property", json()).is_string() ? f["property"].get<std::string>() : "expectation")
           << "** at step " << md_code(f.value("step", std::string())) << ": " << md_escape(f.value("detail", std::string()))

@@ -22,6 +22,17 @@ TEST(Summary, TableCountsPassesAndFailures) {
   EXPECT_NE(md.find("qdt replay scenarios/bb.json"), std::string::npos);
 }
 
+// A run's own command (its flags, its quoted path) is the report's replay line.
+TEST(Summary, MarkdownReplaysWithTheRunsCommand) {
+  const std::vector<nlohmann::json> results = {
+      {{"scenario", "x"}, {"passed", false}, {"file", "my dir/x.json"},
+       {"replay", "qdt replay 'my dir/x.json' --variant skip-probe --storage postgres"},
+       {"failures", {{{"kind", "property"}, {"property", "offsets"}, {"step", "p"}, {"detail", "gap"}}}}}};
+  const std::string md = summary_markdown("Replay", results);
+  EXPECT_NE(md.find("Replay: `qdt replay 'my dir/x.json' --variant skip-probe --storage postgres`"), std::string::npos)
+      << md;
+}
+
 // A name from a scenario file stays text in the Markdown report: one table
 // row, no HTML tag, no code span it can close.
 TEST(Summary, MarkdownKeepsHostileNamesAsText) {

@@ -159,7 +159,7 @@ std::string sweep_markdown(const json& doc) {
   std::ostringstream out;
   out << "# qdt explore: " << doc["name"].get<std::string>() << "\n\n";
   if (!doc.value("description", std::string()).empty()) out << doc["description"].get<std::string>() << "\n\n";
-  out << "- command: `" << doc.value("command", std::string()) << "`\n"
+  out << "- command: " << md_code(doc.value("command", std::string())) << "\n"
       << "- base: " << base_text(doc) << "\n"
       << "- variant: " << doc.value("variant", std::string("none")) << "\n"
       << "- seeds: " << seeds_text(doc) << "\n"

@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include "sim/base/shell_word.h"
+
 namespace qdt::sim {
 
 std::string cpu_model() {
@@ -79,8 +81,8 @@ ChildRun run_self(const std::vector<std::string>& args) {
 }
 
 std::string join_command(const std::string& program, const std::vector<std::string>& args) {
-  std::string s = program;
-  for (const std::string& a : args) s += " " + a;
+  std::string s = shell_word(program);
+  for (const std::string& a : args) s += " " + shell_word(a);
   return s;
 }
 

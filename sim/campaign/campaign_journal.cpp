@@ -116,6 +116,22 @@ std::optional<std::string> part_fault(json& part, const CampaignOptions& campaig
 
 std::string journal_dir(const std::string& out_dir) { return (fs::path(out_dir) / "journal").string(); }
 
+bool is_journal_dir(const std::string& dir) {
+  fs::path folder = fs::path(dir).lexically_normal();
+  if (folder.filename().empty()) folder = folder.parent_path();  // "DIR/journal/"
+  if (folder.filename() != "journal") return false;
+  const fs::path manifest = folder / "campaign.json";
+  // Read as any input is (bounded, regular files only): the folder may be anyone's.
+  std::string reason;
+  const std::optional<std::string> text = read_input_file(manifest.string(), reason);
+  if (!text) return false;
+  const JsonInput parsed = parse_json_input(*text);
+  if (!parsed.doc || !parsed.doc->is_object()) return false;
+  const json& doc = *parsed.doc;
+  return doc.value("format", json()).is_string() &&
+         doc["format"].get<std::string>().rfind("qdt-campaign-journal-", 0) == 0;
+}
+
 json campaign_manifest(const CampaignOptions& o, impl::Variant variant) {
   json m = {{"format", "qdt-campaign-journal-2"},
             {"seeds", o.seeds},

@@ -30,6 +30,11 @@ namespace qdt::sim {
 
 std::string journal_dir(const std::string& out_dir);
 
+// Whether `dir` is a campaign's journal (a folder named journal whose
+// campaign.json carries the journal format), so that replaying a campaign's
+// --out folder can skip it: its files are the campaign's, not scenarios.
+bool is_journal_dir(const std::string& dir);
+
 // What defines a campaign: resuming takes these from the journal, not from
 // the command line.
 nlohmann::json campaign_manifest(const CampaignOptions& options, impl::Variant variant);

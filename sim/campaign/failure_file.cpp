@@ -7,6 +7,7 @@
 #include "sim/base/atomic_file.h"
 #include "sim/base/file_name.h"
 #include "sim/campaign/shrink.h"
+#include "sim/scenario/replay_line.h"
 #include "sim/world/pg_sql_choice.h"
 
 namespace qdt::sim {
@@ -61,7 +62,7 @@ FailureFile write_failure_file(const SeedOutcome& failed, const std::string& pro
   // Atomic: a campaign killed while writing leaves the whole file or none.
   out.written = write_file_atomically(out.path, doc.dump(2) + "\n", &error);
   if (!out.written) std::cerr << "error: " << error << "\n";
-  out.replay = "qdt replay " + out.path + variant_flag;
+  out.replay = replay_command({out.path, variant, "", engine});
   out.steps = count_steps(doc);
   out.shrink_runs = shrunk.runs;
   return out;

@@ -18,7 +18,7 @@ nlohmann::json with_reference_expectations(nlohmann::json scenario,
 
 struct FailureFile {
   std::string path;    // OUT_DIR/PROFILE-SEED-PROPERTY.json
-  std::string replay;  // "qdt replay PATH [--variant NAME]"
+  std::string replay;  // replay_command(): "qdt replay PATH [--variant NAME] [--storage postgres ...]"
   bool written = false;
   int steps = 0;        // of the shrunk scenario, children included
   int shrink_runs = 0;  // replays spent shrinking

@@ -6,6 +6,7 @@
 #include "reports/sweep_report.h"
 #include "sim/base/file_name.h"
 #include "sim/base/output_file.h"
+#include "sim/base/shell_word.h"
 #include "sim/cli/exit_codes.h"
 #include "sim/study/sweep.h"
 #include "sim/study/sweep_run.h"
@@ -53,7 +54,8 @@ int run_explore(const ExploreOptions& o, const WallClock& wall) {
   run.quiet = o.quiet;
   run.engine = o.engine;
   // The command that regenerates these files where they are (--jobs changes nothing but wall time).
-  run.command = "qdt explore " + o.file + (o.out_dir == ExploreOptions().out_dir ? "" : " --out " + o.out_dir) +
+  run.command = "qdt explore " + shell_word(o.file) +
+                (o.out_dir == ExploreOptions().out_dir ? "" : " --out " + shell_word(o.out_dir)) +
                 (o.variant.empty() ? "" : " --variant " + o.variant) +
                 storage_flags(o.engine);
   run.commit = o.commit;

@@ -15,6 +15,7 @@
 #include "sim/alloc/sqlite_allocator.h"
 #include "sim/base/json_input.h"
 #include "sim/base/output_file.h"
+#include "sim/base/shell_word.h"
 #include "sim/campaign/campaign_jobs.h"
 #include "sim/campaign/campaign_merge.h"
 #include "sim/campaign/campaign_options.h"
@@ -24,6 +25,7 @@
 #include "sim/cli/exit_codes.h"
 #include "sim/cli/explore_command.h"
 #include "sim/cli/html_command.h"
+#include "sim/cli/promote_command.h"
 #include "sim/cli/replay_command.h"
 #include "sim/cli/schedule_cli.h"
 #include "sim/cli/sql_flags.h"
@@ -39,19 +41,11 @@ using qdt::sim::kExitOk;
 
 namespace {
 
-// The command as typed, for the page's "what was run" (arguments with
-// spaces or quotes single-quoted).
+// The command as typed, for the page's "what was run", each argument as
+// the shell reads it back.
 std::string command_line(int argc, char** argv) {
   std::string out = "qdt";
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    if (arg.find_first_of(" \t'\"$") != std::string::npos) {
-      std::string quoted = "'";
-      for (char c : arg) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-      arg = quoted + "'";
-    }
-    out += " " + arg;
-  }
+  for (int i = 1; i < argc; ++i) out += " " + qdt::sim::shell_word(argv[i]);
   return out;
 }
 
@@ -248,6 +242,8 @@ int run_qdt(int argc, char** argv) {
     cmd->add_option("--pg-url", pg_url, "With --storage postgres: a server to use instead of a throwaway local cluster");
     qdt::sim::add_sql_flags(*cmd, pg_sql);
   }
+  qdt::sim::PromoteOptions promote_args;
+  CLI::App* promote_cmd = qdt::sim::add_promote(app, promote_args);
   std::string help_topic;
   CLI::App* help_cmd = qdt::sim::add_version_and_help(app, help_topic);
 
@@ -262,6 +258,7 @@ int run_qdt(int argc, char** argv) {
     return code == 0 ? kExitOk : kExitBadInput;
   }
   if (help_cmd->parsed()) return qdt::sim::run_help(app, help_topic);
+  if (promote_cmd->parsed()) return qdt::sim::run_promote(promote_args);
   const qdt::impl::Variant variant = *qdt::impl::parse_variant(variant_name);
   if (!pg_url.empty() && storage_name != "postgres") {
     std::cerr << "error: --pg-url names a PostgreSQL server: it needs --storage postgres\nnothing was run (exit 2)\n";

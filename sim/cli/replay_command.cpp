@@ -8,40 +8,54 @@
 #include "reports/summary.h"
 #include "sim/base/json_input.h"
 #include "sim/base/output_file.h"
+#include "sim/campaign/campaign_journal.h"
 #include "sim/cli/exit_codes.h"
 #include "sim/scenario/engine_support.h"
 #include "sim/scenario/runner.h"
 #include "sim/world/pg_process.h"
 #include "sim/scenario/scenario.h"
-#include "sim/scenario/timeline.h"
-#include "sim/world/pg_sql_choice.h"
+#include "sim/scenario/replay_line.h"
 
 namespace qdt::sim {
 namespace {
 
 namespace fs = std::filesystem;
 
+using Skipped = std::vector<std::pair<std::string, std::string>>;  // (file or folder, why)
+
 // Files named on the command line, and every *.json below named folders
-// (except JSON Schema folders and sweep folders), sorted so the order never depends on the
-// file system.
+// (except JSON Schema folders, sweep folders and a campaign's journal, which
+// goes to `skipped`), sorted so the order never depends on the file system.
 // Returns how many scenarios the arguments name (files found, and each argument that names none).
 // `from_folders` gets the files found in folders rather than named.
 size_t collect(const std::vector<std::string>& args, std::vector<std::string>& files, std::vector<LoadError>& errors,
-               std::vector<std::string>& from_folders) {
+               std::vector<std::string>& from_folders, Skipped& skipped) {
   for (const std::string& arg : args) {
     std::error_code ec;
-    if (fs::is_directory(arg, ec)) {
+    if (fs::is_directory(arg, ec) && is_journal_dir(arg)) {
+      errors.push_back({arg, "/", "a campaign journal (qdt check --out), not scenarios: replay the folder above it"});
+    } else if (fs::is_directory(arg, ec)) {
       std::vector<std::string> found;
+      bool journal = false;
       for (auto it = fs::recursive_directory_iterator(arg, ec); !ec && it != fs::recursive_directory_iterator();
            it.increment(ec)) {
         if (it->is_directory() && (it->path().filename() == "schema" || it->path().filename() == "sweeps")) {
           it.disable_recursion_pending();
           continue;
         }
+        if (it->is_directory() && is_journal_dir(it->path().string())) {
+          it.disable_recursion_pending();
+          skipped.emplace_back(it->path().string(), "not a scenario (campaign journal)");
+          journal = true;
+          continue;
+        }
         if (it->is_regular_file() && it->path().extension() == ".json") found.push_back(it->path().string());
       }
       std::sort(found.begin(), found.end());
-      if (found.empty()) errors.push_back({arg, "/", "no scenario files (*.json) in this folder"});
+      if (found.empty()) {
+        errors.push_back({arg, "/", std::string("no scenario files (*.json) in this folder") +
+                                        (journal ? " beside its campaign journal" : "")});
+      }
       files.insert(files.end(), found.begin(), found.end());
       from_folders.insert(from_folders.end(), found.begin(), found.end());
     } else if (const std::optional<std::string> problem = input_file_problem(arg)) {
@@ -65,7 +79,12 @@ int run_replay(const ReplayOptions& o) {
   std::vector<std::string> files;
   std::vector<LoadError> errors;
   std::vector<std::string> from_folders;
-  const size_t named = collect(o.paths, files, errors, from_folders);
+  // A folder's file the engine cannot run by itself (crash_storage), and a
+  // campaign's journal, are skipped and named; a file named on the command
+  // line, or a variant the engine cannot run, is refused.
+  Skipped skipped;
+  const size_t named = collect(o.paths, files, errors, from_folders, skipped);
+  const size_t journals = skipped.size();
   // Load and validate everything before running anything.
   std::vector<Scenario> scenarios;
   for (const std::string& file : files) {
@@ -81,14 +100,10 @@ int run_replay(const ReplayOptions& o) {
   if (!html.file.empty() && named != 1) {
     errors.push_back({html.file, "/", "--html takes exactly one scenario, " + std::to_string(named) + " given"});
   }
-  // A folder's file the engine cannot run by itself (crash_storage) is
-  // skipped and named; a file named on the command line, or a variant the
-  // engine cannot run, is refused.
-  std::vector<std::pair<std::string, std::string>> skipped;
   std::erase_if(scenarios, [&](const Scenario& s) {
     const auto own = engine_refuses(o.engine, s, impl::Variant::none);
     if (!own || std::find(from_folders.begin(), from_folders.end(), s.file) == from_folders.end()) return false;
-    skipped.emplace_back(s.file, *own);
+    skipped.emplace_back(s.file, "PostgreSQL cannot run it: " + *own);
     return true;
   });
   for (const Scenario& s : scenarios) {
@@ -96,7 +111,7 @@ int run_replay(const ReplayOptions& o) {
       errors.push_back({s.file, "/", "PostgreSQL cannot run it: " + *reason});
     }
   }
-  if (errors.empty() && scenarios.empty() && !skipped.empty()) {
+  if (errors.empty() && scenarios.empty() && skipped.size() > journals) {
     errors.push_back({o.paths.front(), "/", "PostgreSQL can run none of its scenarios"});
   }
   if (!errors.empty()) {
@@ -104,9 +119,7 @@ int run_replay(const ReplayOptions& o) {
     std::cerr << "nothing was run (exit 2)\n";
     return kExitBadInput;
   }
-  for (const auto& [file, reason] : skipped) {
-    std::cerr << "skipped: " << file << ": PostgreSQL cannot run it: " << reason << "\n";
-  }
+  for (const auto& [file, reason] : skipped) std::cerr << "skipped: " << file << ": " << reason << "\n";
   if (o.engine == StorageEngineKind::postgres) {
     if (const auto problem = start_pg_process_problem({o.pg_url, 1})) {
       std::cerr << "error: " << *problem << "\nnothing was run (exit 2)\n";
@@ -141,14 +154,14 @@ int run_replay(const ReplayOptions& o) {
       return kExitBadInput;
     }
     all_passed = all_passed && outcome.passed;
+    const std::string replay = replay_command({s.file, variant, cache, o.engine, o.schedule_flags});
     std::string write_error;
     if (!trace_file.empty() && !write_output_file(trace_file, outcome.trace_text, &write_error)) {
       std::cerr << "error: --trace " << write_error << "\n";
       return kExitBadInput;
     }
     if (!html.file.empty() &&
-        !write_replay_html(
-            s, outcome, replay_command(s.file, impl::variant_name(variant), cache, o.engine), html)) {
+        !write_replay_html(s, outcome, replay, html)) {
       return kExitBadInput;
     }
     if (!o.as_json) {
@@ -162,13 +175,12 @@ int run_replay(const ReplayOptions& o) {
         std::cout << "  " << f.signature() << " at step " << f.step << ": " << f.detail << "\n";
       }
       if (!outcome.passed) {
-        std::cout << "  replay: qdt replay " << s.file
-                  << (variant == impl::Variant::none ? "" : " --variant " + impl::variant_name(variant))
-                  << storage_flags(o.engine) << o.schedule_flags << "\n";
+        std::cout << "  replay: " << replay << "\n";
       }
     }
     nlohmann::json result = outcome.result.to_json();
     result["wall_ms"] = wall_ms;  // outside the trace: never hashed
+    result["replay"] = replay;    // for the --report page, which reads results only
     results.push_back(std::move(result));
   }
   const double total_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
@@ -180,7 +192,9 @@ int run_replay(const ReplayOptions& o) {
   }
   if (!o.quiet) {
     std::cerr << results.size() << " scenarios in " << total_s << " s wall";
-    if (!skipped.empty()) std::cerr << " (" << skipped.size() << " skipped: PostgreSQL cannot run them)";
+    if (skipped.size() > journals) {
+      std::cerr << " (" << skipped.size() - journals << " skipped: PostgreSQL cannot run them)";
+    }
     std::cerr << "\n";
   }
   if (!report_file.empty()) {

@@ -7,12 +7,12 @@
 #include "sim/base/json_input.h"
 #include "sim/base/output_file.h"
 #include "sim/cli/exit_codes.h"
+#include "sim/scenario/replay_line.h"
 #include "sim/scenario/runner.h"
 #include "sim/scenario/scenario.h"
 #include "sim/schedule/schedule_search.h"
 #include "sim/scenario/engine_support.h"
 #include "sim/world/pg_process.h"
-#include "sim/world/pg_sql_choice.h"
 
 namespace qdt::sim {
 namespace {
@@ -145,9 +145,7 @@ int run_explore_schedules(const ExploreSchedulesOptions& o, const WallClock& wal
       std::cerr << "error: --out " << write_error << "\n";
       return kExitBadInput;
     }
-    const std::string replay = "qdt replay " + path.string() +
-                               (o.variant == impl::Variant::none ? "" : " --variant " + impl::variant_name(o.variant)) +
-                               storage_flags(o.engine);
+    const std::string replay = replay_command({path.string(), o.variant, "", o.engine});
     failures.push_back({{"run", f.run}, {"choices", f.choices}, {"detail", f.verdict.detail},
                         {"trace_hash", f.verdict.trace_hash}, {"file", path.string()}, {"replay", replay}});
   }

@@ -11,7 +11,6 @@
 #include "sim/scenario/step_push.h"
 #include "sim/scenario/timeline_text.h"
 #include "sim/world/world_config.h"
-#include "sim/world/pg_sql_choice.h"
 
 namespace qdt::sim {
 namespace {
@@ -215,15 +214,6 @@ json model_answers_of(const history::History& h, const Blame& blame) {
 }
 
 }  // namespace
-
-std::string replay_command(const std::string& file, const std::string& variant, const std::string& cache,
-                           StorageEngineKind engine) {
-  std::string out = "qdt replay " + file;
-  if (!variant.empty() && variant != "none") out += " --variant " + variant;
-  if (!cache.empty()) out += " --cache " + cache;
-  out += storage_flags(engine);
-  return out;
-}
 
 json timeline_document(const Scenario& scenario, const RunOutcome& outcome, const TimelineContext& context) {
   const RunResult& result = outcome.result;

@@ -43,8 +43,4 @@ struct TimelineContext {
 nlohmann::json timeline_document(const Scenario& scenario, const RunOutcome& outcome,
                                  const TimelineContext& context);
 
-// "qdt replay FILE [--variant NAME] [--cache on|off] [--storage postgres]".
-std::string replay_command(const std::string& file, const std::string& variant, const std::string& cache,
-                           StorageEngineKind engine = StorageEngineKind::sqlite);
-
 }  // namespace qdt::sim

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "sim/scenario/replay_line.h"
+
 namespace qdt::sim {
 namespace {
 
@@ -29,7 +31,7 @@ json timeline(impl::Variant variant) {
   options.variant = variant;
   const RunOutcome outcome = run_scenario(*loaded.scenario, options);
   return timeline_document(*loaded.scenario, outcome,
-                           {replay_command("hand.json", impl::variant_name(variant), ""), std::string("abc123")});
+                           {replay_command({"hand.json", variant}), std::string("abc123")});
 }
 
 const json& step(const json& doc, const std::string& id) {

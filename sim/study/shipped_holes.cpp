@@ -8,7 +8,7 @@
 #include "sim/campaign/campaign.h"
 #include "sim/campaign/failure_file.h"
 #include "sim/study/bisect.h"
-#include "sim/world/pg_sql_choice.h"
+#include "sim/scenario/replay_line.h"
 
 namespace qdt::sim {
 
@@ -122,8 +122,7 @@ void write_threshold_file(HoleThreshold& t, json doc, const std::string& name, i
   file << doc.dump(2) + "\n";
   t.file_written = static_cast<bool>(file);
   if (!t.file_written) std::cerr << "error: cannot write " << t.file << "\n";
-  t.replay = "qdt replay " + t.file + " --variant " + impl::variant_name(variant) +
-             storage_flags(engine);
+  t.replay = replay_command({t.file, variant, "", engine});
 }
 
 // Counts every run of `family` under `variant` into t.evaluations.

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Every command qdt prints or writes runs as printed: a variant campaign's
+# replay lines, its failures replayed from the folder (the journal skipped),
+# the --report page's and the --json result's commands, a replay's own
+# line (with --cache), explored schedules and a sweep's report all carry
+# --variant and quote paths with a space and a quote; pasted into bash with
+# qdt on PATH they exit as the run did.
+# Usage: check-commands-as-printed.sh QDT SOURCE_DIR
+set -uo pipefail
+qdt=$(realpath "$1")
+src=$(realpath "$2")
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; cat "$tmp/err" >&2 2>/dev/null; exit 1; }
+export PATH="$(dirname "$qdt"):$PATH"
+# as_printed CODE CMD: the command pasted into a shell exits CODE.
+as_printed() {
+  (cd "$tmp/elsewhere" && timeout 120 bash -c "$2" >/dev/null 2>&1)
+  local got=$?
+  [ $got -eq "$1" ] || fail "exit $got, expected $1: $2"
+}
+mkdir -p "$tmp/elsewhere"
+out="$tmp/my campaign's out"
+
+# A failing variant campaign: each printed replay line carries the variant and the quoted path.
+timeout 120 "$qdt" check --seeds 2 --variant skip-probe --out "$out" --quiet >"$tmp/check" 2>"$tmp/err"
+[ $? -eq 1 ] || fail "the skip-probe campaign did not exit 1"
+sed -n 's/^  replay: //p' "$tmp/check" >"$tmp/lines"
+[ "$(wc -l <"$tmp/lines")" -eq 2 ] || fail "not two replay lines: $(cat "$tmp/check")"
+while IFS= read -r line; do
+  case "$line" in *" --variant skip-probe"*) ;; *) fail "no --variant: $line" ;; esac
+  as_printed 1 "$line"
+  as_printed 0 "${line% --variant skip-probe}"  # the reference passes the same file
+done <"$tmp/lines"
+
+# The campaign's folder replays: its journal is skipped (and said), the failures reproduce.
+timeout 120 "$qdt" replay "$out" --variant skip-probe --quiet --report "$tmp/re port.md" --json >"$tmp/json" 2>"$tmp/err"
+code=$?
+[ $code -eq 1 ] || fail "replay of the campaign's folder exited $code, not 1"
+grep -qF "skipped: $out/journal: not a scenario (campaign journal)" "$tmp/err" || fail "the journal was not named as skipped"
+# The Markdown report's commands and the results' commands carry the variant and run as printed.
+sed -n 's/^Replay: `\(.*\)`$/\1/p' "$tmp/re port.md" >"$tmp/lines"
+[ "$(wc -l <"$tmp/lines")" -eq 2 ] || fail "not two Replay lines in the report: $(cat "$tmp/re port.md")"
+python3 -c 'import json,sys; [print(r["replay"]) for r in json.load(open(sys.argv[1]))]' "$tmp/json" >>"$tmp/lines" \
+  || fail "no replay in the --json results"
+while IFS= read -r line; do
+  case "$line" in *" --variant skip-probe"*) ;; *) fail "no --variant: $line" ;; esac
+  as_printed 1 "$line"
+done <"$tmp/lines"
+# A journal named, or a file of it, is no scenario: exit 2 with the path and reason.
+timeout 120 "$qdt" replay "$out/journal" >"$tmp/o" 2>"$tmp/err"
+[ $? -eq 2 ] && grep -qF "campaign journal" "$tmp/err" || fail "replay of the journal folder"
+timeout 120 "$qdt" replay "$out/journal/campaign.json" >"$tmp/o" 2>"$tmp/err"
+[ $? -eq 2 ] && grep -qF "$out/journal/campaign.json: /format: unknown field" "$tmp/err" || fail "replay of campaign.json"
+
+# A replay's own line carries its --cache, variant and quoted path.
+file=$(ls "$out"/default-1-*.json)
+timeout 120 "$qdt" replay "$file" --variant skip-probe --cache off >"$tmp/o" 2>"$tmp/err"
+line=$(sed -n 's/^  replay: //p' "$tmp/o")
+case "$line" in *" --variant skip-probe --cache off"*) ;; *) fail "the replay line lost a flag: $line" ;; esac
+as_printed 1 "$line"
+
+# Explored schedules: each failing schedule's line runs as printed.
+timeout 120 "$qdt" explore-schedules "$src/sim/testdata/schedules/two-brokers-one-key.json" \
+  --variant probe-outside-lock --max-interleavings 20 --out "$tmp/sched ules" --quiet >"$tmp/o" 2>"$tmp/err"
+line=$(sed -n 's/^  replay: //p' "$tmp/o" | head -1)
+[ -n "$line" ] || fail "explore-schedules printed no replay line"
+as_printed 1 "$line"
+
+# A sweep's report regenerates it where it is, from anywhere.
+mkdir -p "$tmp/my sweeps"
+cat >"$tmp/my sweeps/tiny.json" <<'JSON'
+{"name": "tiny", "description": "two points", "base": {"profile": "default"},
+ "vary": {"queues.*.dedupWindowSeconds": [60, 3600]}, "seeds": 1, "metrics": ["virtual_duration_ms"]}
+JSON
+timeout 120 "$qdt" explore "$tmp/my sweeps/tiny.json" --variant skip-probe --out "$tmp/ex out" --quiet >"$tmp/o" 2>"$tmp/err"
+line=$(sed -n 's/^- command: `\(.*\)`$/\1/p' "$tmp/ex out/tiny.md")
+case "$line" in *" --variant skip-probe"*) ;; *) fail "the sweep's command lost --variant: $line" ;; esac
+rm -rf "$tmp/ex out"
+as_printed 1 "$line"
+[ -f "$tmp/ex out/tiny.md" ] || fail "the sweep's command did not write to its --out"
+echo "ok"
