@@ -162,8 +162,16 @@ impl::PushResult StorageLink::push(const impl::SegmentPush& segment) {
   // from a read transaction) wrote nothing through this connection; another
   // connection may hold the lock now, so read nothing more: what the read
   // snapshot saw is the state at this point of the commit order (no commit
-  // can land while a read transaction is open, nor since it ended).
-  if (!gate.locked_in_call() && !failure) before.last_offset = result.last_offset_before;
+  // can land while a SQLite read transaction is open, nor since it ended).
+  // PostgreSQL lets commits land under a read snapshot, so its inspector
+  // reads the state at this point instead.
+  if (!gate.locked_in_call() && !failure) {
+    if (inspect_) {
+      before = inspect_(segment.queue, segment.partition);
+    } else {
+      before.last_offset = result.last_offset_before;
+    }
+  }
   // A connection that lost power can read nothing more: a transaction that
   // held the lock then has no after-inspection (rows_after_read false).
   // Asked again after the read: power lost while it ran makes it worthless.
