@@ -41,6 +41,7 @@ constexpr Entry kRegistry[] = {
     {"client-visible", check_client_visible, make_client_visible},
     {"liveness", check_liveness},
     {"durability", check_durability, make_durability},
+    {"deadlock-free", check_deadlock_free},
 };
 
 }  // namespace

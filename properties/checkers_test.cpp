@@ -24,7 +24,8 @@ TEST(Checkers, NamesEveryPropertyInOrder) {
                                          "nothing-written-on-duplicate",       "offsets",
                                          "dedup-off",       "ack-resolution",  "retry-convergence",
                                          "window-expiry", "cache-transparency", "retention-model",
-                                         "sidecar-floor", "client-visible", "liveness", "durability"};
+                                         "sidecar-floor", "client-visible", "liveness", "durability",
+                                         "deadlock-free"};
   EXPECT_EQ(property_names(), want);
 }
 

@@ -3,7 +3,8 @@
 // (check_<name>.cpp). checkers.cpp registers them by name; tests call them
 // through check_property().
 //
-// All but liveness (which reads only requests and outcomes) also come as
+// All but liveness (which reads only requests and outcomes) and
+// deadlock-free (which reads only the lock failures) also come as
 // PassCheckers (make_<name>), which check_history runs together in one walk
 // over the events sharing one HistoryIndex (properties/event_pass.h);
 // check_<name> runs one alone.
@@ -35,6 +36,7 @@ std::vector<Failure> check_sidecar_floor(const history::History& history);
 std::vector<Failure> check_client_visible(const history::History& history);
 std::vector<Failure> check_liveness(const history::History& history);
 std::vector<Failure> check_durability(const history::History& history);
+std::vector<Failure> check_deadlock_free(const history::History& history);
 
 std::unique_ptr<PassChecker> make_model_agreement(const HistoryIndex& index);
 std::unique_ptr<PassChecker> make_no_double_write(const HistoryIndex& index);

@@ -290,6 +290,21 @@ struct StorageCrash {
   std::vector<RecoveredChange> recovered;  // sorted by (queue, partition)
 };
 
+// A storage transaction that ended for want of a lock (deadlock-free),
+// recorded from what the storage call raised: the engine cancelled it to
+// break a wait cycle (PostgreSQL's SQLSTATE 40P01, never an injected
+// cancel), or its lock wait outlasted the bound and it gave up.
+struct LockFailure {
+  std::string connection;  // "broker 0", "retention", "admin"
+  std::string call;        // push, retention, purge, configure, ack, read, delete-segment, fetch, hydrate
+  std::string step;        // the script step of an ack or read, else ""
+  std::string queue;
+  std::string partition;
+  int64_t at_ms = 0;     // storage clock
+  int64_t event = -1;    // the failed transaction's index in History::events, -1 when the call records none
+  bool deadlock = false;  // false: a lock wait that never ended
+};
+
 struct History {
   std::vector<Event> events;
   std::vector<StorageCrash> storage_crashes;
@@ -299,6 +314,7 @@ struct History {
   // Storage connections still inside a transaction (holding a lock) when the
   // run ended, by name ("broker 0", "retention", "admin"): liveness.
   std::vector<std::string> open_transactions_at_end;
+  std::vector<LockFailure> lock_failures;  // in the order the calls failed
   // True when the recorder filled outcomes / final_reads (hand-made histories
   // in older tests do not): the black-box checkers skip what was not recorded.
   bool recorded_outcomes = false;

@@ -68,7 +68,7 @@ void add_seed(json& share, const std::string& profile, uint64_t seed, const Seed
 
 std::optional<std::string> engine_refuses_campaign(StorageEngineKind engine, const std::string& profile,
                                                   impl::Variant variant, double fork_rare_share) {
-  if (engine == StorageEngineKind::sqlite) return std::nullopt;
+  if (engine == StorageEngineKind::sqlite) return engine_refuses_variant(engine, variant);
   // Power loss is SQLite's VFS (docs/semantics.md §9.1); "all" runs every other profile.
   if (profile_needs_power_loss(profile)) {
     return "--storage postgres: profile " + profile + " needs crash_storage (power loss), which is SQLite's";
@@ -174,6 +174,12 @@ Outcome run_campaign(const CampaignOptions& a, impl::Variant variant, uint64_t j
   if (!parse_shard(a.shard)) {
     std::cerr << "error: --shard: expected I/N with 0 <= I < N, got " << a.shard << "\n";
     return Outcome::bad_input;
+  }
+  if (a.engine == StorageEngineKind::sqlite) {
+    if (auto refusal = engine_refuses_campaign(a.engine, a.profile, variant, a.fork_rare_share)) {
+      std::cerr << "error: " << *refusal << "\nnothing was run (exit 2)\n";
+      return Outcome::bad_input;
+    }
   }
   if (a.engine == StorageEngineKind::postgres) {
     if (auto refusal = engine_refuses_campaign(a.engine, a.profile, variant, a.fork_rare_share)) {

@@ -3,7 +3,7 @@
 # the path (files and standard output), output paths are checked before
 # anything runs, numbers are read strictly on every numeric option of every
 # command, messages say what is wrong (a mistyped name with the nearest
-# known one), --version and help answer, and default outputs stay below
+# known one), a variant the engine cannot run is refused, --version and help answer, and default outputs stay below
 # reports/out. Usage: check-cli-edges.sh QDT SOURCE_DIR
 set -uo pipefail
 qdt=$(realpath "$1")
@@ -44,6 +44,10 @@ for flag in --report --trace --html; do
   [ -e "$tmp/no" ] && fail "replay $flag into a missing folder created it"
 done
 expect 2 "/proc/x.html" "$qdt" check --seeds 1 --html /proc/x.html
+# SQLite has no row lock for no-row-lock to drop: every command refuses it.
+expect 2 "SQLite has no row locks" "$qdt" check --seeds 1 --variant no-row-lock
+expect 2 "SQLite cannot run it" "$qdt" replay "$scenario" --variant no-row-lock
+expect 2 "SQLite has no row locks" "$qdt" mutants --seeds 1 --variant no-row-lock
 [ -s "$tmp/out" ] && fail "check --html /proc/x.html ran the campaign"
 expect 2 "/proc/qdt" "$qdt" check --seeds 1 --out /proc/qdt
 expect 2 "/proc/qdt" "$qdt" mutants --variant skip-probe --seeds 1 --out /proc/qdt

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The world on PostgreSQL (docs/semantics.md §9): every scenario PostgreSQL
 # can run gives the verdict it gives on SQLite, what it cannot run is
-# skipped in a folder or refused with exit 2 and its reason, both lock
-# variants are caught and their shrunk files replay as printed, the same scenario gives the same trace
+# skipped in a folder or refused with exit 2 and its reason, every lock
+# variant is caught and their shrunk files replay as printed, the same scenario gives the same trace
 # hash in two processes, a short campaign gives the same digest twice (one
 # process, then two forked workers), and SIGTERM to a running campaign, or
 # to one still making its cluster, leaves no server process and no folder.
@@ -39,7 +39,7 @@ grep -q "^10 seeds (all" "$tmp/out" || fail "profile all on postgres ran: $(head
 
 # Each lock variant in SQL of its own is caught, shrunk to a file whose
 # printed command fails as printed, and the reference passes that file.
-for caught in "probe-outside-lock 1 6" "stamp-before-lock 3 1"; do
+for caught in "probe-outside-lock 1 6" "stamp-before-lock 3 1" "no-row-lock 3 1"; do
   read -r variant first seeds <<<"$caught"
   timeout 300 "$qdt" check --storage postgres --variant "$variant" --profile multi-broker --seed "$first" --seeds "$seeds" --quiet \
     --out "$tmp/$variant" >"$tmp/out" 2>"$tmp/err"

@@ -108,7 +108,8 @@ int run_replay(const ReplayOptions& o) {
   });
   for (const Scenario& s : scenarios) {
     if (const auto reason = engine_refuses(o.engine, s, variant)) {
-      errors.push_back({s.file, "/", "PostgreSQL cannot run it: " + *reason});
+      errors.push_back({s.file, "/", std::string(o.engine == StorageEngineKind::postgres ? "PostgreSQL" : "SQLite") +
+                                         " cannot run it: " + *reason});
     }
   }
   if (errors.empty() && scenarios.empty() && skipped.size() > journals) {

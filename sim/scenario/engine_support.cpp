@@ -30,7 +30,12 @@ std::string storage_engine_name(StorageEngineKind engine) {
 }
 
 std::optional<std::string> engine_refuses_variant(StorageEngineKind engine, impl::Variant variant) {
-  if (engine != StorageEngineKind::postgres) return std::nullopt;
+  if (engine != StorageEngineKind::postgres) {
+    // Its change is to a row lock, and SQLite's one database write lock has none to drop.
+    if (variant != impl::Variant::no_row_lock) return std::nullopt;
+    return "variant no-row-lock drops the partition row's lock, and SQLite has no row locks (one database write "
+           "lock serializes every push): run it with --storage postgres";
+  }
   if (!impl::postgres::PgBackend::supports(variant)) {
     return "variant " + impl::variant_name(variant) + " needs SQL of its own, which the PostgreSQL engine lacks";
   }
@@ -42,7 +47,9 @@ std::optional<std::string> engine_refuses_variant(StorageEngineKind engine, impl
 }
 
 std::optional<std::string> engine_refuses(StorageEngineKind engine, const Scenario& scenario, impl::Variant variant) {
-  if (engine == StorageEngineKind::sqlite) return std::nullopt;
+  if (engine == StorageEngineKind::sqlite) {
+    return engine_refuses_variant(engine, variant != impl::Variant::none ? variant : scenario.world.variant);
+  }
   // Power loss is the SQLite VFS's business (docs/semantics.md §9.1).
   if (has_step(scenario.steps, "crash_storage")) return "crash_storage (power loss) needs SQLite's file storage";
   if (scenario.world.storage.path != ":memory:") {

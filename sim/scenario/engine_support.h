@@ -2,7 +2,8 @@
 // What a storage engine cannot run, asked before anything runs
 // (docs/semantics.md §9): PostgreSQL has no power-loss disk (file storage and
 // crash_storage are SQLite's VFS), and some design variants need SQL of
-// their own (impl::postgres::PgBackend::supports).
+// their own (impl::postgres::PgBackend::supports); SQLite has no row lock
+// for no-row-lock to drop.
 #include <optional>
 #include <string>
 

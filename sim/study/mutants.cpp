@@ -160,11 +160,11 @@ Outcome run_mutants(const MutantsOptions& o, const WallClock& wall) {
     std::cerr << "error: --seeds and --jobs must be at least 1\nnothing was run (exit 2)\n";
     return Outcome::bad_input;
   }
-  if (o.engine == StorageEngineKind::postgres) {
-    if (auto refusal = engine_refuses_campaign(o.engine, o.profile, impl::Variant::none)) {
-      std::cerr << "error: " << *refusal << "\nnothing was run (exit 2)\n";
-      return Outcome::bad_input;
-    }
+  if (auto refusal = engine_refuses_campaign(o.engine, o.profile, impl::Variant::none)) {
+    std::cerr << "error: " << *refusal << "\nnothing was run (exit 2)\n";
+    return Outcome::bad_input;
+  }
+  {
     std::vector<impl::Variant> runnable;
     std::string left_out;
     for (impl::Variant v : selection.variants) {
@@ -177,9 +177,12 @@ Outcome run_mutants(const MutantsOptions& o, const WallClock& wall) {
       else runnable.push_back(v);
     }
     if (!left_out.empty() && !o.quiet) {
-      std::cerr << "--storage postgres: left out, they need SQL of their own:" << left_out << "\n";
+      std::cerr << "--storage " << storage_engine_name(o.engine) << ": left out, the engine cannot run them:"
+                << left_out << "\n";
     }
     selection.variants = std::move(runnable);
+  }
+  if (o.engine == StorageEngineKind::postgres) {
     // Before any worker forks: each attaches to this server (sim/world/pg_process.h).
     if (auto problem = start_pg_process_problem({o.pg_url, static_cast<int64_t>(o.jobs)})) {
       std::cerr << "error: " << *problem << "\nnothing was run (exit 2)\n";

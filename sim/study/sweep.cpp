@@ -412,7 +412,10 @@ std::vector<LoadError> check_points(const Sweep& sweep) {
 
 std::vector<LoadError> engine_refusals(const Sweep& sweep, StorageEngineKind engine) {
   std::vector<LoadError> errors;
-  if (engine == StorageEngineKind::sqlite) return errors;
+  if (engine == StorageEngineKind::sqlite) {
+    if (auto reason = engine_refuses_variant(engine, sweep.variant)) errors.push_back({sweep.file, "/variant", *reason});
+    return errors;
+  }
   if (!sweep.profile.empty()) {
     if (auto reason = engine_refuses_campaign(engine, sweep.profile, sweep.variant)) {
       errors.push_back({sweep.file, "/profile", *reason});

@@ -64,6 +64,7 @@ void ConnectionGate::begin_call(std::function<void()> on_locked) {
   cancel_pending_ = false;
   fault_ = {};
   busy_waits_ = 0;
+  wait_abandoned_ = false;
 }
 
 void ConnectionGate::survive(const char* when) {
@@ -152,7 +153,10 @@ bool ConnectionGate::wait_busy_on_server(impl::TxnKind txn, uint32_t attempt, im
 }
 
 bool ConnectionGate::wait_busy(impl::TxnKind txn, uint32_t attempt) {
-  if (attempt > kBusyAttemptsMax) return false;
+  if (attempt > kBusyAttemptsMax) {
+    wait_abandoned_ = true;
+    return false;
+  }
   busy_waits_++;
   side_.busy_waits++;
   mark_wait(owner_, side_.lock_holder);

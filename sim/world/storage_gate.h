@@ -77,6 +77,9 @@ class ConnectionGate : public impl::StatementGate {
   bool locked_in_call() const { return locked_in_call_; }
   const history::FaultRecord& fault() const { return fault_; }
   uint32_t busy_waits() const { return busy_waits_; }
+  // Whether a lock wait of this call outlasted kBusyAttemptsMax waits (the
+  // call then failed): a wait that would never have ended.
+  bool wait_abandoned() const { return wait_abandoned_; }
   uint32_t owner() const { return owner_; }
   std::string name() const;
 
@@ -113,6 +116,7 @@ class ConnectionGate : public impl::StatementGate {
   impl::StatementKind cancel_kind_ = impl::StatementKind::write;
   history::FaultRecord fault_;
   uint32_t busy_waits_ = 0;
+  bool wait_abandoned_ = false;
   // The schedule search's region (sim/schedule/scheduler.h) of this connection's
   // current transaction: a step that starts at one of its statements and
   // ends at the next touches only storage. Renewed whenever a call or a

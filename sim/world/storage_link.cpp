@@ -21,6 +21,9 @@ std::optional<impl::StorageError> attempt(Call&& call) {
   return std::nullopt;
 }
 
+// The event the recorder appended last: the failed transaction's.
+int64_t last_event(const StorageSide& side) { return static_cast<int64_t>(side.history.events.size()) - 1; }
+
 impl::StorageError refused() {
   return impl::StorageError::connection_lost("storage connection lost: storage restarted");
 }
@@ -159,8 +162,16 @@ impl::PushResult StorageLink::push(const impl::SegmentPush& segment) {
   // from a read transaction) wrote nothing through this connection; another
   // connection may hold the lock now, so read nothing more: what the read
   // snapshot saw is the state at this point of the commit order (no commit
-  // can land while a read transaction is open, nor since it ended).
-  if (!gate.locked_in_call() && !failure) before.last_offset = result.last_offset_before;
+  // can land while a SQLite read transaction is open, nor since it ended).
+  // PostgreSQL lets commits land under a read snapshot, so its inspector
+  // reads the state at this point instead.
+  if (!gate.locked_in_call() && !failure) {
+    if (inspect_) {
+      before = inspect_(segment.queue, segment.partition);
+    } else {
+      before.last_offset = result.last_offset_before;
+    }
+  }
   // A connection that lost power can read nothing more: a transaction that
   // held the lock then has no after-inspection (rows_after_read false).
   // Asked again after the read: power lost while it ran makes it worthless.
@@ -172,6 +183,7 @@ impl::PushResult StorageLink::push(const impl::SegmentPush& segment) {
     if (!after_read) after = before;
   }
   record_push(side_, gate, segment, failure ? nullptr : &result, before, after, after_read);
+  if (failure) record_lock_failure(side_, gate, "push", "", segment.queue, segment.partition, last_event(side_), *failure);
   response_leg(gate, "after-commit");
   leave(entered);
   if (failure) throw *failure;
@@ -194,6 +206,7 @@ std::optional<impl::CoveringSegment> StorageLink::covering_segment(const std::st
   std::optional<impl::CoveringSegment> segment;
   const std::optional<impl::StorageError> failure = attempt([&] { segment = storage.covering_segment(queue, partition, offset); });
   const size_t event = record_fetch(side_, owner(), queue, partition, offset, failure ? nullptr : &segment);
+  if (failure) record_lock_failure(side_, gate, "fetch", "", queue, partition, static_cast<int64_t>(event), *failure);
   response_leg(gate, "after-fetch");
   // The answer died with the connection: the broker reads nothing, as if the
   // read had failed (leave() throws below).
@@ -225,6 +238,7 @@ impl::SidecarRead StorageLink::sidecar_rows(const std::string& queue, const std:
     t.field("rows", static_cast<int64_t>(read.rows.size())).field("last", read.last_offset);
   }
   t.end();
+  if (failure) record_lock_failure(side_, gate, "hydrate", "", queue, partition, -1, *failure);
   response_leg(gate, "after-hydrate");
   leave(entered);
   if (failure) throw *failure;
@@ -254,6 +268,7 @@ impl::RetentionDelete StorageLink::delete_expired_segments(const std::string& qu
   impl::RetentionDelete result;
   const std::optional<impl::StorageError> failure = attempt([&] { result = storage.delete_expired_segments(queue, partition); });
   record_retention(side_, gate, queue, partition, failure ? nullptr : &result);
+  if (failure) record_lock_failure(side_, gate, "retention", "", queue, partition, last_event(side_), *failure);
   response_leg(gate, "after-retention");
   leave(entered);
   if (failure) throw *failure;
@@ -270,6 +285,7 @@ impl::PurgeStep StorageLink::purge_step(const std::string& queue, const std::str
   impl::PurgeStep step;
   const std::optional<impl::StorageError> failure = attempt([&] { step = storage.purge_step(queue, partition); });
   record_purge(side_, gate, queue, partition, side_.config.purge_batch, failure ? nullptr : &step);
+  if (failure) record_lock_failure(side_, gate, "purge", "", queue, partition, last_event(side_), *failure);
   response_leg(gate, "after-purge");
   leave(entered);
   if (failure) throw *failure;
@@ -300,6 +316,7 @@ impl::QueueOptions StorageLink::configure(const std::string& queue, const nlohma
         .field("completed", next.completed_retention_seconds);
   }
   t.end();
+  if (failure) record_lock_failure(side_, gate, "configure", "", queue, "", -1, *failure);
   response_leg(gate, "after-configure");
   leave(entered);
   if (failure) throw *failure;
@@ -317,6 +334,7 @@ impl::AckResult StorageLink::ack(const std::string& step, const std::string& que
   impl::AckResult result;
   const std::optional<impl::StorageError> failure = attempt([&] { result = storage.ack(queue, partition, transaction_id, consumer_group); });
   record_ack(side_, gate, step, queue, partition, transaction_id, consumer_group, failure ? nullptr : &result);
+  if (failure) record_lock_failure(side_, gate, "ack", step, queue, partition, last_event(side_), *failure);
   response_leg(gate, "after-ack");
   leave(entered);
   if (failure) throw *failure;
@@ -334,6 +352,7 @@ std::vector<impl::StoredMessage> StorageLink::read(const std::string& step, cons
   std::vector<impl::StoredMessage> messages;
   const std::optional<impl::StorageError> failure = attempt([&] { messages = storage.read(queue, partition, from, limit); });
   record_read(side_, step, queue, partition, from, limit, failure ? nullptr : &messages);
+  if (failure) record_lock_failure(side_, gate, "read", step, queue, partition, last_event(side_), *failure);
   response_leg(gate, "after-read");
   leave(entered);
   if (failure) throw *failure;
@@ -362,6 +381,7 @@ std::optional<impl::SegmentSpan> StorageLink::delete_segment(const std::string& 
     t.field("deleted", span ? 1 : 0);
   }
   t.end();
+  if (failure) record_lock_failure(side_, gate, "delete-segment", "", queue, partition, -1, *failure);
   response_leg(gate, "after-delete");
   leave(entered);
   if (failure) throw *failure;

@@ -191,6 +191,22 @@ void record_ack(StorageSide& side, const ConnectionGate& gate, const std::string
   side.history.events.emplace_back(std::move(ev));
 }
 
+void record_lock_failure(StorageSide& side, const ConnectionGate& gate, const char* call, const std::string& step,
+                         const std::string& queue, const std::string& partition, int64_t event,
+                         const impl::StorageError& failure) {
+  if (!failure.deadlock() && !gate.wait_abandoned()) return;
+  assert(event < static_cast<int64_t>(side.history.events.size()));
+  history::LockFailure f{gate.name(), call, step, queue, partition, side.now_ms(), event, failure.deadlock()};
+  side.trace.begin(side.clock.now_ms(), "lock-failure")
+      .field("c", f.connection)
+      .field("call", f.call)
+      .field("q", queue)
+      .field("p", partition)
+      .field("why", f.deadlock ? "deadlock" : "wait-abandoned")
+      .end();
+  side.history.lock_failures.push_back(std::move(f));
+}
+
 void record_read(StorageSide& side, const std::string& step, const std::string& queue, const std::string& partition,
                  int64_t from, int64_t limit, const std::vector<impl::StoredMessage>* messages) {
   history::ReadEvent ev{step, queue, partition, from, limit, {}};

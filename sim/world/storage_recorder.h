@@ -35,6 +35,12 @@ void record_purge(StorageSide& side, const ConnectionGate& gate, const std::stri
 void record_ack(StorageSide& side, const ConnectionGate& gate, const std::string& step, const std::string& queue,
                 const std::string& partition, const std::string& transaction_id, const std::string& consumer_group,
                 const impl::AckResult* result);
+// When `failure` (what the call raised) is a deadlock victim's, or the call
+// gave up a lock wait, records a history::LockFailure and a trace line;
+// `event` is the failed transaction's event, -1 when the call records none.
+void record_lock_failure(StorageSide& side, const ConnectionGate& gate, const char* call, const std::string& step,
+                         const std::string& queue, const std::string& partition, int64_t event,
+                         const impl::StorageError& failure);
 void record_read(StorageSide& side, const std::string& step, const std::string& queue, const std::string& partition,
                  int64_t from, int64_t limit, const std::vector<impl::StoredMessage>* messages);
 

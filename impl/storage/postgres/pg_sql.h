@@ -42,6 +42,9 @@ inline constexpr const char* kPushPlain =
     "SELECT queen.log_push_one_v1($1, $2, $3::int, $4::bytea, $5::bigint, $6::bytea)";
 inline constexpr const char* kCheckedProbe =
     "SELECT queen.qdt_probe_v1($1::uuid, $2::bigint, $3::bytea, $4::int, " QDT_PG_TS("$5") ", $6::bigint)";
+// Variant probe-outside-lock's probe, in a transaction of its own (variants/probe-outside-lock.sql).
+inline constexpr const char* kProbeOutsideLock =
+    "SELECT queen.qdt_probe_outside_lock_v1($1, $2, $3::bytea, $4::bigint, $5::int)";
 inline constexpr const char* kLockPartition = "SELECT 1 FROM queen.log_partitions WHERE id = $1::uuid FOR UPDATE";
 
 inline constexpr const char* kSegmentAt =

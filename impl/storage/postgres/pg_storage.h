@@ -112,6 +112,12 @@ class PgStorage final : public StorageEngine {
   // Segment or sidecar spans of a partition, for foreign SQL whose step
   // answers do not list what they removed.
   std::vector<SegmentSpan> spans(PgTransaction& tx, const std::string& table, const std::string& pid);
+  // One push transaction through log_push_one_v1 with the watermark and
+  // window the adapter maps the segment's onto.
+  PushResult push_transaction(const SegmentPush& segment, const std::string& hashes, int64_t verified,
+                              std::optional<int64_t> assumed);
+  PushResult push_probe_outside_lock(const SegmentPush& segment, const std::string& hashes, int64_t verified,
+                                     std::optional<int64_t> assumed);
   void fill_push_fallbacks(PgTransaction& tx, const SegmentPush& segment, PushResult& result);
   void run_checked_probe(PgTransaction& tx, const SegmentPush& segment, const nlohmann::json& answer,
                          const std::string& hashes, PushResult& result);

@@ -37,7 +37,6 @@ PushResult PgStorage::push(const SegmentPush& segment) {
   assert(!segment.frames.empty());
   assert(segment.p_verified >= -1);
   const std::string hashes = pack_hashes(segment.frames);
-  const std::string blob = pack_frames(segment.frames);
   // The variants that live in the adapter (docs/semantics.md §7): skip-probe trusts a
   // watermark past everything, the unguarded ones claim the widest window.
   int64_t verified = segment.p_verified;
@@ -51,6 +50,50 @@ PushResult PgStorage::push(const SegmentPush& segment) {
   } else if (segment.window_seconds_assumed >= 0) {
     assumed = std::min<int64_t>(segment.window_seconds_assumed, INT_MAX);
   }
+  if (options_.variant == Variant::probe_outside_lock) return push_probe_outside_lock(segment, hashes, verified, assumed);
+  return push_transaction(segment, hashes, verified, assumed);
+}
+
+// Variant probe-outside-lock, as on SQLite: the probe runs in a transaction
+// of its own, and a later one allocates under the row lock with a watermark
+// past every offset (it probes nothing), so a colliding push can commit in
+// between. The stamp is still read under the lock.
+PushResult PgStorage::push_probe_outside_lock(const SegmentPush& segment, const std::string& hashes, int64_t verified,
+                                              std::optional<int64_t> assumed) {
+  nlohmann::json probed;
+  {
+    PgTransaction tx = begin(TxnKind::push);
+    const StatementOutcome out =
+        tx.run(sql::kProbeOutsideLock,
+               {Param::text(segment.queue), Param::text(segment.partition), Param::bytes(hashes),
+                Param::text(std::to_string(verified)), assumed ? Param::text(std::to_string(*assumed)) : Param::null()},
+               StatementKind::read, false);
+    probed = nlohmann::json::parse(out.value(0, 0));
+    tx.commit();
+  }
+  PushResult result;
+  result.duplicates = duplicates_of(probed.at("dups"));
+  const bool probe_ran = probed.at("qdtProbeRan").get<bool>();
+  const auto rows_scanned = probed.at("qdtRowsScanned").get<uint64_t>();
+  if (!result.duplicates.empty()) {
+    assert(probe_ran);
+    result.now_ms = probed.at("qdtNowUs").get<int64_t>() / 1000;
+    result.window_seconds = probed.at("qdtWindow").get<int64_t>();
+    result.last_offset_before = probed.at("qdtLastOffsetBefore").get<int64_t>();
+    result.probe_ran = true;
+    result.rows_scanned = rows_scanned;
+    return result;
+  }
+  result = push_transaction(segment, hashes, kBeyondEveryOffset, INT_MAX);
+  assert(result.queued && !result.probe_ran);
+  result.probe_ran = probe_ran;
+  result.rows_scanned = rows_scanned;
+  return result;
+}
+
+PushResult PgStorage::push_transaction(const SegmentPush& segment, const std::string& hashes, int64_t verified,
+                                       std::optional<int64_t> assumed) {
+  const std::string blob = pack_frames(segment.frames);
   std::vector<Param> params{Param::text(segment.queue), Param::text(segment.partition),
                             Param::text(std::to_string(segment.frames.size())), Param::bytes(hashes),
                             Param::text(std::to_string(verified)), Param::bytes(blob)};

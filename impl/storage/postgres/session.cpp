@@ -215,6 +215,8 @@ StorageError storage_error(const StatementOutcome& outcome, const std::string& c
   if (outcome.sqlstate.rfind("08", 0) == 0 || outcome.sqlstate.rfind("57P0", 0) == 0) {
     return StorageError::connection_lost(text);
   }
+  // PostgreSQL's own detector (only with a deadlock_timeout short enough to fire).
+  if (outcome.sqlstate == "40P01") return StorageError::deadlock(text);
   const bool lock_conflict = outcome.sqlstate == "40P01" || outcome.sqlstate == "40001" ||
                              outcome.sqlstate == "57014" || outcome.sqlstate == "55P03";
   return StorageError(text, lock_conflict ? 5 /* SQLITE_BUSY */ : 1 /* SQLITE_ERROR */);

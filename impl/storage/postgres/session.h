@@ -134,7 +134,7 @@ class ServerWait {
 
 // The StorageError a failed statement becomes: deadlock, cancel and
 // serialization failures as SQLITE_BUSY (5), the rest as SQLITE_ERROR (1),
-// with the SQLSTATE in the text.
+// with the SQLSTATE in the text; a 40P01 is StorageError::deadlock.
 StorageError storage_error(const StatementOutcome& outcome, const std::string& context);
 
 // Bytes of a bytea in text format ("\x..." hex).

@@ -103,6 +103,7 @@ TEST_F(Stepping, ACancelledBlockedStatementReturnsSqlstate57014) {
   EXPECT_FALSE(cancelled.ok);
   EXPECT_EQ(cancelled.sqlstate, "57014");
   EXPECT_EQ(storage_error(cancelled, "b").code(), 5);
+  EXPECT_FALSE(storage_error(cancelled, "b").deadlock());  // a cancel is no deadlock
   step(*a_, "ROLLBACK");
 }
 
@@ -174,6 +175,17 @@ TEST_F(Stepping, ASlowStatementIsNeverBlockedAndAHangIsAnError) {
   a_->cancel();
   EXPECT_EQ(a_->wait_until_done_or_blocked(*probe_, pids_), Progress::returned);
   EXPECT_EQ(a_->take_outcome().sqlstate, "57014");
+}
+
+// PostgreSQL's own detector's victim is a deadlock, as the breaker's is.
+TEST(StorageErrorOf, Sqlstate40P01IsADeadlock) {
+  StatementOutcome out;
+  out.sqlstate = "40P01";
+  out.message = "deadlock detected";
+  EXPECT_TRUE(storage_error(out, "a").deadlock());
+  EXPECT_EQ(storage_error(out, "a").code(), 5);
+  out.sqlstate = "40001";
+  EXPECT_FALSE(storage_error(out, "a").deadlock());
 }
 
 TEST(DecodeBytea, ReadsTheHexFormat) {
