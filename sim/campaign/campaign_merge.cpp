@@ -6,12 +6,16 @@
 #include <tuple>
 #include <cstdio>
 #include <iostream>
+#include <map>
+#include <ostream>
 #include <utility>
+#include <vector>
 
 #include "sim/base/json_input.h"
 #include "sim/base/outcome.h"
 #include "sim/base/rate_text.h"
 #include "sim/campaign/campaign_forks.h"
+#include "sim/campaign/seed_command.h"
 #include "sim/campaign/shard_set.h"
 #include "sim/scenario/coverage.h"
 
@@ -33,6 +37,38 @@ void add_metrics(json& totals, const json& metrics) {
     totals["cache_" + std::string(key)] = totals.value("cache_" + std::string(key), int64_t{0}) + v;
   }
 }
+
+namespace {
+
+// Failures grouped by the property that caught them, one shrunk file per
+// group where there is one, then every failing seed nobody shrank with the
+// command that shrinks it.
+void print_triage(std::ostream& out, const json& failures, int max_shrinks) {
+  if (failures.empty()) return;
+  std::map<std::string, std::vector<const json*>> groups;
+  for (const json& f : failures) groups[f["property"].get<std::string>()].push_back(&f);
+  out << "  failures by property:";
+  for (const auto& [property, members] : groups) out << " " << property << " " << members.size() << ";";
+  out << "\n";
+  for (const auto& [property, members] : groups) {
+    const auto shrunk = std::find_if(members.begin(), members.end(), [](const json* f) { return f->contains("file"); });
+    if (shrunk == members.end()) continue;
+    out << "    " << property << ": " << (**shrunk)["replay"].get<std::string>() << "\n";
+  }
+  std::vector<const json*> unshrunk;
+  for (const json& f : failures) {
+    if (!f.contains("file")) unshrunk.push_back(&f);
+  }
+  if (unshrunk.empty()) return;
+  out << "  " << unshrunk.size() << " failing seed" << (unshrunk.size() == 1 ? "" : "s")
+      << " not shrunk (--max-shrinks " << max_shrinks << "); each shrinks with:\n";
+  for (const json* f : unshrunk) {
+    out << "    " << (*f)["profile"].get<std::string>() << " seed " << (*f)["seed"].get<uint64_t>() << " ("
+        << (*f)["property"].get<std::string>() << "): " << (*f)["check"].get<std::string>() << "\n";
+  }
+}
+
+}  // namespace
 
 Outcome report_campaign(const std::vector<json>& parts, const CampaignOptions& a, const std::string& variant_text,
                     uint64_t jobs, double wall, json* summary_out) {
@@ -66,6 +102,9 @@ Outcome report_campaign(const std::vector<json>& parts, const CampaignOptions& a
     return std::make_pair(x["profile"].get<std::string>(), x["seed"].get<uint64_t>()) <
            std::make_pair(y["profile"].get<std::string>(), y["seed"].get<uint64_t>());
   });
+  for (json& f : failures) {
+    if (!f.contains("file")) f["check"] = seed_command(a, variant_text, f["profile"], f["seed"].get<uint64_t>());
+  }
   std::string joined;
   for (const auto& h : hashes) joined += h + "\n";
   const XXH128_hash_t digest = XXH3_128bits(joined.data(), joined.size());
@@ -117,6 +156,7 @@ Outcome report_campaign(const std::vector<json>& parts, const CampaignOptions& a
               << " simulated pushes/s, " << static_cast<int64_t>(virtual_ms / 1000.0 / wall)
               << " virtual s per wall s; digest " << digest_hex << (out_of_time ? " (stopped by --time-budget)" : "")
               << "\n";
+    print_triage(std::cout, failures, a.max_shrinks);
     const int64_t flushes = std::max<int64_t>(1, totals.value("storage_pushes", int64_t{0}));
     std::cout << "  probes run " << totals.value("probes_run", 0) << ", skipped by a watermark "
               << totals.value("probes_skipped", 0) << ", sidecar rows scanned per push "

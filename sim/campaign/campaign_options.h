@@ -35,6 +35,9 @@ struct CampaignOptions {
   // --schedule pct ...: the world.schedule object set in every generated
   // scenario (so failure files replay under it); null keeps random.
   nlohmann::json schedule;
+  // The same schedule as command-line flags, each with a leading space, for
+  // the commands that re-run one seed (seed_command.h).
+  std::string schedule_flags;
   // The progress journal (campaign_journal.h): written below out_dir when
   // `journal`; `journal_run` names this run's parts; seeds in `skip` (profile,
   // seed) were finished by an earlier run of the campaign and are not run again.

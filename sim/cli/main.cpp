@@ -281,6 +281,7 @@ int run_qdt(int argc, char** argv) {
     return kExitBadInput;
   }
   if (check_override) check_args.schedule = check_override->to_json();
+  check_args.schedule_flags = qdt::sim::schedule_flags_text(check_override);
   if (bench_cmd->parsed()) {
     bench_args.program = argv[0];
     bench_args.engine = engine;

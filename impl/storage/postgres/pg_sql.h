@@ -21,21 +21,32 @@ inline constexpr const char* kFindPartitionShared = QDT_PG_FIND_PARTITION " FOR 
 // A writer beside the push path (an operator's segment delete) takes the
 // push's serializer.
 inline constexpr const char* kFindPartitionLocked = QDT_PG_FIND_PARTITION " FOR UPDATE OF p";
+// The turn qdt_resolve_partition takes before it creates a queue's rows;
+// a configure takes it before it reads the options it will rewrite.
+inline constexpr const char* kQueueCreationTurn =
+    "SELECT pg_advisory_xact_lock(hashtextextended(" QDT_PG_TENANT "::text || ':' || $1, 0))";
 inline constexpr const char* kSelectOptions =
     "SELECT dedup_window_seconds, retention_seconds, completed_retention_seconds FROM queen.queues "
     "WHERE tenant_id = " QDT_PG_TENANT " AND name = $1";
-// The id is the one qdt's own SQL derives from the name, so it does not
-// depend on which client created the queue first.
-inline constexpr const char* kUpsertOptions =
-    "INSERT INTO queen.queues (id, tenant_id, name, dedup_window_seconds, retention_seconds, "
+// The upsert (the id is the one qdt's own SQL derives from the name, so it
+// does not depend on which client created the queue first), and in the same
+// statement every partition row of the queue in ascending id, so a push that read the window under its row lock commits
+// before the window changes or reads the new one. A partition being created
+// meanwhile is not among them, but its creator holds the queue's creation
+// turn, which the configure took first. (Holding the queue row in share mode
+// in every push instead would make a configure and the pushes queued on a
+// partition row wait on one transaction for different rows and wake
+// together: which went first would be chance.)
+inline constexpr const char* kUpsertOptionsLockingPartitions =
+    "WITH up AS (INSERT INTO queen.queues (id, tenant_id, name, dedup_window_seconds, retention_seconds, "
     "completed_retention_seconds, retention_enabled) "
     "VALUES (md5('q' || " QDT_PG_TENANT "::text || ':' || octet_length($1)::text || ':' || $1)::uuid, " QDT_PG_TENANT
     ", $1, $2::int, $3::int, $4::int, $3::int > 0 OR $4::int > 0) "
     "ON CONFLICT (tenant_id, name) DO UPDATE SET dedup_window_seconds = excluded.dedup_window_seconds, "
     "retention_seconds = excluded.retention_seconds, "
     "completed_retention_seconds = excluded.completed_retention_seconds, "
-    "retention_enabled = excluded.retention_enabled";
-
+    "retention_enabled = excluded.retention_enabled RETURNING id) "
+    "SELECT 1 FROM queen.log_partitions p WHERE p.queue_id IN (SELECT id FROM up) ORDER BY p.id FOR UPDATE OF p";
 inline constexpr const char* kPushGuarded =
     "SELECT queen.log_push_one_v1($1, $2, $3::int, $4::bytea, $5::bigint, $6::bytea, p_window_assumed => $7::int)";
 inline constexpr const char* kPushPlain =

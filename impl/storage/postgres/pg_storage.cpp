@@ -67,6 +67,9 @@ std::optional<PgStorage::PartitionRow> PgStorage::find_partition(PgTransaction* 
 
 QueueOptions PgStorage::configure(const std::string& queue, const nlohmann::json& patch) {
   PgTransaction tx = begin(TxnKind::admin);
+  // Configures of one queue, and pushes creating its rows, take turns: the
+  // options read here are still the queue's when the upsert commits.
+  tx.run(sql::kQueueCreationTurn, {Param::text(queue)}, StatementKind::write);
   QueueOptions next;
   const StatementOutcome current = tx.run(sql::kSelectOptions, {Param::text(queue)}, StatementKind::read);
   if (!current.rows.empty()) {
@@ -77,7 +80,7 @@ QueueOptions PgStorage::configure(const std::string& queue, const nlohmann::json
   if (const auto error = apply_options(patch, "", next)) {
     throw StorageError("configure " + queue + ": " + *error, 19 /* SQLITE_CONSTRAINT */);
   }
-  tx.run(sql::kUpsertOptions,
+  tx.run(sql::kUpsertOptionsLockingPartitions,
          {Param::text(queue), Param::text(std::to_string(next.dedup_window_seconds)),
           Param::text(std::to_string(next.retention_seconds)),
           Param::text(std::to_string(next.completed_retention_seconds))},

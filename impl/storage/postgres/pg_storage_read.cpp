@@ -78,9 +78,10 @@ AckResult PgStorage::ack(const std::string& queue, const std::string& partition,
   PgTransaction tx = begin(TxnKind::ack);
   AckResult result;
   result.now_ms = clock_.now_ms();
-  // Holding the row in share mode, no push to it commits before the ack
-  // does; without a row, the ack ends at once (nothing resolved).
-  const auto row = find_partition(&tx, queue, partition, RowLock::share);
+  // Holding the row, no push to it commits before the ack does, and acks of
+  // one partition take turns (their consumer-row inserts never wait on one
+  // another's); without a row, the ack ends at once (nothing resolved).
+  const auto row = find_partition(&tx, queue, partition, RowLock::update);
   if (!row) {
     tx.commit_ungated();
     return result;

@@ -15,7 +15,6 @@ BEGIN
     END IF;
     r_now := clock_timestamp();
     SELECT q.dedup_window_seconds INTO r_window
-    FROM queen.queues q JOIN queen.log_partitions p ON p.queue_id = q.id WHERE p.id = p_pid
-    FOR SHARE OF q;
+    FROM queen.queues q JOIN queen.log_partitions p ON p.queue_id = q.id WHERE p.id = p_pid;
 END;
 $$;

@@ -57,18 +57,15 @@ BEGIN
         RAISE EXCEPTION 'QPUSH no partition %', p_pid;
     END IF;
     r_now := clock_timestamp();
-    -- A new statement, so a window changed while this push waited is seen;
-    -- the queue row in share mode until the push ends, so a configure's
-    -- update commits wholly before this push reads the window or after it.
+    -- A new statement, so a window changed while this push waited is seen.
     SELECT q.dedup_window_seconds INTO r_window
-    FROM queen.queues q JOIN queen.log_partitions p ON p.queue_id = q.id WHERE p.id = p_pid
-    FOR SHARE OF q;
+    FROM queen.queues q JOIN queen.log_partitions p ON p.queue_id = q.id WHERE p.id = p_pid;
 END;
 $$;
 
 -- One segment into a partition whose id is resolved. With a window (or
--- none given: the queue's, read under the lock with the queue row in share
--- mode, so no configure changes it before the push ends) the partition row's
+-- none given: the queue's, read under the lock, since a configure takes the
+-- queue's partition rows before it commits a new window) the partition row's
 -- FOR UPDATE is the write serializer and `now` is read after it; with a
 -- window of 0 given the allocator UPDATE takes the same lock first.
 -- A watermark is trusted only when it was computed with at least the window
