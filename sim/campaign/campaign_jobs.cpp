@@ -37,6 +37,27 @@ std::optional<Shard> parse_shard(const std::string& text) {
 
 namespace {
 
+// Every property that failed the run, each once, in the order they failed:
+// a seed caught by several shows which of them would have caught it alone.
+json failing_properties(const RunResult& result) {
+  json names = json::array();
+  for (const auto& failure : result.failures) {
+    const std::string name = failure.signature();
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  }
+  return names;
+}
+
+// " (also offsets, client-visible)" when more properties than the first failed.
+std::string also_failed(const json& failure) {
+  std::string out;
+  for (const json& name : failure["properties"]) {
+    if (name == failure["property"]) continue;
+    out += (out.empty() ? " (also " : ", ") + name.get<std::string>();
+  }
+  return out.empty() ? out : out + ")";
+}
+
 // A shrunk failure's file, as the summary reports it.
 void add_file(json& failure, const FailureFile& file) {
   if (!file.written) failure["file_error"] = file.path;
@@ -80,7 +101,7 @@ std::optional<std::string> engine_refuses_campaign(StorageEngineKind engine, con
 }
 
 json run_share(const CampaignOptions& a, impl::Variant variant, uint64_t worker, uint64_t workers,
-               const WallClock& wall) {
+               const WallClock& wall, SharedTally* tally) {
   const std::optional<Shard> shard = parse_shard(a.shard);
   assert(shard && "run_campaign validates the shard");
   assert(worker < workers);
@@ -107,6 +128,7 @@ json run_share(const CampaignOptions& a, impl::Variant variant, uint64_t worker,
       if (a.skip.count({profile, seed})) continue;  // finished by an earlier run (--resume)
       SeedOutcome o = check_seed(seed, profile, variant, a.interleave, a.schedule, a.checked_mode, a.engine);
       ++done;
+      if (tally) tally->add(worker, 1, o.passed ? 0 : 1);
       if (o.passed) {
         add_seed(share, profile, seed, o, nullptr);
         if (journal.journaling()) add_seed(journal.delta(), profile, seed, o, nullptr);
@@ -114,7 +136,7 @@ json run_share(const CampaignOptions& a, impl::Variant variant, uint64_t worker,
       } else {
         ++failed;
         json f = {{"profile", profile}, {"seed", seed}, {"property", o.signature},
-                  {"detail", o.result.failures[0].detail}};
+                  {"properties", failing_properties(o.result)}, {"detail", o.result.failures[0].detail}};
         if (shrinks < static_cast<uint64_t>(a.max_shrinks)) {
           ++shrinks;
           add_file(f, write_failure_file(o, profile, variant, a.out_dir, a.engine));
@@ -125,7 +147,7 @@ json run_share(const CampaignOptions& a, impl::Variant variant, uint64_t worker,
         journal.checkpoint(f.contains("file"));
         if (f.contains("file")) {
           if (!a.as_json) {
-            std::cout << "FAIL " << profile << " seed " << seed << ": " << o.signature << " — "
+            std::cout << "FAIL " << profile << " seed " << seed << ": " << o.signature << also_failed(f) << " — "
                       << f["detail"].get<std::string>() << "\n  shrunk to " << f["steps"] << " steps in "
                       << f["shrink_runs"] << " replays: " << f["file"].get<std::string>()
                       << "\n  replay: " << f["replay"].get<std::string>() << "\n" << std::flush;
@@ -153,11 +175,13 @@ json run_share(const CampaignOptions& a, impl::Variant variant, uint64_t worker,
       }
       if (!a.quiet && worker == 0 && (elapsed_s() - last_progress > 1.0 || done * workers * shard_count >= total)) {
         last_progress = elapsed_s();
-        // Worker 0 speaks for all: its share times the workers approximates the whole.
-        const double rate = done * workers / std::max(elapsed_s(), 1e-9);
-        std::cerr << "[" << done * workers << "/" << total / shard_count << "] failures " << failed << ", "
+        // Worker 0 speaks for all, from every worker's counts.
+        const uint64_t all_done = tally ? tally->done() : done;
+        const uint64_t all_failed = tally ? tally->failed() : failed;
+        const double rate = all_done / std::max(elapsed_s(), 1e-9);
+        std::cerr << "[" << all_done << "/" << total / shard_count << "] failures " << all_failed << ", "
                   << rate_text(rate) << " seeds/s, ~"
-                  << static_cast<int64_t>((static_cast<double>(total / shard_count) - done * workers) /
+                  << static_cast<int64_t>(std::max(0.0, static_cast<double>(total / shard_count) - all_done) /
                                           std::max(rate, 1e-9))
                   << " s left\n";
       }
@@ -208,8 +232,9 @@ Outcome run_campaign(const CampaignOptions& a, impl::Variant variant, uint64_t j
   if (jobs <= 1) {
     parts.push_back(run_share(a, variant, 0, 1, wall));
   } else {
+    SharedTally tally(jobs);
     std::optional<std::vector<json>> workers =
-        run_forked(jobs, jobs, [&](size_t j) { return run_share(a, variant, j, jobs, wall); });
+        run_forked(jobs, jobs, [&](size_t j) { return run_share(a, variant, j, jobs, wall, &tally); });
     if (!workers) {
       std::cerr << "error: a campaign worker failed\n";
       return Outcome::bad_input;

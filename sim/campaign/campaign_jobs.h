@@ -13,6 +13,7 @@
 
 #include "impl/variant.h"
 #include "sim/base/outcome.h"
+#include "sim/base/shared_tally.h"
 #include "sim/campaign/campaign_options.h"
 
 namespace qdt::sim {
@@ -36,9 +37,10 @@ std::optional<std::string> engine_refuses_campaign(StorageEngineKind engine, con
 // One worker's share: every profile's seeds of this shard that fall to
 // `worker` of `workers`. Failures are shrunk (at most options.max_shrinks)
 // and written as files. Returns the share's summary with its raw counters and
-// per-seed trace hashes, for campaign_merge.h to merge.
+// per-seed trace hashes, for campaign_merge.h to merge. `tally` (when
+// given) gathers every worker's counts for the progress line.
 nlohmann::json run_share(const CampaignOptions& options, impl::Variant variant, uint64_t worker, uint64_t workers,
-                         const WallClock& wall);
+                         const WallClock& wall, SharedTally* tally = nullptr);
 
 // The whole of qdt check (without --merge): validates the shard, runs the
 // shares in `jobs` processes, merges and prints the summary. Returns the exit

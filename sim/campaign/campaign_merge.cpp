@@ -46,9 +46,13 @@ namespace {
 void print_triage(std::ostream& out, const json& failures, int max_shrinks) {
   if (failures.empty()) return;
   std::map<std::string, std::vector<const json*>> groups;
-  for (const json& f : failures) groups[f["property"].get<std::string>()].push_back(&f);
-  out << "  failures by property:";
-  for (const auto& [property, members] : groups) out << " " << property << " " << members.size() << ";";
+  std::map<std::string, uint64_t> caught_by;  // a seed counts under every property that failed it
+  for (const json& f : failures) {
+    groups[f["property"].get<std::string>()].push_back(&f);
+    for (const json& name : f.value("properties", json::array({f["property"]}))) caught_by[name.get<std::string>()]++;
+  }
+  out << "  failing seeds by property that caught them:";
+  for (const auto& [property, seeds] : caught_by) out << " " << property << " " << seeds << ";";
   out << "\n";
   for (const auto& [property, members] : groups) {
     const auto shrunk = std::find_if(members.begin(), members.end(), [](const json* f) { return f->contains("file"); });
@@ -62,9 +66,14 @@ void print_triage(std::ostream& out, const json& failures, int max_shrinks) {
   if (unshrunk.empty()) return;
   out << "  " << unshrunk.size() << " failing seed" << (unshrunk.size() == 1 ? "" : "s")
       << " not shrunk (--max-shrinks " << max_shrinks << "); each shrinks with:\n";
-  for (const json* f : unshrunk) {
-    out << "    " << (*f)["profile"].get<std::string>() << " seed " << (*f)["seed"].get<uint64_t>() << " ("
-        << (*f)["property"].get<std::string>() << "): " << (*f)["check"].get<std::string>() << "\n";
+  constexpr size_t kListed = 5;
+  for (size_t i = 0; i < std::min(unshrunk.size(), kListed); ++i) {
+    const json& f = *unshrunk[i];
+    out << "    " << f["profile"].get<std::string>() << " seed " << f["seed"].get<uint64_t>() << " ("
+        << f["property"].get<std::string>() << "): " << f["check"].get<std::string>() << "\n";
+  }
+  if (unshrunk.size() > kListed) {
+    out << "    and " << unshrunk.size() - kListed << " more (each with its command as \"check\" in --json)\n";
   }
 }
 

@@ -33,6 +33,20 @@ while IFS= read -r line; do
   as_printed 0 "${line% --variant skip-probe}"  # the reference passes the same file
 done <"$tmp/lines"
 
+# Seeds nobody shrank are listed with the command that shrinks each; pasted,
+# it fails again and writes its file. Every failing property is recorded.
+timeout 120 "$qdt" check --seeds 3 --variant skip-probe --max-shrinks 1 --out "$tmp/few shrunk" >"$tmp/check" 2>"$tmp/err"
+[ $? -eq 1 ] || fail "the skip-probe campaign with --max-shrinks 1 did not exit 1"
+grep -q "^  2 failing seeds not shrunk (--max-shrinks 1); each shrinks with:" "$tmp/check" || fail "no list of unshrunk seeds: $(cat "$tmp/check")"
+line=$(sed -n 's/^    default seed 2 ([a-z-]*): //p' "$tmp/check")
+case "$line" in "qdt check --profile default --seed 2 --seeds 1 --variant skip-probe --out '$tmp/few shrunk'") ;;
+  *) fail "the unshrunk seed's command: $line" ;; esac
+as_printed 1 "$line"
+ls "$tmp/few shrunk"/default-2-*.json >/dev/null 2>&1 || fail "the pasted command wrote no shrunk file"
+timeout 120 "$qdt" check --seeds 1 --variant skip-probe --json --out "$tmp/j" >"$tmp/json" 2>"$tmp/err"
+python3 -c 'import json,sys; f=json.load(open(sys.argv[1]))["failures"][0]; assert f["property"] in f["properties"], f' \
+  "$tmp/json" || fail "a failure's properties do not list its first"
+
 # The campaign's folder replays: its journal is skipped (and said), the failures reproduce.
 timeout 120 "$qdt" replay "$out" --variant skip-probe --quiet --report "$tmp/re port.md" --json >"$tmp/json" 2>"$tmp/err"
 code=$?
