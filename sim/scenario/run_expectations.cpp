@@ -1,5 +1,6 @@
 #include "sim/scenario/run_expectations.h"
 
+#include <algorithm>
 #include <cassert>
 #include <map>
 #include <set>
@@ -13,6 +14,29 @@ using json = nlohmann::json;
 
 RunFailure failure(const std::string& step, const std::string& detail) {
   return {"expectation", std::nullopt, step, std::nullopt, detail};
+}
+
+// Each step's place in the script, depth first, for reporting in the order
+// a reader meets the steps (the expect block itself is a JSON object).
+void number_steps(const std::vector<Step>& steps, std::map<std::string, size_t>& place) {
+  for (const Step& step : steps) {
+    place.emplace(step.id, place.size());
+    number_steps(step.children, place);
+  }
+}
+
+// The expectations in script order; one naming no step of the script last.
+std::vector<std::pair<const std::string*, const StepExpect*>> in_script_order(const Scenario& s) {
+  std::map<std::string, size_t> place;
+  number_steps(s.steps, place);
+  std::vector<std::pair<const std::string*, const StepExpect*>> ordered;
+  for (const auto& [id, x] : s.expect) ordered.emplace_back(&id, &x);
+  std::stable_sort(ordered.begin(), ordered.end(), [&](const auto& a, const auto& b) {
+    const auto pa = place.find(*a.first);
+    const auto pb = place.find(*b.first);
+    return (pa == place.end() ? place.size() : pa->second) < (pb == place.end() ? place.size() : pb->second);
+  });
+  return ordered;
 }
 
 }  // namespace
@@ -30,7 +54,9 @@ void check_expectations(const Scenario& s, const StepOutcomes& out, const histor
     if (const auto p = out.pushes.find(id); p != out.pushes.end()) return &(push_json[id] = p->second.to_json());
     return nullptr;
   };
-  for (const auto& [id, x] : s.expect) {
+  for (const auto& [id_of, x_of] : in_script_order(s)) {
+    const std::string& id = *id_of;
+    const StepExpect& x = *x_of;
     const json* response = answered(id);
     if (response == nullptr) {
       failures.push_back(failure(id, "the step never answered"));

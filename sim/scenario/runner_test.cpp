@@ -62,6 +62,30 @@ TEST(Runner, WrongExpectationsFail) {
   EXPECT_EQ(out.result.failures[0].step, "p2");
 }
 
+// Expectation failures come in the order of the script's steps, not of the
+// expect block's keys ("z-first" sorts after "a-second").
+TEST(Runner, ExpectationFailuresFollowTheScript) {
+  const RunOutcome out = run_scenario(load(R"({
+    "name": "order", "seed": 1,
+    "queues": {"orders": {"dedupWindowSeconds": 3600}},
+    "steps": [
+      {"id": "z-first", "op": "push", "items": [{"queue": "orders", "transactionId": "t1", "data": {}}]},
+      {"op": "parallel", "steps": [
+        {"id": "m-second", "op": "push", "items": [{"queue": "orders", "transactionId": "t2", "data": {}}]}]},
+      {"id": "a-third", "op": "push", "items": [{"queue": "orders", "transactionId": "t3", "data": {}}]}
+    ],
+    "expect": {"a-third": [{"status": "duplicate"}], "m-second": [{"status": "duplicate"}],
+               "z-first": [{"status": "duplicate"}]}
+  })"),
+                                       {});
+  ASSERT_FALSE(out.passed);
+  std::vector<std::string> steps;
+  for (const RunFailure& f : out.result.failures) {
+    if (f.kind == "expectation" && (steps.empty() || steps.back() != f.step)) steps.push_back(f.step);
+  }
+  EXPECT_EQ(steps, (std::vector<std::string>{"z-first", "m-second", "a-third"}));
+}
+
 TEST(Runner, SameSeedSameTraceInOneProcess) {
   const Scenario s = load(race(5));
   const RunOutcome a = run_scenario(s, {.cache_enabled = std::nullopt, .keep_trace_text = true});
