@@ -54,7 +54,9 @@ def normalized(path):
     for r in json.load(open(path)):
         seen = {}
         steps = {}
-        for sid in sorted(r["steps"]):
+        # Steps without an id go by their JSON path, which the eviction steps
+        # inserted before every push shift: compared by id only.
+        for sid in sorted(s for s in r["steps"] if not s.startswith("/")):
             resp = r["steps"][sid]["response"]
             if isinstance(resp, list):
                 steps[sid] = [(i["status"], seen.setdefault(i["message_id"], len(seen)) if i["message_id"] != "00000000-0000-0000-0000-000000000000" else "zero") for i in resp]

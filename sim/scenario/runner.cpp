@@ -22,6 +22,16 @@ void script(const Scenario& scenario, StepRunner& runner) {
 
 }  // namespace
 
+namespace {
+
+// A step without an id goes by its JSON path ("/steps/1/steps/0"), which no
+// id can equal (ids hold no '/').
+std::string step_label(const std::string& id) {
+  return !id.empty() && id[0] == '#' ? "/steps/" + id.substr(1) : id;
+}
+
+}  // namespace
+
 RunOutcome run_scenario(const Scenario& scenario, const RunOptions& options) {
   WorldConfig config = scenario.world;
   config.seed = scenario.seed;
@@ -63,13 +73,12 @@ RunOutcome run_scenario(const Scenario& scenario, const RunOptions& options) {
   for (const properties::Failure& f : properties::check_history(world.history())) {
     result.failures.push_back({"property", f.property, f.step, f.partition, f.detail});
   }
+  for (RunFailure& f : result.failures) f.step = step_label(f.step);
   outcome.passed = result.failures.empty();
   if (options.step_responses) {
-    for (const auto& [id, response] : runner.outcomes().responses) {
-      if (id[0] != '#') result.step_responses[id] = response;
-    }
+    for (const auto& [id, response] : runner.outcomes().responses) result.step_responses[step_label(id)] = response;
     for (const auto& [id, response] : runner.outcomes().pushes) {
-      if (id[0] != '#') result.step_responses[id] = response.to_json();
+      result.step_responses[step_label(id)] = response.to_json();
     }
   }
   result.scenario = scenario.name;

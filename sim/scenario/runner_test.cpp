@@ -86,6 +86,23 @@ TEST(Runner, ExpectationFailuresFollowTheScript) {
   EXPECT_EQ(steps, (std::vector<std::string>{"z-first", "m-second", "a-third"}));
 }
 
+// A step without an id is in the results under its JSON path.
+TEST(Runner, UnnamedStepsAnswerUnderTheirJsonPath) {
+  const RunOutcome out = run_scenario(load(R"({
+    "name": "unnamed", "seed": 1, "queues": {"orders": {"dedupWindowSeconds": 60}},
+    "steps": [{"op": "push", "items": [{"queue": "orders", "transactionId": "t1", "data": {}}]},
+              {"op": "parallel", "steps": [
+                {"op": "push", "items": [{"queue": "orders", "transactionId": "t1", "data": {}}]}]},
+              {"op": "read", "queue": "orders"}]
+  })"),
+                                       {});
+  EXPECT_TRUE(out.passed) << out.result.to_json()["failures"].dump(2);
+  ASSERT_EQ(out.result.step_responses.count("/steps/1/steps/0"), 1u);
+  EXPECT_EQ(out.result.step_responses.at("/steps/0")[0]["status"], "queued");
+  EXPECT_EQ(out.result.step_responses.at("/steps/1/steps/0")[0]["status"], "duplicate");
+  EXPECT_EQ(out.result.step_responses.at("/steps/2")["count"], 1);
+}
+
 TEST(Runner, SameSeedSameTraceInOneProcess) {
   const Scenario s = load(race(5));
   const RunOutcome a = run_scenario(s, {.cache_enabled = std::nullopt, .keep_trace_text = true});

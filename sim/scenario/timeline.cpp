@@ -86,6 +86,8 @@ void add_steps(const std::vector<Step>& steps, int depth, const RunOutcome& outc
                const properties::StepIndex& index, json& out) {
   const std::map<std::string, json>& answered = outcome.result.step_responses;
   for (const Step& s : steps) {
+    // Results name a step without an id by its JSON path (runner.cpp).
+    const std::string& label = s.id[0] == '#' ? s.path : s.id;
     const auto time = outcome.step_times.find(s.path);
     json row = {{"id", s.id},
                 {"path", s.path},
@@ -97,12 +99,12 @@ void add_steps(const std::vector<Step>& steps, int depth, const RunOutcome& outc
                 {"responses", json::array()},
                 {"answer", ""},
                 {"faults", json::array()},
-                {"highlighted", blame.partitions_of_step.count(s.id) > 0}};
+                {"highlighted", blame.partitions_of_step.count(label) > 0}};
     if (s.kind->fault) row["faults"].push_back(op_name(s) + ": " + s.kind->summary(s));
     if (is_push(s)) {
       for (const std::string& f : push_faults(s.id, outcome.history, index)) row["faults"].push_back(f);
     }
-    if (const auto it = answered.find(s.id); it != answered.end()) {
+    if (const auto it = answered.find(label); it != answered.end()) {
       const json& response = it->second;
       if (response.is_array()) {
         for (const json& item : response) {
