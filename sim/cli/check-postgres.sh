@@ -39,7 +39,7 @@ grep -q "^10 seeds (all" "$tmp/out" || fail "profile all on postgres ran: $(head
 
 # Each lock variant in SQL of its own is caught, shrunk to a file whose
 # printed command fails as printed, and the reference passes that file.
-for caught in "probe-outside-lock 1 6" "stamp-before-lock 75 1" "no-row-lock 5 1"; do
+for caught in "probe-outside-lock 1 6" "stamp-before-lock 97 1" "no-row-lock 5 1"; do
   read -r variant first seeds <<<"$caught"
   timeout 300 "$qdt" check --storage postgres --variant "$variant" --profile multi-broker --seed "$first" --seeds "$seeds" --quiet \
     --out "$tmp/$variant" >"$tmp/out" 2>"$tmp/err"

@@ -9,22 +9,39 @@ namespace qdt::impl::postgres::sql {
 #define QDT_PG_TS(p) "(pg_catalog.to_timestamp(0) + " p "::bigint * interval '1 microsecond')"
 #define QDT_PG_TENANT "'00000000-0000-0000-0000-000000000001'::uuid"
 
-#define QDT_PG_FIND_PARTITION                                                                            \
-  "SELECT p.id, p.last_offset, p.txns_start, q.dedup_window_seconds, q.retention_seconds, "             \
-  "q.completed_retention_seconds FROM queen.log_partitions p JOIN queen.queues q ON q.id = p.queue_id " \
-  "WHERE q.tenant_id = " QDT_PG_TENANT " AND q.name = $1 AND p.name = $2"
-inline constexpr const char* kFindPartition = QDT_PG_FIND_PARTITION;
-// A read holds the row in share mode until it commits: a push (FOR UPDATE)
-// cannot commit between the read's statements, so the read answers as of
-// its commit, where the history places it.
-inline constexpr const char* kFindPartitionShared = QDT_PG_FIND_PARTITION " FOR SHARE OF p";
-// A writer beside the push path (an operator's segment delete) takes the
-// push's serializer.
-inline constexpr const char* kFindPartitionLocked = QDT_PG_FIND_PARTITION " FOR UPDATE OF p";
+#define QDT_PG_FIND_PARTITION_COLUMNS                                                          \
+  "SELECT p.id, p.last_offset, p.txns_start, q.dedup_window_seconds, q.retention_seconds, " \
+  "q.completed_retention_seconds FROM queen.log_partitions p JOIN queen.queues q ON q.id = p.queue_id "
+#define QDT_PG_FIND_PARTITION_WHERE "WHERE q.tenant_id = " QDT_PG_TENANT " AND q.name = $1 AND p.name = $2"
+// The advisory key of a partition's turn (queen.qdt_partition_turn in
+// sql/procedures/001_log_schema.sql computes the same): taken before the
+// row's lock, whose waiters the server would wake all at once.
+#define QDT_PG_TURN_KEY(id) "hashtextextended('qdt-partition:' || " id "::text, 0)"
+// The turn joins laterally on both tables, so it is taken for the matching
+// partition only, before the row lock at the top of the plan.
+#define QDT_PG_FIND_PARTITION_TAKING(lock_function, row_lock)                                      \
+  QDT_PG_FIND_PARTITION_COLUMNS "CROSS JOIN LATERAL (SELECT " lock_function "(" QDT_PG_TURN_KEY("p.id") \
+                                ") WHERE q.id = p.queue_id) turn " QDT_PG_FIND_PARTITION_WHERE " " row_lock
+inline constexpr const char* kFindPartition = QDT_PG_FIND_PARTITION_COLUMNS QDT_PG_FIND_PARTITION_WHERE;
+// A read holds its partition's turn shared and the row in share mode until
+// it commits: a push cannot commit between the read's statements, so the
+// read answers as of its commit, where the history places it.
+inline constexpr const char* kFindPartitionShared =
+    QDT_PG_FIND_PARTITION_TAKING("pg_advisory_xact_lock_shared", "FOR SHARE OF p");
+// A writer beside the push path (an ack, an operator's segment delete) takes
+// the push's serializer: the turn, then the row.
+inline constexpr const char* kFindPartitionLocked =
+    QDT_PG_FIND_PARTITION_TAKING("pg_advisory_xact_lock", "FOR UPDATE OF p");
 // The turn qdt_resolve_partition takes before it creates a queue's rows;
 // a configure takes it before it reads the options it will rewrite.
 inline constexpr const char* kQueueCreationTurn =
     "SELECT pg_advisory_xact_lock(hashtextextended(" QDT_PG_TENANT "::text || ':' || $1, 0))";
+// Then the turns of the queue's partitions, in ascending id (the order
+// bundles take them); no partition of the queue can be created meanwhile.
+inline constexpr const char* kQueuePartitionTurns =
+    "SELECT pg_advisory_xact_lock(" QDT_PG_TURN_KEY("s.id") ") FROM (SELECT p.id FROM queen.log_partitions p "
+    "JOIN queen.queues q ON q.id = p.queue_id WHERE q.tenant_id = " QDT_PG_TENANT " AND q.name = $1 "
+    "ORDER BY p.id OFFSET 0) s";
 inline constexpr const char* kSelectOptions =
     "SELECT dedup_window_seconds, retention_seconds, completed_retention_seconds FROM queen.queues "
     "WHERE tenant_id = " QDT_PG_TENANT " AND name = $1";
@@ -56,7 +73,6 @@ inline constexpr const char* kCheckedProbe =
 // Variant probe-outside-lock's probe, in a transaction of its own (variants/probe-outside-lock.sql).
 inline constexpr const char* kProbeOutsideLock =
     "SELECT queen.qdt_probe_outside_lock_v1($1, $2, $3::bytea, $4::bigint, $5::int)";
-inline constexpr const char* kLockPartition = "SELECT 1 FROM queen.log_partitions WHERE id = $1::uuid FOR UPDATE";
 
 inline constexpr const char* kSegmentAt =
     "SELECT r_base, r_end, " QDT_PG_US("r_created") ", r_blob FROM queen.log_segment_at_v1($1::uuid, $2::bigint)";
@@ -117,5 +133,9 @@ inline constexpr const char* kSegmentCount = "SELECT count(*) FROM queen.log_seg
 #undef QDT_PG_US
 #undef QDT_PG_TS
 #undef QDT_PG_TENANT
+#undef QDT_PG_TURN_KEY
+#undef QDT_PG_FIND_PARTITION_COLUMNS
+#undef QDT_PG_FIND_PARTITION_WHERE
+#undef QDT_PG_FIND_PARTITION_TAKING
 
 }  // namespace qdt::impl::postgres::sql

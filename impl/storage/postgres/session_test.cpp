@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "impl/storage/postgres/lock_probe.h"
+#include "impl/storage/postgres/pg_sql.h"
 #include "impl/storage/postgres/postgres_test_env.h"
 #include "impl/storage/postgres/session.h"
 
@@ -97,6 +98,44 @@ TEST_F(Stepping, PushesToDifferentPartitionsDoNotBlockEachOther) {
   ASSERT_EQ(b_->wait_until_done_or_blocked(*probe_, pids_), Progress::returned);
   EXPECT_EQ(json::parse(b_->take_outcome().value(0, 0))["status"], "queued");
   step(*a_, "COMMIT");
+}
+
+// The partition's turn (docs/semantics.md §9.3): the adapter's statements
+// compute the key the SQL's qdt_partition_turn takes, and waiters are
+// granted in the order they asked, a writer at a time.
+TEST_F(Stepping, ThePartitionsTurnIsGrantedInTheOrderAsked) {
+  ASSERT_EQ(push("q", "p", {"seed"})["status"], "queued");
+  Session c(cluster().base_conninfo(), database(), "c");
+  const std::vector<int> pids{a_->backend_pid(), b_->backend_pid(), c.backend_pid()};
+  step(*a_, "BEGIN");
+  step(*a_, "SELECT queen.qdt_partition_turn($1::uuid)", {Param::text(partition_id("q", "p"))});
+  step(*b_, "BEGIN");
+  b_->send(sql::kFindPartitionLocked, {Param::text("q"), Param::text("p")});
+  ASSERT_EQ(b_->wait_until_done_or_blocked(*probe_, pids), Progress::blocked);
+  c.send(kPush, push_params("p", "k"));
+  ASSERT_EQ(c.wait_until_done_or_blocked(*probe_, pids), Progress::blocked);
+  step(*a_, "COMMIT");
+  ASSERT_EQ(b_->wait_until_done_or_blocked(*probe_, pids), Progress::returned);
+  EXPECT_EQ(b_->take_outcome().rows.size(), 1u);
+  // The push asked after the ack-like writer: it waits for that one's end.
+  ASSERT_EQ(c.wait_until_done_or_blocked(*probe_, pids), Progress::blocked);
+  step(*b_, "COMMIT");
+  ASSERT_EQ(c.wait_until_done_or_blocked(*probe_, pids), Progress::returned);
+  EXPECT_EQ(json::parse(c.take_outcome().value(0, 0))["baseOffset"], 1);
+}
+
+TEST_F(Stepping, AReadTakesThePartitionsTurnSharedBesideOtherReads) {
+  ASSERT_EQ(push("q", "p", {"seed"})["status"], "queued");
+  step(*a_, "BEGIN");
+  ASSERT_EQ(step(*a_, sql::kFindPartitionShared, {Param::text("q"), Param::text("p")}).rows.size(), 1u);
+  step(*b_, "BEGIN");
+  ASSERT_EQ(step(*b_, sql::kFindPartitionShared, {Param::text("q"), Param::text("p")}).rows.size(), 1u);
+  step(*b_, "COMMIT");
+  b_->send(kPush, push_params("p", "k"));
+  ASSERT_EQ(b_->wait_until_done_or_blocked(*probe_, pids_), Progress::blocked);
+  step(*a_, "COMMIT");
+  ASSERT_EQ(b_->wait_until_done_or_blocked(*probe_, pids_), Progress::returned);
+  EXPECT_EQ(json::parse(b_->take_outcome().value(0, 0))["status"], "queued");
 }
 
 TEST_F(Stepping, ACancelledBlockedStatementReturnsSqlstate57014) {

@@ -1,7 +1,8 @@
 -- Design variant no-row-lock (docs/variants.md): the push takes no row lock
 -- for its probe. The partition row is read without FOR UPDATE, `now` and the
--- probe run unserialized, and only the allocator's UPDATE, later in the same
--- transaction, waits for another push of the partition to commit. Two
+-- probe run unserialized, and only the allocator (its partition's turn, then
+-- its UPDATE), later in the same transaction, waits for another push of the
+-- partition to commit. Two
 -- pushes of one key both probe before either allocates, and both queue.
 CREATE OR REPLACE FUNCTION queen.qdt_lock_partition(p_pid uuid, OUT r_last bigint, OUT r_txns_start bigint,
                                                     OUT r_now timestamptz, OUT r_window int)

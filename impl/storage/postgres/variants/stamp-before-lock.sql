@@ -8,6 +8,7 @@ CREATE OR REPLACE FUNCTION queen.qdt_lock_partition(p_pid uuid, OUT r_last bigin
 LANGUAGE plpgsql
 AS $$
 BEGIN
+    PERFORM queen.qdt_partition_turn(p_pid);
     SELECT p.last_offset, p.txns_start INTO r_last, r_txns_start
     FROM queen.log_partitions p WHERE p.id = p_pid
     FOR UPDATE;

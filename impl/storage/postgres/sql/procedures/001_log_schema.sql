@@ -62,6 +62,24 @@ CREATE OR REPLACE FUNCTION queen.qdt_partition_id(p_queue_id uuid, p_partition t
 LANGUAGE sql IMMUTABLE
 AS $$ SELECT md5('p' || p_queue_id::text || ':' || octet_length(p_partition)::text || ':' || p_partition)::uuid $$;
 
+-- A partition's turn: every transaction of qdt's that locks a partition row
+-- takes this advisory lock first (shared to read), released at its end. The
+-- server grants an advisory lock's waiters in the order they asked; waiters
+-- on a row its holder updates instead all wake at its commit and race for
+-- the new version, so the server's timing, not the schedule, would pick the
+-- next holder. The key is the one pg_sql.h's statements compute.
+CREATE OR REPLACE FUNCTION queen.qdt_partition_turn(p_pid uuid, p_shared boolean DEFAULT false) RETURNS void
+LANGUAGE plpgsql
+AS $$
+BEGIN
+    IF p_shared THEN
+        PERFORM pg_advisory_xact_lock_shared(hashtextextended('qdt-partition:' || p_pid::text, 0));
+    ELSE
+        PERFORM pg_advisory_xact_lock(hashtextextended('qdt-partition:' || p_pid::text, 0));
+    END IF;
+END;
+$$;
+
 -- The partition's id and its queue's window, provisioning both on first
 -- contact. Takes no lock on an existing partition row.
 CREATE OR REPLACE FUNCTION queen.qdt_resolve_partition(p_queue text, p_partition text, p_tenant uuid,

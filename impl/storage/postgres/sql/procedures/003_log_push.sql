@@ -50,6 +50,7 @@ CREATE OR REPLACE FUNCTION queen.qdt_lock_partition(p_pid uuid, OUT r_last bigin
 LANGUAGE plpgsql
 AS $$
 BEGIN
+    PERFORM queen.qdt_partition_turn(p_pid);
     SELECT p.last_offset, p.txns_start INTO r_last, r_txns_start
     FROM queen.log_partitions p WHERE p.id = p_pid
     FOR UPDATE;
@@ -110,10 +111,14 @@ BEGIN
                                                 (v_probe->>'rows')::bigint);
             END IF;
         END IF;
+        -- Held already unless a variant's lock took no turn: the allocators
+        -- then still queue in order.
+        PERFORM queen.qdt_partition_turn(p_pid);
         UPDATE queen.log_partitions SET last_offset = last_offset + p_msg_count
         WHERE id = p_pid
         RETURNING last_offset INTO v_last;
     ELSE
+        PERFORM queen.qdt_partition_turn(p_pid);
         UPDATE queen.log_partitions SET last_offset = last_offset + p_msg_count
         WHERE id = p_pid
         RETURNING last_offset INTO v_last;
@@ -171,7 +176,7 @@ END;
 $$;
 
 -- Several partitions' segments in one transaction. Every target row is
--- locked before any write, in ascending partition id, so two bundles over
+-- locked (its turn first) before any write, in ascending partition id, so two bundles over
 -- the same partitions cannot wait on each other in a cycle.
 CREATE OR REPLACE FUNCTION queen.log_push_multi_v1(
     p_queues text[],
@@ -215,6 +220,15 @@ BEGIN
         ORDER BY 1, 2, 3
     LOOP
         PERFORM queen.qdt_resolve_partition(v_rec.queue, v_rec.part, v_rec.tenant);
+    END LOOP;
+    FOR v_rec IN
+        SELECT DISTINCT p.id
+        FROM unnest(v_tenants, p_queues, p_partitions) AS u(tenant, queue, part)
+        JOIN queen.queues q ON q.tenant_id = u.tenant AND q.name = u.queue
+        JOIN queen.log_partitions p ON p.queue_id = q.id AND p.name = u.part
+        ORDER BY p.id
+    LOOP
+        PERFORM queen.qdt_partition_turn(v_rec.id);
     END LOOP;
     PERFORM 1
     FROM unnest(v_tenants, p_queues, p_partitions) AS u(tenant, queue, part)

@@ -15,6 +15,7 @@ DECLARE
     v_deleted int;
     v_spans jsonb;
 BEGIN
+    PERFORM queen.qdt_partition_turn(p_pid);
     SELECT p.txns_start, p.last_offset INTO v_txns_start, v_last
     FROM queen.log_partitions p WHERE p.id = p_pid
     FOR UPDATE;
@@ -62,6 +63,7 @@ DECLARE
     v_deleted int;
     v_spans jsonb;
 BEGIN
+    PERFORM queen.qdt_partition_turn(p_pid);
     SELECT p.log_start, p.last_offset INTO v_log_start, v_last
     FROM queen.log_partitions p WHERE p.id = p_pid
     FOR UPDATE;
