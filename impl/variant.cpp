@@ -18,6 +18,7 @@ constexpr Named kVariants[] = {
     {Variant::probe_outside_lock, "probe-outside-lock", "storage: probe in one transaction, allocate in a later one"},
     {Variant::stamp_before_lock, "stamp-before-lock", "storage: now is read before the write lock (Queen before 0.16.0)"},
     {Variant::no_row_lock, "no-row-lock", "storage SQL (PostgreSQL): the probe runs without FOR UPDATE; only the allocator's UPDATE serializes"},
+    {Variant::bundle_unordered_locks, "bundle-unordered-locks", "storage SQL (PostgreSQL): a bundle locks its partitions in request order, not ascending id"},
     {Variant::bloom_filter, "bloom-filter", "storage SQL: membership through a small Bloom filter instead of exact hashes"},
     {Variant::no_expire_before_verify, "no-expire-before-verify", "cache: answers without expiring segments first"},
     {Variant::plain_set, "plain-set", "cache: the hash set is not refcounted"},

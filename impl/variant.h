@@ -20,6 +20,7 @@ enum class Variant {
   probe_outside_lock,     // storage probes in one transaction and allocates in a later one
   stamp_before_lock,      // storage reads `now` before it takes the write lock
   no_row_lock,            // PostgreSQL: the probe runs without FOR UPDATE; only the allocator's UPDATE serializes
+  bundle_unordered_locks,  // PostgreSQL: a bundle locks its partitions in request order, not ascending id
   bloom_filter,           // storage matches hashes through a small Bloom filter instead of exactly
   no_expire_before_verify,  // the cache answers without expiring first
   plain_set,              // the cache's hash set is not refcounted

@@ -202,13 +202,22 @@ PushResponse Broker::push(const nlohmann::json& request, uint64_t request_id) {
       if (inserted) order.push_back(key);
       it->second.push_back(f);
     }
-    for (const auto& key : order) {
-      std::vector<PendingFrame> group;
-      const auto& indices = by_partition[key];
-      group.reserve(indices.size());
-      for (size_t f : indices) group.push_back(std::move(frames[f]));
-      submit(key, group);
-      for (size_t g = 0; g < indices.size(); ++g) frames[indices[g]] = std::move(group[g]);
+    std::vector<std::vector<PendingFrame>> groups(order.size());
+    for (size_t k = 0; k < order.size(); ++k) {
+      const auto& indices = by_partition[order[k]];
+      groups[k].reserve(indices.size());
+      for (size_t f : indices) groups[k].push_back(std::move(frames[f]));
+    }
+    // A bundle goes straight to storage, past the partitions' fusion lanes:
+    // waiting in several lanes at once could wait in a cycle.
+    if (bundles_) {
+      push_bundle(groups);
+    } else {
+      for (size_t k = 0; k < order.size(); ++k) submit(order[k], groups[k]);
+    }
+    for (size_t k = 0; k < order.size(); ++k) {
+      const auto& indices = by_partition[order[k]];
+      for (size_t g = 0; g < indices.size(); ++g) frames[indices[g]] = std::move(groups[k][g]);
     }
   }
 
@@ -376,12 +385,12 @@ void Broker::forget_storage() {
   known_window_.clear();
 }
 
-void Broker::push_partition(std::vector<PendingFrame>& group, std::vector<std::pair<uint32_t, uint64_t>> followers) {
-  assert(!group.empty());
-  const std::string& queue = group.front().queue;
-  const std::string& partition = group.front().partition;
-  std::vector<size_t> remaining(group.size());
-  for (size_t i = 0; i < group.size(); ++i) remaining[i] = i;
+// One partition's frames on their way to storage: those without a verdict,
+// the round, and the segment out at storage.
+struct Broker::PartitionPush {
+  std::vector<PendingFrame>& group;
+  std::vector<size_t> remaining;
+  std::vector<std::pair<uint32_t, uint64_t>> followers;  // round 0's
   // A lost connection (storage restarted) leaves a push's fate unknown: it
   // may have committed before the answer died. The same frames go again on
   // the new connection, with what the broker learnt forgotten, and storage's
@@ -389,93 +398,166 @@ void Broker::push_partition(std::vector<PendingFrame>& group, std::vector<std::p
   // meaning "nothing committed" (docs/semantics.md §2.4). Bounded: storage may keep
   // restarting.
   uint32_t lost_retries = 0;
-  // Each duplicate answer removes at least one frame: at most K rounds.
-  for (size_t round = 0; !remaining.empty(); ++round) {
-    assert(round <= group.size() + lost_retries);
-    if (round == 1) QDT_REACHED("broker.duplicate_round_2");
-    if (round == 2) QDT_REACHED("broker.duplicate_round_3");
-    if (lost_retries > 0 && round == lost_retries) QDT_REACHED("broker.repushed_after_lost_connection");
-    SegmentPush segment;
-    segment.queue = queue;
-    segment.partition = partition;
-    if (round == 0) segment.followers = std::move(followers);  // indices match: round 0 sends every frame
-    segment.frames.reserve(remaining.size());
-    std::vector<Hash128> hashes;
-    hashes.reserve(remaining.size());
-    for (size_t i : remaining) {
-      segment.frames.push_back(group[i].frame);
-      hashes.push_back(group[i].frame.hash);
-    }
-    const auto key = std::make_pair(queue, partition);
-    const auto known = known_window_.find(key);
-    segment.window_seconds_assumed = known == known_window_.end() ? -1 : known->second.window_seconds;
-    // The cache only narrows the probe; unknown window or any doubt: -1.
-    segment.p_verified = segment.window_seconds_assumed > 0
-                             ? cache_.watermark(queue, partition, hashes, clock_.now_ms(),
-                                                segment.window_seconds_assumed, *this)
-                             : -1;
-    if (segment.p_verified >= 0) segment.p_verified += watermark_slack_;
-    if (segment.p_verified < 0) {
-      (this->*settle_locally_)(group, remaining, segment, hashes);
-      if (remaining.empty()) return;
-    }
-    PushResult result;
-    bool retry = false;
-    try {
-      stats_.segments_pushed++;
-      result = storage_.push(segment);
-      (this->*learn_window_)(key, result.window_seconds);
-      if (result.queued) {
-        cache_.record_queued(queue, partition, result.base_offset,
-                             result.base_offset + static_cast<int64_t>(hashes.size()) - 1, result.created_at_ms,
-                             hashes, result.window_seconds);
-      }
-    } catch (const StorageError& e) {
-      stats_.storage_errors++;
-      if (e.connection_lost()) forget_storage();
-      retry = e.connection_lost() && lost_retries < kLostConnectionRetriesMax;
-      if (!retry) {
-        for (size_t i : remaining) {
-          group[i].status = ItemStatus::error;
-          group[i].error = std::string("storage: ") + e.what();
-          group[i].message_id = kZeroUuidText;
-        }
-        return;
-      }
-    }
-    if (retry) {  // outside the handler: the next push switches fibers
-      ++lost_retries;
-      continue;
-    }
-    if (result.queued) {
-      for (size_t i : remaining) {
-        group[i].status = ItemStatus::queued;
-        group[i].message_id = to_string(group[i].frame.message_id);
-      }
-      return;
-    }
-    stats_.duplicate_rounds++;
-    assert(!result.duplicates.empty());
-    std::vector<bool> settled(remaining.size(), false);
-    for (const auto& [frame_index, offset] : result.duplicates) {
-      assert(frame_index < remaining.size() && !settled[frame_index]);
-      settled[frame_index] = true;
-      PendingFrame& f = group[remaining[frame_index]];
-      f.message_id = (this->*duplicate_id_)(queue, partition, offset);
-      // After a lost connection the original storage names may be this very
-      // frame: its first attempt committed and the answer died. Message ids
-      // are unique per frame, so the id says so exactly; the item was written
-      // by this request and answers queued (docs/semantics.md §2.4), not duplicate.
-      const bool own_commit = lost_retries > 0 && f.message_id == to_string(f.frame.message_id);
-      if (own_commit) QDT_REACHED("broker.repush_found_its_own_commit");
-      f.status = own_commit ? ItemStatus::queued : ItemStatus::duplicate;
-    }
-    std::vector<size_t> survivors;
-    for (size_t k = 0; k < remaining.size(); ++k) {
-      if (!settled[k]) survivors.push_back(remaining[k]);
-    }
-    remaining = std::move(survivors);
+  size_t round = 0;  // each duplicate answer removes at least one frame: at most K rounds
+  SegmentPush segment;
+  std::vector<Hash128> hashes;
+
+  PartitionPush(std::vector<PendingFrame>& frames, std::vector<std::pair<uint32_t, uint64_t>> round_zero_followers)
+      : group(frames), remaining(frames.size()), followers(std::move(round_zero_followers)) {
+    assert(!frames.empty());
+    for (size_t i = 0; i < frames.size(); ++i) remaining[i] = i;
   }
+};
+
+void Broker::push_partition(std::vector<PendingFrame>& group, std::vector<std::pair<uint32_t, uint64_t>> followers) {
+  PartitionPush p(group, std::move(followers));
+  while (next_segment(p)) push_once(p);
+}
+
+bool Broker::next_segment(PartitionPush& p) {
+  if (p.remaining.empty()) return false;
+  assert(p.round <= p.group.size() + p.lost_retries);
+  if (p.round == 1) QDT_REACHED("broker.duplicate_round_2");
+  if (p.round == 2) QDT_REACHED("broker.duplicate_round_3");
+  if (p.lost_retries > 0 && p.round == p.lost_retries) QDT_REACHED("broker.repushed_after_lost_connection");
+  const std::string& queue = p.group.front().queue;
+  const std::string& partition = p.group.front().partition;
+  SegmentPush& segment = p.segment;
+  segment = SegmentPush{};
+  segment.queue = queue;
+  segment.partition = partition;
+  if (p.round == 0) segment.followers = std::move(p.followers);  // indices match: round 0 sends every frame
+  segment.frames.reserve(p.remaining.size());
+  p.hashes.clear();
+  p.hashes.reserve(p.remaining.size());
+  for (size_t i : p.remaining) {
+    segment.frames.push_back(p.group[i].frame);
+    p.hashes.push_back(p.group[i].frame.hash);
+  }
+  const auto key = std::make_pair(queue, partition);
+  const auto known = known_window_.find(key);
+  segment.window_seconds_assumed = known == known_window_.end() ? -1 : known->second.window_seconds;
+  // The cache only narrows the probe; unknown window or any doubt: -1.
+  segment.p_verified = segment.window_seconds_assumed > 0
+                           ? cache_.watermark(queue, partition, p.hashes, clock_.now_ms(),
+                                              segment.window_seconds_assumed, *this)
+                           : -1;
+  if (segment.p_verified >= 0) segment.p_verified += watermark_slack_;
+  if (segment.p_verified < 0) {
+    (this->*settle_locally_)(p.group, p.remaining, segment, p.hashes);
+    if (p.remaining.empty()) return false;
+  }
+  return true;
+}
+
+void Broker::push_once(PartitionPush& p) {
+  PushResult result;
+  std::optional<StorageError> failure;
+  try {
+    stats_.segments_pushed++;
+    result = storage_.push(p.segment);
+  } catch (const StorageError& e) {
+    note_storage_error(e);
+    failure = e;
+  }
+  // Outside the handler: the next push switches fibers.
+  if (failure) take_failure(p, *failure);
+  else take_answer(p, result);
+}
+
+void Broker::push_bundle(std::vector<std::vector<PendingFrame>>& groups) {
+  std::vector<PartitionPush> parts;
+  parts.reserve(groups.size());
+  for (auto& group : groups) parts.emplace_back(group, std::vector<std::pair<uint32_t, uint64_t>>{});
+  std::vector<PartitionPush*> out;
+  for (PartitionPush& p : parts) {
+    if (next_segment(p)) out.push_back(&p);
+  }
+  if (out.size() == 1) push_once(*out.front());
+  if (out.size() >= 2) {
+    QDT_REACHED("broker.bundle_pushed");
+    std::vector<SegmentPush> segments;
+    segments.reserve(out.size());
+    for (PartitionPush* p : out) segments.push_back(std::move(p->segment));
+    std::vector<PushResult> results;
+    std::optional<StorageError> failure;
+    try {
+      stats_.segments_pushed += segments.size();
+      stats_.bundles_pushed++;
+      results = storage_.push_bundle(segments);
+      assert(results.size() == segments.size());
+    } catch (const StorageError& e) {
+      note_storage_error(e);
+      failure = e;
+    }
+    // All or nothing: every partition of the bundle takes the one outcome.
+    for (size_t k = 0; k < out.size(); ++k) {
+      if (failure) take_failure(*out[k], *failure);
+      else take_answer(*out[k], results[k]);
+    }
+  }
+  // Later rounds (duplicates answered, a lost connection) one partition at a time.
+  for (PartitionPush& p : parts) {
+    while (next_segment(p)) push_once(p);
+  }
+}
+
+void Broker::note_storage_error(const StorageError& e) {
+  stats_.storage_errors++;
+  if (e.connection_lost()) forget_storage();
+}
+
+void Broker::take_failure(PartitionPush& p, const StorageError& e) {
+  if (e.connection_lost() && p.lost_retries < kLostConnectionRetriesMax) {
+    ++p.lost_retries;
+    ++p.round;
+    return;
+  }
+  for (size_t i : p.remaining) {
+    p.group[i].status = ItemStatus::error;
+    p.group[i].error = std::string("storage: ") + e.what();
+    p.group[i].message_id = kZeroUuidText;
+  }
+  p.remaining.clear();
+}
+
+void Broker::take_answer(PartitionPush& p, const PushResult& result) {
+  const std::string& queue = p.group.front().queue;
+  const std::string& partition = p.group.front().partition;
+  (this->*learn_window_)(std::make_pair(queue, partition), result.window_seconds);
+  ++p.round;
+  if (result.queued) {
+    cache_.record_queued(queue, partition, result.base_offset,
+                         result.base_offset + static_cast<int64_t>(p.hashes.size()) - 1, result.created_at_ms,
+                         p.hashes, result.window_seconds);
+    for (size_t i : p.remaining) {
+      p.group[i].status = ItemStatus::queued;
+      p.group[i].message_id = to_string(p.group[i].frame.message_id);
+    }
+    p.remaining.clear();
+    return;
+  }
+  stats_.duplicate_rounds++;
+  assert(!result.duplicates.empty());
+  std::vector<bool> settled(p.remaining.size(), false);
+  for (const auto& [frame_index, offset] : result.duplicates) {
+    assert(frame_index < p.remaining.size() && !settled[frame_index]);
+    settled[frame_index] = true;
+    PendingFrame& f = p.group[p.remaining[frame_index]];
+    f.message_id = (this->*duplicate_id_)(queue, partition, offset);
+    // After a lost connection the original storage names may be this very
+    // frame: its first attempt committed and the answer died. Message ids
+    // are unique per frame, so the id says so exactly; the item was written
+    // by this request and answers queued (docs/semantics.md §2.4), not duplicate.
+    const bool own_commit = p.lost_retries > 0 && f.message_id == to_string(f.frame.message_id);
+    if (own_commit) QDT_REACHED("broker.repush_found_its_own_commit");
+    f.status = own_commit ? ItemStatus::queued : ItemStatus::duplicate;
+  }
+  std::vector<size_t> survivors;
+  for (size_t k = 0; k < p.remaining.size(); ++k) {
+    if (!settled[k]) survivors.push_back(p.remaining[k]);
+  }
+  p.remaining = std::move(survivors);
 }
 
 void Broker::settle_held_hits(std::vector<PendingFrame>& group, std::vector<size_t>& remaining, SegmentPush& segment,

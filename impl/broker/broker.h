@@ -53,6 +53,7 @@ struct BrokerStats {
   uint64_t storage_errors = 0;
   uint64_t storage_resets = 0;  // lost connections: cache and windows forgotten
   uint64_t fused_segments = 0;  // flushes that carried frames of more than one request
+  uint64_t bundles_pushed = 0;  // transactions that carried several partitions' segments
 };
 
 class Broker : private HydrationSource {
@@ -79,6 +80,9 @@ class Broker : private HydrationSource {
   void set_variant(Variant variant);
   // The switch that turns fusion off (one segment per request per partition).
   void set_fusion(bool enabled) { fusion_ = enabled; }
+  // The switch that sends a request's first segments for several partitions
+  // in one transaction (docs/semantics.md §9.5, StoragePort::push_bundle).
+  void set_bundles(bool enabled) { bundles_ = enabled; }
 
   // A crash (docs/semantics.md §3 crash_broker): the broker loses everything it held in
   // memory — its cache, the windows it learnt, and every request waiting in
@@ -102,12 +106,24 @@ class Broker : private HydrationSource {
   struct PendingFrame;
   struct Batch;
   struct Lane;
+  struct PartitionPush;
   void submit(const std::pair<std::string, std::string>& partition, std::vector<PendingFrame>& frames);
   void flush_round(const std::vector<Batch*>& round);
   // `followers`: layer-2 followers (fused frame index, follower request),
   // recorded with the first segment pushed.
   void push_partition(std::vector<PendingFrame>& frames,
                       std::vector<std::pair<uint32_t, uint64_t>> followers = {});
+  // Each group's first segment in one bundle, later rounds alone.
+  void push_bundle(std::vector<std::vector<PendingFrame>>& groups);
+  // The partition's next segment (p.segment); false when no frame is left
+  // for storage (every one answered, or settled without it).
+  bool next_segment(PartitionPush& p);
+  void push_once(PartitionPush& p);
+  void note_storage_error(const StorageError& e);
+  // A failed transaction: the frames go again after a lost connection
+  // (bounded), else each answers error.
+  void take_failure(PartitionPush& p, const StorageError& e);
+  void take_answer(PartitionPush& p, const PushResult& result);
   std::string resolve_original_id(const std::string& queue, const std::string& partition, int64_t offset);
   // Before a segment goes to storage with p_verified == -1: settles frames
   // without storage, drops them from `remaining` and `segment` (followers
@@ -131,6 +147,7 @@ class Broker : private HydrationSource {
   SettleLocally settle_locally_ = &Broker::settle_none;  // bound in set_variant
   WaitPort* wait_;
   bool fusion_ = true;
+  bool bundles_ = false;
   // Shared with the fibers flushing them, so a crash can drop a lane while
   // its flusher is still out at storage.
   std::map<std::pair<std::string, std::string>, std::shared_ptr<Lane>> lanes_;

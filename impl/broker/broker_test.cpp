@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -16,14 +17,35 @@ using testing_broker::CountingRandom;
 using testing_broker::DirectStorage;
 using testing_broker::FixedClock;
 
-struct BrokerFixture : testing::Test {
+// A port that pushes a bundle's segments in turn (SQLite's database lock
+// makes that one transaction's worth here) and records each bundle's size.
+struct BundlingStorage : DirectStorage {
+  using DirectStorage::DirectStorage;
+  std::vector<size_t> bundles;
+  std::optional<StorageError> fail_bundle;
+  std::vector<PushResult> push_bundle(const std::vector<SegmentPush>& segments) override {
+    bundles.push_back(segments.size());
+    if (fail_bundle) {
+      const StorageError e = *fail_bundle;
+      fail_bundle.reset();
+      throw e;
+    }
+    std::vector<PushResult> out;
+    for (const SegmentPush& s : segments) out.push_back(storage.push(s));
+    return out;
+  }
+};
+
+template <class Port>
+struct BrokerWith : testing::Test {
   FixedClock clock;
   CountingRandom random;
-  DirectStorage storage{clock};
+  Port storage{clock};
   Broker broker{0, clock, random, storage};
   uint64_t next_request = 1;
   PushResponse push(const char* json) { return broker.push(nlohmann::json::parse(json), next_request++); }
 };
+using BrokerFixture = BrokerWith<DirectStorage>;
 
 TEST_F(BrokerFixture, SameKeyTwiceIsQueuedThenDuplicateWithTheOriginalId) {
   const auto r1 = push(R"([{"queue":"orders","transactionId":"t1","data":{"n":1}}])");
@@ -198,6 +220,53 @@ TEST(BrokerVariant, TrustLocalHitAnswersDuplicateForAnOriginalOutOfTheWindow) {
       EXPECT_FALSE(frame->transaction_id.empty()) << "offset " << offset;
     }
   }
+}
+
+struct BrokerBundles : BrokerWith<BundlingStorage> {
+  BrokerBundles() { broker.set_bundles(true); }
+  static constexpr const char* kTwoPartitions =
+      R"([{"queue":"q","partition":"A","transactionId":"t1","data":1},{"queue":"q","partition":"B","transactionId":"t2","data":2}])";
+};
+
+TEST_F(BrokerBundles, ARequestOverTwoPartitionsGoesAsOneBundleAndItsRetryAnswersDuplicate) {
+  const auto first = push(kTwoPartitions);
+  EXPECT_EQ(storage.bundles, (std::vector<size_t>{2}));
+  EXPECT_EQ(storage.pushes, 0);
+  EXPECT_EQ(first.items[0].status, ItemStatus::queued);
+  EXPECT_EQ(first.items[1].status, ItemStatus::queued);
+  const auto again = push(kTwoPartitions);
+  EXPECT_EQ(storage.bundles, (std::vector<size_t>{2, 2}));
+  EXPECT_EQ(again.items[0].status, ItemStatus::duplicate);
+  EXPECT_EQ(again.items[0].message_id, first.items[0].message_id);
+  EXPECT_EQ(again.items[1].message_id, first.items[1].message_id);
+  // A request for one partition is no bundle.
+  push(R"([{"queue":"q","partition":"A","transactionId":"t3","data":3}])");
+  EXPECT_EQ(storage.bundles.size(), 2u);
+  EXPECT_EQ(storage.pushes, 1);
+}
+
+TEST_F(BrokerBundles, AFailedBundleAnswersErrorForEveryPartition) {
+  storage.fail_bundle = StorageError("injected");
+  const auto r = push(kTwoPartitions);
+  EXPECT_EQ(r.items[0].status, ItemStatus::error);
+  EXPECT_EQ(r.items[1].status, ItemStatus::error);
+  EXPECT_EQ(storage.storage.stored_messages("q", "A"), 0);
+  EXPECT_EQ(storage.storage.stored_messages("q", "B"), 0);
+}
+
+TEST_F(BrokerBundles, ALostBundleGoesAgainOnePartitionAtATime) {
+  storage.fail_bundle = StorageError::connection_lost("injected");
+  const auto r = push(kTwoPartitions);
+  EXPECT_EQ(storage.bundles, (std::vector<size_t>{2}));
+  EXPECT_EQ(storage.pushes, 2);
+  EXPECT_EQ(r.items[0].status, ItemStatus::queued);
+  EXPECT_EQ(r.items[1].status, ItemStatus::queued);
+  EXPECT_EQ(broker.stats().storage_resets, 1u);
+}
+
+TEST_F(BrokerFixture, WithoutBundlesEachPartitionIsItsOwnPush) {
+  push(BrokerBundles::kTwoPartitions);
+  EXPECT_EQ(storage.pushes, 2);
 }
 
 TEST_F(BrokerFixture, EmptyRequestAnswersEmpty) {

@@ -31,6 +31,11 @@ class StorageEngine {
 
   // The push transaction (docs/semantics.md §2.4).
   virtual PushResult push(const SegmentPush& segment) = 0;
+  // Several partitions' segments in one transaction (docs/semantics.md
+  // §9.5), answered in order. Only an engine with row locks has it.
+  virtual std::vector<PushResult> push_bundle(const std::vector<SegmentPush>& segments) {
+    throw StorageError("this storage engine does not push bundles");
+  }
   // The segment covering `offset`, if still present (docs/semantics.md §2.6).
   virtual std::optional<CoveringSegment> covering_segment(const std::string& queue, const std::string& partition,
                                                           int64_t offset) = 0;

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "impl/storage/storage_types.h"
 
@@ -15,6 +16,11 @@ class StoragePort {
  public:
   virtual ~StoragePort() = default;
   virtual PushResult push(const SegmentPush& segment) = 0;
+  // Several partitions' first segments in one transaction, answered in
+  // order; throws StorageError when the transaction failed whole.
+  virtual std::vector<PushResult> push_bundle(const std::vector<SegmentPush>& segments) {
+    throw StorageError("this storage port does not push bundles");
+  }
   virtual std::optional<CoveringSegment> covering_segment(const std::string& queue, const std::string& partition,
                                                           int64_t offset) = 0;
   // Cache hydration (docs/semantics.md §2.11). A port that cannot serve it throws, and the

@@ -89,7 +89,12 @@ void add_seed(json& share, const std::string& profile, uint64_t seed, const Seed
 
 std::optional<std::string> engine_refuses_campaign(StorageEngineKind engine, const std::string& profile,
                                                   impl::Variant variant, double fork_rare_share) {
-  if (engine == StorageEngineKind::sqlite) return engine_refuses_variant(engine, variant);
+  if (engine == StorageEngineKind::sqlite) {
+    if (profile_needs_postgres(profile)) {
+      return "profile " + profile + " needs per-partition row locks: run it with --storage postgres";
+    }
+    return engine_refuses_variant(engine, variant);
+  }
   // Power loss is SQLite's VFS (docs/semantics.md §9.1); "all" runs every other profile.
   if (profile_needs_power_loss(profile)) {
     return "--storage postgres: profile " + profile + " needs crash_storage (power loss), which is SQLite's";
@@ -212,7 +217,7 @@ Outcome run_campaign(const CampaignOptions& a, impl::Variant variant, uint64_t j
     }
     if (a.profile == "all" && !a.quiet) {
       std::cerr << "note: --storage postgres: profile all runs every profile but power-loss (power loss is "
-                   "SQLite's VFS)\n";
+                   "SQLite's VFS), and the PostgreSQL profile bundles\n";
     }
     // Before any worker forks: each attaches to this server (sim/world/pg_process.h).
     if (auto problem = start_pg_process_problem({a.pg_url, static_cast<int64_t>(jobs)})) {

@@ -45,6 +45,7 @@ class Generator {
     world["brokers"] = brokers_;
     if (k_.cache_budget_bytes > 0) world["cache"] = {{"enabled", true}, {"budget_bytes", k_.cache_budget_bytes}};
     if (k_.decline_cooldown_flushes > 0) world["cache"]["decline_cooldown_flushes"] = k_.decline_cooldown_flushes;
+    if (k_.bundles) world["bundles"] = true;
     json network;
     if (k_.zero_latency) network["latency_ms"] = {0, 0};
     else network["latency_ms"] = {rng_.between(0, 2), rng_.between(2, 8)};
@@ -324,20 +325,31 @@ const std::vector<std::string>& profile_names() {
   return names;
 }
 
+const std::vector<std::string>& postgres_profile_names() {
+  static const std::vector<std::string> names = {"bundles"};
+  return names;
+}
+
 bool profile_needs_power_loss(const std::string& profile) { return profile == "power-loss"; }
 
-std::vector<std::string> profiles_to_run(const std::string& profile, bool engine_loses_power) {
+bool profile_needs_postgres(const std::string& profile) {
+  const auto& names = postgres_profile_names();
+  return std::find(names.begin(), names.end(), profile) != names.end();
+}
+
+std::vector<std::string> profiles_to_run(const std::string& profile, bool sqlite) {
   if (profile != "all") return {profile};
   std::vector<std::string> names;
   for (const std::string& name : profile_names()) {
-    if (engine_loses_power || !profile_needs_power_loss(name)) names.push_back(name);
+    if (sqlite || !profile_needs_power_loss(name)) names.push_back(name);
   }
+  if (!sqlite) names.insert(names.end(), postgres_profile_names().begin(), postgres_profile_names().end());
   return names;
 }
 
 bool is_profile(const std::string& name) {
   const auto& names = profile_names();
-  return std::find(names.begin(), names.end(), name) != names.end();
+  return std::find(names.begin(), names.end(), name) != names.end() || profile_needs_postgres(name);
 }
 
 const std::vector<std::string>& generator_knob_names() {

@@ -11,13 +11,18 @@
 
 namespace qdt::sim {
 
+// The profiles every engine runs but power-loss, which only SQLite runs.
 const std::vector<std::string>& profile_names();
+// The profiles only PostgreSQL runs (bundles: row locks, docs/semantics.md §9.5).
+const std::vector<std::string>& postgres_profile_names();
 bool is_profile(const std::string& name);
-// The profiles `profile` names ("all" or one): on an engine without power
-// loss (PostgreSQL, docs/semantics.md §9.1), "all" leaves out power-loss.
-std::vector<std::string> profiles_to_run(const std::string& profile, bool engine_loses_power);
+// The profiles `profile` names ("all" or one). On SQLite (`sqlite`) "all"
+// leaves out the PostgreSQL profiles; on PostgreSQL, which loses no power
+// (docs/semantics.md §9.1), it leaves out power-loss.
+std::vector<std::string> profiles_to_run(const std::string& profile, bool sqlite);
 // The profiles that need an engine that loses power (crash_storage).
 bool profile_needs_power_loss(const std::string& profile);
+bool profile_needs_postgres(const std::string& profile);
 
 // Generator knobs a sweep may fix (qdt explore, "generator.NAME" paths): each
 // replaces what the profile would draw, so a study can hold one dimension of

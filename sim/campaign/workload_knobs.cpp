@@ -128,6 +128,21 @@ Knobs knobs_for(const std::string& profile, Rng& rng) {
     k.windows_seconds = {10, 60, 3600};
     k.retention_pm = 30;
     k.read_pm = 40;
+  } else if (profile == "bundles") {
+    // Requests spanning partitions, sent as bundles by several brokers at
+    // once: two bundles over the same rows in opposite orders meet.
+    k.bundles = true;
+    k.partitions = 3;
+    k.keys = 6;
+    k.brokers_min = 2;
+    k.brokers_max = 3;
+    k.parallel_pm = 500;
+    k.loss_response_pm = 40;
+    k.storage_fail_pm = 30;
+    k.retention_pm = 40;
+    k.configure_pm = 40;
+    k.crash_pm = 20;
+    k.read_pm = 30;
   } else {
     assert(false && "unknown profile");
   }

@@ -50,6 +50,7 @@ struct Knobs {
   bool zero_latency = false;
   int64_t retention_seconds = 0;
   int64_t purge_batch_max = 1000;
+  bool bundles = false;  // world.bundles: a request's partitions in one transaction (PostgreSQL)
 };
 
 // The knobs of `profile` for one seed (some profiles draw a few with `rng`).

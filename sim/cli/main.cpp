@@ -107,6 +107,7 @@ int run_qdt(int argc, char** argv) {
   replay_cmd->add_option("--variant", variant_name, "Run a design variant of the implementation (docs/semantics.md §7)")
       ->check(qdt::sim::NameIn(variant_choices, "variant"));
   std::vector<std::string> profile_choices = qdt::sim::profile_names();
+  for (const std::string& name : qdt::sim::postgres_profile_names()) profile_choices.push_back(name);
   profile_choices.push_back("all");
   qdt::sim::ScheduleFlags replay_schedule, check_schedule;
   qdt::sim::add_schedule_flags(*replay_cmd, replay_schedule);

@@ -103,17 +103,16 @@ int run_replay(const ReplayOptions& o) {
   std::erase_if(scenarios, [&](const Scenario& s) {
     const auto own = engine_refuses(o.engine, s, impl::Variant::none);
     if (!own || std::find(from_folders.begin(), from_folders.end(), s.file) == from_folders.end()) return false;
-    skipped.emplace_back(s.file, "PostgreSQL cannot run it: " + *own);
+    skipped.emplace_back(s.file, engine_display_name(o.engine) + " cannot run it: " + *own);
     return true;
   });
   for (const Scenario& s : scenarios) {
     if (const auto reason = engine_refuses(o.engine, s, variant)) {
-      errors.push_back({s.file, "/", std::string(o.engine == StorageEngineKind::postgres ? "PostgreSQL" : "SQLite") +
-                                         " cannot run it: " + *reason});
+      errors.push_back({s.file, "/", engine_display_name(o.engine) + " cannot run it: " + *reason});
     }
   }
   if (errors.empty() && scenarios.empty() && skipped.size() > journals) {
-    errors.push_back({o.paths.front(), "/", "PostgreSQL can run none of its scenarios"});
+    errors.push_back({o.paths.front(), "/", engine_display_name(o.engine) + " can run none of its scenarios"});
   }
   if (!errors.empty()) {
     for (const LoadError& e : errors) std::cerr << "error: " << e.to_string() << "\n";

@@ -29,9 +29,17 @@ std::string storage_engine_name(StorageEngineKind engine) {
   return engine == StorageEngineKind::postgres ? "postgres" : "sqlite";
 }
 
+std::string engine_display_name(StorageEngineKind engine) {
+  return engine == StorageEngineKind::postgres ? "PostgreSQL" : "SQLite";
+}
+
 std::optional<std::string> engine_refuses_variant(StorageEngineKind engine, impl::Variant variant) {
   if (engine != StorageEngineKind::postgres) {
-    // Its change is to a row lock, and SQLite's one database write lock has none to drop.
+    // Its change is to row locks, and SQLite's one database write lock has none.
+    if (variant == impl::Variant::bundle_unordered_locks) {
+      return "variant bundle-unordered-locks changes the order a bundle takes its partition rows in, and SQLite has "
+             "no row locks and no bundles: run it with --storage postgres";
+    }
     if (variant != impl::Variant::no_row_lock) return std::nullopt;
     return "variant no-row-lock drops the partition row's lock, and SQLite has no row locks (one database write "
            "lock serializes every push): run it with --storage postgres";
@@ -47,6 +55,15 @@ std::optional<std::string> engine_refuses_variant(StorageEngineKind engine, impl
 }
 
 std::optional<std::string> engine_refuses(StorageEngineKind engine, const Scenario& scenario, impl::Variant variant) {
+  const impl::Variant chosen = variant != impl::Variant::none ? variant : scenario.world.variant;
+  if (scenario.world.bundles && engine == StorageEngineKind::sqlite) {
+    // SQLite's one write lock makes a bundle a plain sequence, and its
+    // write counter cannot tell which partition a bundle's rows went to.
+    return "world.bundles needs per-partition row locks: run it with --storage postgres";
+  }
+  if (scenario.world.bundles && chosen == impl::Variant::probe_outside_lock) {
+    return "variant probe-outside-lock probes each segment in a transaction of its own, which a bundle does not have";
+  }
   if (engine == StorageEngineKind::sqlite) {
     return engine_refuses_variant(engine, variant != impl::Variant::none ? variant : scenario.world.variant);
   }

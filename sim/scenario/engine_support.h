@@ -3,7 +3,7 @@
 // (docs/semantics.md §9): PostgreSQL has no power-loss disk (file storage and
 // crash_storage are SQLite's VFS), and some design variants need SQL of
 // their own (impl::postgres::PgBackend::supports); SQLite has no row lock
-// for no-row-lock to drop.
+// for no-row-lock to drop, and no bundles (world.bundles).
 #include <optional>
 #include <string>
 
@@ -16,6 +16,8 @@ namespace qdt::sim {
 // "sqlite" | "postgres"; nullopt for any other name.
 std::optional<StorageEngineKind> parse_storage_engine(const std::string& name);
 std::string storage_engine_name(StorageEngineKind engine);
+// "SQLite" | "PostgreSQL", for messages.
+std::string engine_display_name(StorageEngineKind engine);
 
 // Why `engine` cannot run a world with `variant` (nullopt: it can).
 std::optional<std::string> engine_refuses_variant(StorageEngineKind engine, impl::Variant variant);

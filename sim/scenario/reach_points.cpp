@@ -71,6 +71,7 @@ constexpr ReachPoint kPoints[] = {
     {"broker.duplicate_round_3", "a segment needed a third duplicate round"},
     {"broker.fused_requests", "layer 2 fused two or more requests into one segment"},
     {"broker.fused_follower_of_another_request", "a layer-2 follower came from another request than its leader"},
+    {"broker.bundle_pushed", "a request's segments for several partitions went in one transaction (PostgreSQL)"},
     {"broker.zero_id_duplicate", "a duplicate answered the zero id (the original's segment gone)"},
     {"broker.duplicate_id_unreadable", "the covering-segment read failed: the zero id"},
     {"broker.repushed_after_lost_connection", "a segment went again after storage lost power under it"},

@@ -43,7 +43,7 @@ class Loader {
 
   void world(const json& w, Scenario& s) {
     if (!w.is_object()) return r_.fail("/world", "expected an object");
-    r_.only(w, "/world", {"brokers", "fusion", "cache", "network", "storage", "variant", "schedule"});
+    r_.only(w, "/world", {"brokers", "fusion", "bundles", "cache", "network", "storage", "variant", "schedule"});
     if (auto it = w.find("schedule"); it != w.end()) {
       for (const auto& [path, reason] : parse_schedule(*it, "/world/schedule", s.world.schedule)) r_.fail(path, reason);
     }
@@ -57,6 +57,7 @@ class Loader {
       }
     }
     if (auto v = r_.boolean(w, "/world", "fusion")) s.world.fusion = *v;
+    if (auto v = r_.boolean(w, "/world", "bundles")) s.world.bundles = *v;
     if (auto v = r_.integer(w, "/world", "brokers", 1, kMaxBrokers)) s.world.brokers = static_cast<uint32_t>(*v);
     if (auto it = w.find("cache"); it != w.end()) {
       r_.only(*it, "/world/cache", {"enabled", "budget_bytes", "decline_cooldown_flushes"});

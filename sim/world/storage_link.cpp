@@ -3,32 +3,10 @@
 #include <cassert>
 #include <nlohmann/json.hpp>
 
+#include "sim/world/storage_call.h"
 #include "sim/world/storage_recorder.h"
 
 namespace qdt::sim {
-namespace {
-
-// Runs one storage call; a StorageError is returned, not thrown, so the
-// caller leaves the handler before any fiber switch (an exception being
-// handled must not cross one) and records the failure first.
-template <typename Call>
-std::optional<impl::StorageError> attempt(Call&& call) {
-  try {
-    call();
-  } catch (const impl::StorageError& e) {
-    return e;
-  }
-  return std::nullopt;
-}
-
-// The event the recorder appended last: the failed transaction's.
-int64_t last_event(const StorageSide& side) { return static_cast<int64_t>(side.history.events.size()) - 1; }
-
-impl::StorageError refused() {
-  return impl::StorageError::connection_lost("storage connection lost: storage restarted");
-}
-
-}  // namespace
 
 StorageLink::StorageLink(StorageSide& side, uint32_t owner, const uint64_t* epoch, const Open& open,
                          size_t connections, bool notices_restart, Inspect inspect)

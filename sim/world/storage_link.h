@@ -52,6 +52,8 @@ class StorageLink : public impl::StoragePort, public impl::RetentionPort {
 
   // impl::StoragePort
   impl::PushResult push(const impl::SegmentPush& segment) override;
+  // PostgreSQL only (storage_link_bundle.cpp).
+  std::vector<impl::PushResult> push_bundle(const std::vector<impl::SegmentPush>& segments) override;
   std::optional<impl::CoveringSegment> covering_segment(const std::string& queue, const std::string& partition,
                                                         int64_t offset) override;
   impl::SidecarRead sidecar_rows(const std::string& queue, const std::string& partition, int64_t after_offset,

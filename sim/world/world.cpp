@@ -232,6 +232,7 @@ World::World(const WorldConfig& config, bool keep_trace_text)
     seams_.back()->waits.network = &network_;
     brokers_.back()->set_variant(config.variant);
     brokers_.back()->set_fusion(config.fusion);
+    brokers_.back()->set_bundles(config.bundles);
     brokers_.back()->configure_cache(
         {config.cache.enabled, config.cache.budget_bytes, config.cache.decline_cooldown_flushes});
   }
@@ -253,6 +254,7 @@ World::World(const WorldConfig& config, bool keep_trace_text)
   if (config.storage.path != ":memory:") trace_.field("synchronous", config.storage.synchronous);
   // Only PostgreSQL worlds name their engine (SQLite traces keep their hashes).
   if (config.storage.engine == StorageEngineKind::postgres) trace_.field("engine", "postgres");
+  if (config.bundles) trace_.field("bundles", 1);
   trace_.end();
 }
 

@@ -75,6 +75,7 @@ struct WorldConfig {
   uint64_t seed = 1;
   uint32_t brokers = 1;
   bool fusion = true;  // docs/semantics.md §2.5 layer 2: concurrent requests fuse per partition
+  bool bundles = false;  // docs/semantics.md §9.5: several partitions' segments in one transaction (PostgreSQL)
   CacheConfig cache;
   NetworkConfig network;
   StorageConfig storage;

@@ -58,6 +58,8 @@ class PgStorage final : public StorageEngine {
   QueueOptions configure(const std::string& queue, const nlohmann::json& patch) override;
   void set_options(const std::string& queue, const QueueOptions& options) override;
   PushResult push(const SegmentPush& segment) override;
+  // One transaction through log_push_multi_v1 (docs/semantics.md §9.5).
+  std::vector<PushResult> push_bundle(const std::vector<SegmentPush>& segments) override;
   std::optional<CoveringSegment> covering_segment(const std::string& queue, const std::string& partition,
                                                   int64_t offset) override;
   SidecarRead read_sidecar(const std::string& queue, const std::string& partition, int64_t after_offset,
@@ -112,6 +114,15 @@ class PgStorage final : public StorageEngine {
   // Segment or sidecar spans of a partition, for foreign SQL whose step
   // answers do not list what they removed.
   std::vector<SegmentSpan> spans(PgTransaction& tx, const std::string& table, const std::string& pid);
+  // The watermark and window the adapter passes for a segment: the
+  // segment's, or what a design variant of the adapter makes of them.
+  struct AdapterWatermark {
+    int64_t verified;
+    std::optional<int64_t> assumed;
+  };
+  AdapterWatermark adapter_watermark(const SegmentPush& segment) const;
+  PushResult result_of(PgTransaction& tx, const SegmentPush& segment, const nlohmann::json& answer,
+                       const std::string& hashes);
   // One push transaction through log_push_one_v1 with the watermark and
   // window the adapter maps the segment's onto.
   PushResult push_transaction(const SegmentPush& segment, const std::string& hashes, int64_t verified,
