@@ -75,6 +75,9 @@ std::string page_begin(const std::string& title) {
          "tr.hl td{background:#ffd9d9;border-color:#d08080}tr.hl td:first-child{box-shadow:inset 4px 0 #c00000}\n"
          "tr.part td{background:#fff1f1}\n"
          "tr.fault td{background:#f1f1ff}\n"
+         // Not red: a coverage point never reached is a gap in the search, not a broken property.
+         "tr.unreached td{background:#fff4d6}\n"
+         "details>summary{cursor:pointer;margin:.5rem 0}\n"
          "ul.failures li{margin-bottom:.4rem}\n"
          "@media (max-width:600px){body{padding:.5rem}th,td{padding:.2rem .3rem;font-size:.8rem}"
          "dl{grid-template-columns:1fr}dt{margin-top:.3rem}}\n"
