@@ -238,7 +238,7 @@ std::string mutants_html(const json& doc, const std::string& page_dir, const std
         << html_escape(r.verdict) << "</td><td class=\"left\">"
         << html_escape(r.verdict == "caught" ? r.property : "see Survivors") << "</td><td class=\"left\">"
         << html_escape(r.where) << "</td><td>" << html_escape(r.seeds) << "</td><td>" << html_escape(r.wall)
-        << "</td><td>" << html_escape(r.steps) << "</td><td class=\"left\">";
+        << "</td><td>" << html_escape(r.steps) << "</td><td class=\"id\">";
     if (!r.file.empty()) {
       out << "<a href=\"" << html_escape(r.link) << "\">" << html_escape(fs::path(r.file).filename().string()) << "</a>";
     }
@@ -290,7 +290,7 @@ std::string mutants_html(const json& doc, const std::string& page_dir, const std
           << html_escape(r.variant) << "</code></td><td class=\"left\">" << html_escape(r.setting) << "</td><td>"
           << html_escape(r.knob + " = " + r.value) << "</td><td class=\"text\">" << html_escape(r.meaning)
           << "</td><td>" << r.evaluations << "</td><td class=\"left\" title=\"" << html_escape(r.detail) << "\">"
-          << html_escape(r.verdict) << "</td><td class=\"left\">";
+          << html_escape(r.verdict) << "</td><td class=\"id\">";
       if (!r.file.empty()) {
         out << "<a href=\"" << html_escape(r.link) << "\">" << html_escape(fs::path(r.file).filename().string()) << "</a>";
       }
