@@ -137,6 +137,7 @@ std::vector<Chart> threshold_charts(const json& doc) {
     }
     if (s.points.size() < 2) continue;
     c.title = text(v, "variant") + ": where the hole opens";
+    c.integer_y = true;
     c.x_label = setting_name + (setting_name.ends_with("_ms") ? " (ms)" : "");
     s.title = text(v, "variant");
     c.series.push_back(std::move(s));
@@ -159,6 +160,7 @@ std::vector<Chart> mutants_charts(const json& doc) {
     c->series.push_back(ChartSeries{.title = "caught"});
   }
   seeds.log_y = true;
+  steps.integer_y = true;
   double x = 0;
   for (const json& v : doc["variants"]) {
     if (!v.value("caught", false)) continue;

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Every page kind laid out by headless Chromium in a 1280 px window: no
 # table may be wider than its scrolling box (a column hidden behind a
-# scrollbar), and the page must give the screen's width to its content rather
-# than to margins. Pages: a failing replay (timeline, model's answer), a
-# failing campaign, the variant catalogue and a sweep. A copy of each page
+# scrollbar), the page must give the screen's width to its content rather
+# than to margins, and chart text must show at 12 px or more. Pages: a
+# failing replay (timeline, model's answer), a failing campaign, the variant
+# catalogue and a sweep. A copy of each page
 # gets a probe script that writes what it measured into the DOM Chromium dumps;
 # the pages themselves carry no script. Exits 77 (skipped) without chromium.
 # Usage: check-page-width.sh QDT
@@ -30,6 +31,12 @@ const clipped = [...document.querySelectorAll(".scroll")].filter(d => d.scrollWi
   .map(d => [...d.querySelectorAll("th")].map(t => t.textContent).join("|"));
 document.body.setAttribute("data-clipped", JSON.stringify(clipped));
 document.body.setAttribute("data-main", String(document.querySelector("main").clientWidth));
+let smallest = 1000;  // the smallest chart text as shown: its size in the SVG times the scale of its SVG
+for (const svg of document.querySelectorAll("figure svg")) {
+  const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+  for (const t of svg.querySelectorAll("text")) smallest = Math.min(smallest, parseFloat(getComputedStyle(t).fontSize) * scale);
+}
+document.body.setAttribute("data-font", smallest.toFixed(1));
 </script>'
 status=0
 for page in replay.html check.html mutants.html sweep/cache-budget.html; do
@@ -43,16 +50,18 @@ for page in replay.html check.html mutants.html sweep/cache-budget.html; do
   python3 - "$page" "$out/dom" <<'EOF' || status=1
 import html, json, re, sys
 page, dom = sys.argv[1], open(sys.argv[2]).read()
-body = re.search(r'<body data-clipped="([^"]*)" data-main="(\d+)"', dom)
+body = re.search(r'<body data-clipped="([^"]*)" data-main="(\d+)" data-font="([\d.]+)"', dom)
 if not body:
     sys.exit(f"FAIL: {page}: the probe did not run")
-clipped, main = json.loads(html.unescape(body.group(1))), int(body.group(2))
+clipped, main, font = json.loads(html.unescape(body.group(1))), int(body.group(2)), float(body.group(3))
+if font < 12:
+    sys.exit(f"FAIL: {page}: chart text is shown at {font} px at 1280 px; 12 px is the least that reads")
 if clipped:
     sys.exit(f"FAIL: {page}: at 1280 px these tables are clipped behind a scrollbar: {clipped}")
 # 1280 less a scrollbar and the body's padding on both sides.
 if main < 1180:
     sys.exit(f"FAIL: {page}: the content is {main} px wide in a 1280 px window; the rest is margin")
-print(f"ok {page}: no table clipped, content {main} px wide")
+print(f"ok {page}: no table clipped, content {main} px wide, chart text at least {font} px")
 EOF
 done
 exit "$status"
