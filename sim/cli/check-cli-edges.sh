@@ -101,6 +101,9 @@ if git -C "$src" rev-parse --git-dir >/dev/null 2>&1; then
 fi
 expect 0 "" "$qdt" help
 grep -q "^  explore-schedules " "$tmp/out" && grep -qF -- "--version" "$tmp/out" || fail "qdt help lists no commands"
+"$qdt" help >"$tmp/help"
+expect 0 "" "$qdt"
+cmp -s "$tmp/out" "$tmp/help" || fail "qdt alone does not print what qdt help prints"
 expect 0 "" "$qdt" help check
 grep -qE -- "--seeds UINT:\[1, 100000000\]=100 " "$tmp/out" || fail "qdt help check shows no --seeds default"
 grep -qE -- "--profile TEXT:\{[a-z,-]+\}=default " "$tmp/out" || fail "qdt help check shows no --profile default"
@@ -108,6 +111,7 @@ grep -qE -- "--profile TEXT:\{[a-z,-]+\}=default " "$tmp/out" || fail "qdt help 
 expect 2 'unknown command "chekc"; did you mean "check"?' "$qdt" help chekc
 expect 2 'unknown command "repaly"; did you mean "replay"?' "$qdt" repaly "$scenario"
 [ -s "$tmp/out" ] && fail "qdt repaly ran something"
+grep -q "^qdt's commands: replay, check, .*explore-schedules.*, help$" "$tmp/err" || fail "qdt repaly lists no commands"
 expect 2 'unknown command "zzzz"' "$qdt" zzzz
 grep -q "did you mean" "$tmp/err" && fail "qdt zzzz suggested a command: $(cat "$tmp/err")"
 expect 2 'unknown option "--verison" for qdt; did you mean "--version"?' "$qdt" --verison
