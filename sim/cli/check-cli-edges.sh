@@ -52,6 +52,12 @@ expect 2 "SQLite has no row locks" "$qdt" mutants --seeds 1 --variant no-row-loc
 expect 2 "/proc/qdt" "$qdt" check --seeds 1 --out /proc/qdt
 expect 2 "/proc/qdt" "$qdt" mutants --variant skip-probe --seeds 1 --out /proc/qdt
 expect 2 "/proc/x" "$qdt" mutants --variant skip-probe --seeds 1 --report /proc/x
+# --report BASE writes the catalogue three ways, naming the command and the commit it ran.
+QDT_COMMIT=0123abc expect 0 "wrote $tmp/cat.{md,html,json}" "$qdt" mutants --variant skip-probe --profile default \
+  --seeds 5 --out "$tmp/cat-replays" --report "$tmp/cat" --quiet
+grep -qF '"commit": "0123abc"' "$tmp/cat.json" && grep -qF "qdt mutants --variant skip-probe" "$tmp/cat.json" &&
+  grep -qF "skip-probe" "$tmp/cat.md" && grep -qF "<code>0123abc</code>" "$tmp/cat.html" ||
+  fail "mutants --report: the catalogue does not name its command and commit"
 expect 2 "/proc/qdt" "$qdt" explore "$src/sim/testdata/sweeps/tiny.json" --out /proc/qdt
 expect 2 "/proc/qdt" "$qdt" explore-schedules "$scenario" --out /proc/qdt
 expect 2 "/proc/qdt" "$qdt" bench --quick --only floor --out /proc/qdt
