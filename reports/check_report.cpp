@@ -47,6 +47,35 @@ constexpr std::pair<const char*, const char*> kMetrics[] = {
     {"storage_push_failures", "failed push transactions"},
 };
 
+// The failures table, then each shrunk failure's timeline.
+std::string failures_section(const json& failures, const std::vector<json>& timelines, const ChartsRendered& drawn,
+                             const std::vector<int>& chart_of) {
+  std::ostringstream out;
+  out << "<h2 id=\"failures\">Failures</h2>\n"
+      << table_begin({"profile", "seed", "property", "detail", "shrunk to", "replay"});
+  for (size_t i = 0; i < failures.size(); ++i) {
+    const json& f = failures[i];
+    out << "<tr class=\"hl\"><td>" << e(f["profile"]) << "</td><td>" << e(f["seed"]) << "</td><td>"
+        << e(f["property"]) << "</td><td class=\"text\">" << e(f["detail"]) << "</td><td>"
+        << (f.contains("steps") ? e(f["steps"]) + " steps" : std::string("not shrunk")) << "</td><td class=\"text\">"
+        << (f.contains("replay") ? "<a href=\"#failure-" + std::to_string(i) + "\"><code>" + e(f["replay"]) +
+                                        "</code></a>"
+                                  : std::string())
+        << "</td></tr>\n";
+  }
+  out << table_end();
+  if (!drawn.ok) out << "<p class=\"note\">No charts: " << html_escape(drawn.error) << ". The tables are complete.</p>\n";
+  for (size_t i = 0; i < failures.size(); ++i) {
+    if (timelines[i].is_null()) continue;
+    const json& f = failures[i];
+    out << "<section id=\"failure-" << i << "\">\n<h2>" << e(f["profile"]) << " seed " << e(f["seed"]) << ": "
+        << e(f["property"]) << ", shrunk</h2>\n";
+    const std::string svg = drawn.ok && chart_of[i] >= 0 ? drawn.svgs[static_cast<size_t>(chart_of[i])] : "";
+    out << timeline_section(timelines[i], svg, drawn.ok ? "" : drawn.error, 3) << "</section>\n";
+  }
+  return out.str();
+}
+
 }  // namespace
 
 std::string check_html(const json& summary, const std::vector<json>& timelines, const std::string& command,
@@ -82,6 +111,9 @@ std::string check_html(const json& summary, const std::vector<json>& timelines, 
   if (!commit.empty()) out << "<dt>commit</dt><dd><code>" << html_escape(commit) << "</code></dd>\n";
   out << "</dl>\n";
 
+  // Failures come before the counts and the long coverage table: red at the top means a broken property.
+  if (failures.empty()) out << "<p class=\"pass\">No failure: every seed held every property.</p>\n";
+  else out << failures_section(failures, timelines, drawn, chart_of);
   out << "<h2>Per profile</h2>\n" << table_begin({"profile", "seeds", "failed"});
   for (const auto& [profile, counts] : per_profile(summary)) {
     out << "<tr" << (counts.second ? " class=\"hl\"" : "") << "><td>" << html_escape(profile) << "</td><td>"
@@ -93,32 +125,6 @@ std::string check_html(const json& summary, const std::vector<json>& timelines, 
     out << "<tr><th>" << html_escape(words) << "</th><td>" << e(metrics.value(key, json(0))) << "</td></tr>\n";
   }
   out << table_end() << coverage_section(summary);
-
-  if (failures.empty()) {
-    out << "<p>No failure: every seed held every property.</p>\n" << page_end();
-    return out.str();
-  }
-  out << "<h2>Failures</h2>\n" << table_begin({"profile", "seed", "property", "detail", "shrunk to", "replay"});
-  for (size_t i = 0; i < failures.size(); ++i) {
-    const json& f = failures[i];
-    out << "<tr class=\"hl\"><td>" << e(f["profile"]) << "</td><td>" << e(f["seed"]) << "</td><td>"
-        << e(f["property"]) << "</td><td class=\"text\">" << e(f["detail"]) << "</td><td>"
-        << (f.contains("steps") ? e(f["steps"]) + " steps" : std::string("not shrunk")) << "</td><td class=\"text\">"
-        << (f.contains("replay") ? "<a href=\"#failure-" + std::to_string(i) + "\"><code>" + e(f["replay"]) +
-                                        "</code></a>"
-                                  : std::string())
-        << "</td></tr>\n";
-  }
-  out << table_end();
-  if (!drawn.ok) out << "<p class=\"note\">No charts: " << html_escape(drawn.error) << ". The tables are complete.</p>\n";
-  for (size_t i = 0; i < failures.size(); ++i) {
-    if (timelines[i].is_null()) continue;
-    const json& f = failures[i];
-    out << "<section id=\"failure-" << i << "\">\n<h2>" << e(f["profile"]) << " seed " << e(f["seed"]) << ": "
-        << e(f["property"]) << ", shrunk</h2>\n";
-    const std::string svg = drawn.ok && chart_of[i] >= 0 ? drawn.svgs[static_cast<size_t>(chart_of[i])] : "";
-    out << timeline_section(timelines[i], svg, drawn.ok ? "" : drawn.error, 3) << "</section>\n";
-  }
   out << page_end();
   return out.str();
 }

@@ -21,11 +21,22 @@ json summary_with(const json& missing) {
 TEST(CoverageSection, HighlightsWhatWasNeverReachedAndEscapes) {
   const std::string html = coverage_section(summary_with(nullptr));
   EXPECT_NE(html.find("1 of 2 reachability points reached"), std::string::npos) << html;
-  EXPECT_NE(html.find("<tr class=\"hl\"><td><code>cache.declined</code>"), std::string::npos) << html;
-  EXPECT_EQ(html.find("<tr class=\"hl\"><td><code>cache.vouched</code>"), std::string::npos) << html;
+  EXPECT_NE(html.find("<tr class=\"unreached\"><td><code>cache.declined</code>"), std::string::npos) << html;
+  EXPECT_EQ(html.find("<tr class=\"unreached\"><td><code>cache.vouched</code>"), std::string::npos) << html;
+  EXPECT_EQ(html.find("class=\"hl\""), std::string::npos) << html;  // red is for failures only
   EXPECT_NE(html.find("a watermark &lt;b&gt;"), std::string::npos) << html;
   EXPECT_EQ(html.find("<b>"), std::string::npos) << html;
   EXPECT_EQ(html.find("never reached:"), std::string::npos) << html;  // no --require-coverage
+}
+
+TEST(CoverageSection, TheTableIsFoldedAndTheMissedPointsAreNot) {
+  const std::string html = coverage_section(summary_with(json::array({"cache.declined"})));
+  const size_t details = html.find("<details>");
+  ASSERT_NE(details, std::string::npos) << html;
+  EXPECT_LT(details, html.find("<table>")) << html;
+  EXPECT_LT(html.find("</table>"), html.find("</details>")) << html;
+  EXPECT_LT(html.find("Required by"), details) << html;
+  EXPECT_NE(html.find("(1 never reached, shaded yellow)</summary>"), std::string::npos) << html;
 }
 
 TEST(CoverageSection, ListsTheRequiredPointsMissed) {

@@ -20,6 +20,7 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr unsigned kGnuplotSeconds = 120;
+constexpr int kChartWidth = 640, kChartHeight = 440, kChartFontPt = 14;
 
 // A gnuplot double-quoted string that reads as data whatever it holds:
 // gnuplot substitutes `...` (a shell command) and @name (a macro) on the
@@ -73,6 +74,16 @@ std::string num(double v) {
   return buf;
 }
 
+// About eight ticks over `range`, a step of 1, 2 or 5 times a power of ten and at least 1.
+double whole_tick_step(double range) {
+  const double raw = std::max(1.0, range / 8);
+  const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
+  for (const double m : {1.0, 2.0, 5.0}) {
+    if (m * magnitude >= raw) return m * magnitude;
+  }
+  return 10 * magnitude;
+}
+
 std::string read_file(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream text;
@@ -121,7 +132,10 @@ std::string gnuplot_script(const std::vector<Chart>& charts) {
     const Chart& c = charts[i];
     const std::string n = std::to_string(i);
     out << "reset\n"
-        << "set terminal svg size 720,440 dynamic noenhanced font \"sans,12\" background rgb \"white\"\n"
+        // Sized so that the page's figure (at most 1.25 times this width, two to a row on a wide screen) shows
+        // the text at 12 px or more.
+        << "set terminal svg size " << kChartWidth << "," << kChartHeight << " dynamic noenhanced font \"sans,"
+        << kChartFontPt << "\" background rgb \"white\"\n"
         << "set output 'chart" << n << ".svg'\n"
         << "set title " << quoted(c.title) << "\n"
         << "set xlabel " << quoted(c.x_label) << "\n"
@@ -142,7 +156,7 @@ std::string gnuplot_script(const std::vector<Chart>& charts) {
     }
     if (c.x_range) std::tie(x_lo, x_hi) = *c.x_range;
     // gnuplot would put ticks at 0.2, 0.4, ... for a few small integers.
-    if (c.integer_y) out << "set ytics " << std::max(1.0, std::ceil((y_hi - std::min(y_lo, 0.0)) / 8)) << "\nset mytics 1\n";
+    if (c.integer_y) out << "set ytics " << num(whole_tick_step(y_hi - std::min(y_lo, 0.0))) << "\nset mytics 1\n";
     if (c.style == ChartStyle::bars) {
       out << "set xrange [" << num(x_lo - 0.6) << ":" << num(x_hi + 0.6) << "]\n";  // whole bars at the ends
     } else if (c.log_x) {
@@ -161,6 +175,13 @@ std::string gnuplot_script(const std::vector<Chart>& charts) {
     }
     else out << "unset key\n";
     if (c.log_x) out << "set logscale x 2\nset format x \"%.0b%B\"\n";
+    if (!c.x_ticks.empty()) {
+      out << "set xtics (";
+      for (size_t t = 0; t < c.x_ticks.size(); ++t) {
+        out << (t ? ", " : "") << quoted(c.x_ticks[t].second) << " " << num(c.x_ticks[t].first);
+      }
+      out << ")\n";
+    }
     out << "plot ";
     for (size_t s = 0; s < c.series.size(); ++s) {
       const ChartSeries& series = c.series[s];

@@ -49,6 +49,9 @@ struct Chart {
   ChartStyle style = ChartStyle::error_lines;
   std::optional<std::pair<double, double>> x_range;  // fixed, instead of the points' span
   bool integer_y = false;  // counts and offsets: whole-number ticks only
+  // When not empty, the only x ticks, each at its position with its label: a
+  // knob with few values is read at exactly those values.
+  std::vector<std::pair<double, std::string>> x_ticks;
 };
 
 struct ChartsRendered {

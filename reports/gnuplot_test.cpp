@@ -79,5 +79,18 @@ TEST(GnuplotRender, HostileNamesRenderAsTextAndRunNothing) {
   fs::remove(marker);
 }
 
+TEST(GnuplotScript, WholeNumberTicksAreRoundAndTheTextIsLargeEnoughToRead) {
+  Chart c;
+  c.integer_y = true;
+  c.series.push_back({"s", {{0, "", 0, 0, 0}, {1, "", 66384, 66384, 66384}}, kPointCircleFilled, ""});
+  EXPECT_NE(gnuplot_script({c}).find("set ytics 10000\n"), std::string::npos) << gnuplot_script({c});
+  c.series[0].points[1] = {1, "", 3, 3, 3};
+  EXPECT_NE(gnuplot_script({c}).find("set ytics 1\n"), std::string::npos) << gnuplot_script({c});
+  c.series[0].points[1] = {1, "", 13, 13, 13};
+  EXPECT_NE(gnuplot_script({c}).find("set ytics 2\n"), std::string::npos) << gnuplot_script({c});
+  // 14 pt on a 640 px canvas, which a page never shows narrower than 560 px: 12 px or more on screen.
+  EXPECT_NE(gnuplot_script({c}).find("svg size 640,440 dynamic noenhanced font \"sans,14\""), std::string::npos);
+}
+
 }  // namespace
 }  // namespace qdt::reports

@@ -137,6 +137,7 @@ std::vector<Chart> threshold_charts(const json& doc) {
     }
     if (s.points.size() < 2) continue;
     c.title = text(v, "variant") + ": where the hole opens";
+    c.integer_y = true;
     c.x_label = setting_name + (setting_name.ends_with("_ms") ? " (ms)" : "");
     s.title = text(v, "variant");
     c.series.push_back(std::move(s));
@@ -159,6 +160,7 @@ std::vector<Chart> mutants_charts(const json& doc) {
     c->series.push_back(ChartSeries{.title = "caught"});
   }
   seeds.log_y = true;
+  steps.integer_y = true;
   double x = 0;
   for (const json& v : doc["variants"]) {
     if (!v.value("caught", false)) continue;
@@ -238,7 +240,7 @@ std::string mutants_html(const json& doc, const std::string& page_dir, const std
         << html_escape(r.verdict) << "</td><td class=\"left\">"
         << html_escape(r.verdict == "caught" ? r.property : "see Survivors") << "</td><td class=\"left\">"
         << html_escape(r.where) << "</td><td>" << html_escape(r.seeds) << "</td><td>" << html_escape(r.wall)
-        << "</td><td>" << html_escape(r.steps) << "</td><td class=\"left\">";
+        << "</td><td>" << html_escape(r.steps) << "</td><td class=\"id\">";
     if (!r.file.empty()) {
       out << "<a href=\"" << html_escape(r.link) << "\">" << html_escape(fs::path(r.file).filename().string()) << "</a>";
     }
@@ -290,7 +292,7 @@ std::string mutants_html(const json& doc, const std::string& page_dir, const std
           << html_escape(r.variant) << "</code></td><td class=\"left\">" << html_escape(r.setting) << "</td><td>"
           << html_escape(r.knob + " = " + r.value) << "</td><td class=\"text\">" << html_escape(r.meaning)
           << "</td><td>" << r.evaluations << "</td><td class=\"left\" title=\"" << html_escape(r.detail) << "\">"
-          << html_escape(r.verdict) << "</td><td class=\"left\">";
+          << html_escape(r.verdict) << "</td><td class=\"id\">";
       if (!r.file.empty()) {
         out << "<a href=\"" << html_escape(r.link) << "\">" << html_escape(fs::path(r.file).filename().string()) << "</a>";
       }

@@ -132,5 +132,27 @@ TEST(CheckReport, CampaignPageHasCountsAndEachFailuresTimeline) {
   EXPECT_NE(html.find("<h3>The model&#39;s answer</h3>"), std::string::npos);
 }
 
+TEST(CheckReport, FailuresComeBeforeTheCountsAndTheCoverageTable) {
+  json summary = {{"profile", "default"}, {"variant", "skip-probe"}, {"first_seed", 1}, {"seeds_run", 1},
+                  {"passed", 0}, {"failed", 1}, {"shard", "0/1"}, {"jobs", 1}, {"campaign_digest", "abcd"},
+                  {"seed_hashes", {"default 1 h"}},
+                  {"failures", {{{"profile", "default"}, {"seed", 1}, {"property", "model-agreement"},
+                                 {"detail", "d"}, {"steps", 1}, {"replay", "qdt replay f.json"}}}}};
+  summary["coverage_report"] = {{"points", 1}, {"reached", 0}, {"profiles", {{"default", 1}}},
+                                {"by_point", {{{"name", "cache.declined"}, {"means", "m"}, {"seeds", 0}}}}};
+  const std::string html = check_html(summary, {document(true)}, "qdt check", "", kNoGnuplot);
+  const size_t failures = html.find("<h2 id=\"failures\">Failures</h2>");
+  ASSERT_NE(failures, std::string::npos) << html;
+  EXPECT_LT(html.find("<h2>What was run</h2>"), failures);
+  EXPECT_LT(html.find("<section id=\"failure-0\">"), html.find("<h2>Per profile</h2>"));
+  EXPECT_LT(failures, html.find("<h2 id=\"coverage\">"));
+  EXPECT_LT(html.find("<details>"), html.find("cache.declined"));
+
+  summary["failures"] = json::array();
+  summary["failed"] = 0;
+  const std::string passing = check_html(summary, {}, "qdt check", "", kNoGnuplot);
+  EXPECT_LT(passing.find("No failure: every seed held every property."), passing.find("<h2>Per profile</h2>"));
+}
+
 }  // namespace
 }  // namespace qdt::reports

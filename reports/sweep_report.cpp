@@ -119,9 +119,13 @@ std::vector<Chart> sweep_charts(const json& doc) {
       Chart c;
       c.title = metric + " by " + path;
       c.x_label = with_unit(path, knobs[k].value("unit", std::string()));
-      c.y_label = with_unit(metric, metric_unit(doc, metric)) + ", mean and min-max";
+      c.y_label = "mean " + with_unit(metric, metric_unit(doc, metric));  // the caption says the bars are min to max
       c.categorical_x = !numeric;
       c.log_x = numeric && positive && values.size() > 2 && hi / lo >= 64;
+      // gnuplot would tick 0, 500, ... 3500 for a knob of 60 and 3600, or 1, 1.5, 2 for one of 1 and 2.
+      if (numeric && !c.log_x && values.size() <= kMaxValueTicks) {
+        for (const json& v : values) c.x_ticks.emplace_back(v.get<double>(), cell(v));
+      }
       // A series per combination of the other knobs, in order of first appearance.
       // With one other knob the legend is titled by it and its entries are values.
       const bool one_other = charted.size() == 2;

@@ -18,6 +18,9 @@ std::string sweep_markdown(const nlohmann::json& doc);
 // values or more, knobs outer; a series per combination of the other varying
 // knobs' values (at most kMaxSeries of them).
 inline constexpr size_t kMaxSeries = 12;
+// A numeric knob of at most this many values (on a linear axis) is ticked at
+// exactly its values, labelled as the sweep file writes them.
+inline constexpr size_t kMaxValueTicks = 8;
 std::vector<Chart> sweep_charts(const nlohmann::json& doc);
 
 // `gnuplot` is the program to run; when it cannot draw, the page says why

@@ -32,6 +32,32 @@ json document() {
           {"points", points}, {"runs", 12}, {"failures", 1}, {"wall_s", 0.5}};
 }
 
+TEST(SweepReport, AKnobOfTwoValuesIsTickedAtExactlyThoseValues) {
+  json doc = document();
+  doc["knobs"][0]["values"] = {1, 2};
+  doc["knobs"][1]["values"] = {"on"};
+  json points = json::array();
+  for (const json& p : doc["points"]) {
+    if (p["knobs"]["world.mode"] == "on" && p["knobs"]["world.cache.budget_bytes"] == 1024) {
+      for (int budget : {1, 2}) {
+        json q = p;
+        q["knobs"]["world.cache.budget_bytes"] = budget;
+        points.push_back(q);
+      }
+    }
+  }
+  doc["points"] = points;
+  const std::vector<Chart> charts = sweep_charts(doc);
+  ASSERT_EQ(charts.size(), 1u);
+  EXPECT_FALSE(charts[0].log_x);
+  ASSERT_EQ(charts[0].x_ticks.size(), 2u);
+  EXPECT_EQ(charts[0].x_ticks[1], std::make_pair(2.0, std::string("2")));
+  const std::string script = gnuplot_script(charts);
+  EXPECT_NE(script.find("set xtics (\"1\" 1, \"2\" 2)\n"), std::string::npos) << script;
+  EXPECT_EQ(document()["knobs"][0]["values"].size(), 3u);
+  EXPECT_TRUE(sweep_charts(document())[0].x_ticks.empty()) << "a log axis keeps gnuplot's powers of two";
+}
+
 TEST(SweepReport, MarkdownHasATablePerMetricWithTheDocumentsNumbers) {
   const std::string md = sweep_markdown(document());
   EXPECT_NE(md.find("## rows (count)"), std::string::npos);

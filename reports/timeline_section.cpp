@@ -84,8 +84,9 @@ void model_answer(const json& t, int level, std::ostringstream& out) {
     for (const json& a : t["model_answers"]) {
       if (!a.value("highlighted", false)) continue;
       const bool agrees = a.value("agrees", false);
-      out << "<tr" << (agrees ? "" : " class=\"hl\"") << "><td>" << e(a["step"]) << "</td><td>" << e(a["request"])
-          << "</td><td>" << e(a["item"]) << "</td><td>" << e(a["partition"]) << "</td><td>" << e(a["transaction_id"])
+      out << "<tr" << (agrees ? "" : " class=\"hl\"") << "><td class=\"id\">" << e(a["step"]) << "</td><td>"
+          << e(a["request"]) << "</td><td>" << e(a["item"]) << "</td><td class=\"id\">" << e(a["partition"])
+          << "</td><td class=\"id\">" << e(a["transaction_id"])
           << "</td><td class=\"text\">" << e(a["got_status"]) << " " << e(a["got_message_id"])
           << "</td><td class=\"text\">" << e(a.value("model_on_arrival", json())) << "</td><td class=\"text\">"
           << (a["model_statuses"].empty() ? "nothing" : e(joined(a["model_statuses"])))
@@ -98,8 +99,8 @@ void model_answer(const json& t, int level, std::ostringstream& out) {
     out << table_begin({"event", "partition", "step", "storage answered", "the model answers"});
     for (const json& ev : t["events"]) {
       if (!ev.contains("agrees") || ev["agrees"].get<bool>()) continue;
-      out << "<tr class=\"hl\"><td>" << e(ev["index"]) << "</td><td>" << e(ev["partition"]) << "</td><td>"
-          << e(ev["step"]) << "</td><td class=\"text\">" << e(ev["answer"]) << "</td><td class=\"text\">"
+      out << "<tr class=\"hl\"><td>" << e(ev["index"]) << "</td><td class=\"id\">" << e(ev["partition"])
+          << "</td><td class=\"id\">" << e(ev["step"]) << "</td><td class=\"text\">" << e(ev["answer"]) << "</td><td class=\"text\">"
           << e(ev["model"]) << "</td></tr>\n";
     }
     out << table_end();
@@ -135,7 +136,8 @@ void events(const json& t, int level, std::ostringstream& out) {
                       "the model answers"});
   for (const json& ev : t["events"]) {
     out << "<tr" << row_class(ev, false) << "><td>" << e(ev["index"]) << "</td><td>" << e(ev["kind"]) << "</td><td>"
-        << e(ev["at_ms"]) << "</td><td>" << e(ev["partition"]) << "</td><td>" << e(ev["step"])
+        << e(ev["at_ms"]) << "</td><td class=\"id\">" << e(ev["partition"]) << "</td><td class=\"id\">"
+        << e(ev["step"])
         << "</td><td class=\"text\">" << e(ev["summary"]) << "</td><td class=\"text\">"
         << e(ev.value("answer", json())) << "</td><td class=\"text\">" << e(ev.value("model", json())) << "</td></tr>\n";
   }

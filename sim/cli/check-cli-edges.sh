@@ -52,6 +52,12 @@ expect 2 "SQLite has no row locks" "$qdt" mutants --seeds 1 --variant no-row-loc
 expect 2 "/proc/qdt" "$qdt" check --seeds 1 --out /proc/qdt
 expect 2 "/proc/qdt" "$qdt" mutants --variant skip-probe --seeds 1 --out /proc/qdt
 expect 2 "/proc/x" "$qdt" mutants --variant skip-probe --seeds 1 --report /proc/x
+# --report BASE writes the catalogue three ways, naming the command and the commit it ran.
+QDT_COMMIT=0123abc expect 0 "wrote $tmp/cat.{md,html,json}" "$qdt" mutants --variant skip-probe --profile default \
+  --seeds 5 --out "$tmp/cat-replays" --report "$tmp/cat" --quiet
+grep -qF '"commit": "0123abc"' "$tmp/cat.json" && grep -qF "qdt mutants --variant skip-probe" "$tmp/cat.json" &&
+  grep -qF "skip-probe" "$tmp/cat.md" && grep -qF "<code>0123abc</code>" "$tmp/cat.html" ||
+  fail "mutants --report: the catalogue does not name its command and commit"
 expect 2 "/proc/qdt" "$qdt" explore "$src/sim/testdata/sweeps/tiny.json" --out /proc/qdt
 expect 2 "/proc/qdt" "$qdt" explore-schedules "$scenario" --out /proc/qdt
 expect 2 "/proc/qdt" "$qdt" bench --quick --only floor --out /proc/qdt
@@ -101,6 +107,9 @@ if git -C "$src" rev-parse --git-dir >/dev/null 2>&1; then
 fi
 expect 0 "" "$qdt" help
 grep -q "^  explore-schedules " "$tmp/out" && grep -qF -- "--version" "$tmp/out" || fail "qdt help lists no commands"
+"$qdt" help >"$tmp/help"
+expect 0 "" "$qdt"
+cmp -s "$tmp/out" "$tmp/help" || fail "qdt alone does not print what qdt help prints"
 expect 0 "" "$qdt" help check
 grep -qE -- "--seeds UINT:\[1, 100000000\]=100 " "$tmp/out" || fail "qdt help check shows no --seeds default"
 grep -qE -- "--profile TEXT:\{[a-z,-]+\}=default " "$tmp/out" || fail "qdt help check shows no --profile default"
@@ -108,6 +117,7 @@ grep -qE -- "--profile TEXT:\{[a-z,-]+\}=default " "$tmp/out" || fail "qdt help 
 expect 2 'unknown command "chekc"; did you mean "check"?' "$qdt" help chekc
 expect 2 'unknown command "repaly"; did you mean "replay"?' "$qdt" repaly "$scenario"
 [ -s "$tmp/out" ] && fail "qdt repaly ran something"
+grep -q "^qdt's commands: replay, check, .*explore-schedules.*, help$" "$tmp/err" || fail "qdt repaly lists no commands"
 expect 2 'unknown command "zzzz"' "$qdt" zzzz
 grep -q "did you mean" "$tmp/err" && fail "qdt zzzz suggested a command: $(cat "$tmp/err")"
 expect 2 'unknown option "--verison" for qdt; did you mean "--version"?' "$qdt" --verison

@@ -8,10 +8,8 @@
 #include <cassert>
 #include <chrono>
 #include <cstdlib>
-#include <filesystem>
 #include <iostream>
 
-#include "reports/mutants_page.h"
 #include "sim/alloc/sqlite_allocator.h"
 #include "sim/base/json_input.h"
 #include "sim/base/output_file.h"
@@ -25,6 +23,7 @@
 #include "sim/cli/exit_codes.h"
 #include "sim/cli/explore_command.h"
 #include "sim/cli/html_command.h"
+#include "sim/cli/mutants_command.h"
 #include "sim/cli/promote_command.h"
 #include "sim/cli/replay_command.h"
 #include "sim/cli/schedule_cli.h"
@@ -32,9 +31,6 @@
 #include "sim/cli/usage.h"
 #include "sim/scenario/coverage.h"
 #include "sim/scenario/engine_support.h"
-#include "sim/study/mutants.h"
-
-namespace fs = std::filesystem;
 
 using qdt::sim::kExitBadInput;
 using qdt::sim::kExitOk;
@@ -195,29 +191,8 @@ int run_qdt(int argc, char** argv) {
                         "and the timeline of every shrunk failure replayed")
       ->check(qdt::sim::OutputFile());
 
-  auto* mutants_cmd = app.add_subcommand(
-      "mutants", "Run the campaign against every design variant (docs/semantics.md §7): which are caught, within how many seeds");
-  qdt::sim::MutantsOptions mutants_args;
-  mutants_cmd->add_flag("--list", mutants_args.list, "List the variants, their descriptions and harmless arguments");
-  mutants_cmd->add_option("--seeds", mutants_args.seeds, "Seeds per profile")
-      ->check(qdt::sim::WholeIn(1, 100'000'000));
-  mutants_cmd->add_option("--seed", mutants_args.first_seed, "First seed")->check(qdt::sim::WholeIn(0, UINT64_MAX));
-  mutants_cmd->add_option("--profile", mutants_args.profile, "Workload profile, or all")
-      ->check(qdt::sim::NameIn(profile_choices, "profile"));
-  mutants_cmd->add_option("--variant", mutants_args.variants, "Run only this variant (repeatable; default every one)")
-      ->default_str("");
-  mutants_cmd->add_option("--jobs", mutants_args.jobs, "Worker processes (variants run in parallel)")
-      ->check(qdt::sim::WholeIn(1, 64));
-  mutants_cmd
-      ->add_option("--out", mutants_args.out_dir,
-                   "Where shrunk failures are written (OUT/VARIANT/...)")
-      ->check(qdt::sim::OutputFolder());
-  mutants_cmd->add_flag("--json", mutants_args.as_json, "Print {variants, survivors, holes} as JSON");
-  mutants_cmd->add_flag("--quiet", mutants_args.quiet, "No progress on stderr");
-  std::string mutants_report;
-  mutants_cmd->add_option("--report", mutants_report,
-                          "Also write the catalogue as BASE.md, BASE.html (charts) and BASE.json; its folder must exist")
-      ->check(qdt::sim::OutputBase(".json"));
+  qdt::sim::MutantsCommand mutants;
+  CLI::App* mutants_cmd = qdt::sim::add_mutants(app, mutants, profile_choices);
 
   auto* explore_cmd = app.add_subcommand(
       "explore", "Parameter sweep (docs/semantics.md §4): OUT/NAME.{json,md,html}, a table per metric and an SVG chart per knob");
@@ -359,29 +334,9 @@ int run_qdt(int argc, char** argv) {
     const qdt::sim::WallClock wall = [wall_start] {
       return std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
     };
-    if (!mutants_report.empty()) {
-      const fs::path folder = fs::path(mutants_report).parent_path();
-      const std::string command = command_line(argc, argv);
-      const char* commit = std::getenv("QDT_COMMIT");
-      const char* gnuplot = std::getenv("QDT_GNUPLOT");
-      mutants_args.on_document = [=](nlohmann::json doc) {
-        doc["command"] = command;
-        if (commit && *commit) doc["commit"] = commit;
-        const std::string dir = folder.empty() ? "." : folder.string();
-        const std::string program = gnuplot && *gnuplot ? gnuplot : "gnuplot";
-        std::string error;
-        const bool ok =
-            qdt::sim::write_output_file(mutants_report + ".json", doc.dump(2) + "\n", &error) &&
-            qdt::sim::write_output_file(mutants_report + ".md", qdt::reports::mutants_markdown(doc, dir), &error) &&
-            qdt::sim::write_output_file(mutants_report + ".html", qdt::reports::mutants_html(doc, dir, program), &error);
-        if (!ok) std::cerr << "error: --report " << error << "\n";
-        else std::cerr << "wrote " << mutants_report << ".{md,html,json}\n";
-        return ok;
-      };
-    }
-    mutants_args.engine = engine;
-    mutants_args.pg_url = pg_url;
-    return qdt::sim::exit_code(qdt::sim::run_mutants(mutants_args, wall));
+    mutants.options.engine = engine;
+    mutants.options.pg_url = pg_url;
+    return qdt::sim::run_mutants_command(mutants, command_line(argc, argv), wall);
   }
   if (check_cmd->parsed()) {
     const auto wall_start = std::chrono::steady_clock::now();

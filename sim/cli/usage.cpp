@@ -44,6 +44,15 @@ std::string called_as(const CLI::App& cmd) {
   return cmd.get_parent() == nullptr ? "qdt" : "qdt " + cmd.get_name();
 }
 
+// An unknown command refused: the nearest known name and every command's name, so the next try can be right.
+int refuse_command(CLI::App& app, const std::string& name) {
+  std::string names;
+  for (const std::string& known : command_names(app)) names += (names.empty() ? "" : ", ") + known;
+  std::cerr << "error: unknown command \"" << name << "\"" << did_you_mean(name, command_names(app))
+            << "\nqdt's commands: " << names << "\nRun qdt help for what each does, qdt help COMMAND for its options.\n";
+  return kExitBadInput;
+}
+
 }  // namespace
 
 std::string version_text() { return std::string("qdt ") + build_version() + " (commit " + build_commit() + ")"; }
@@ -65,13 +74,14 @@ int run_help(CLI::App& app, const std::string& topic) {
     std::cout << cmd->get_formatter()->make_help(cmd, app.get_name() + " " + topic, CLI::AppFormatMode::Normal);
     return kExitOk;
   }
-  std::cerr << "error: unknown command \"" << topic << "\"" << did_you_mean(topic, command_names(app))
-            << "\nRun qdt help for the list of commands.\n";
-  return kExitBadInput;
+  return refuse_command(app, topic);
 }
 
 std::optional<int> refuse_unknown_command(CLI::App& app, int argc, char** argv) {
-  if (argc < 2) return std::nullopt;
+  if (argc < 2) {  // nothing asked: the usage, as qdt help prints it
+    if (argc == 1 && app.get_name().empty()) app.name(argv[0]);  // as parsing would name it
+    return run_help(app, "");
+  }
   const std::string first = argv[1];
   if (first.size() > 1 && first[0] == '-') {
     // CLI11 would report the missing command instead of the option it does not know.
@@ -83,9 +93,7 @@ std::optional<int> refuse_unknown_command(CLI::App& app, int argc, char** argv) 
     return kExitBadInput;
   }
   if (first.empty() || command_named(app, first) != nullptr) return std::nullopt;
-  std::cerr << "error: unknown command \"" << first << "\"" << did_you_mean(first, command_names(app))
-            << "\nRun qdt help for the list of commands.\n";
-  return kExitBadInput;
+  return refuse_command(app, first);
 }
 
 int refuse_extras(CLI::App& app) {

@@ -1,7 +1,8 @@
 #pragma once
 // What qdt says about its own command line rather than about a command's
-// work: `qdt --version`, `qdt help [COMMAND]`, and a command or option
-// nobody knows, refused with the nearest known name (exit 2, nothing run).
+// work: `qdt --version`, `qdt help [COMMAND]` (and `qdt` alone), and a
+// command or option nobody knows, refused with the nearest known name (exit
+// 2, nothing run).
 #include <CLI/CLI.hpp>
 #include <optional>
 #include <string>
@@ -19,8 +20,9 @@ CLI::App* add_version_and_help(CLI::App& app, std::string& topic);
 // is called `topic`.
 int run_help(CLI::App& app, const std::string& topic);
 
-// Before parsing: a first argument that is neither an option nor a command
-// is refused as `unknown command "X"; did you mean "Y"?`, exit 2; nullopt
+// Before parsing: no argument at all prints the usage (exit 0); a first
+// argument that is neither an option nor a command is refused as `unknown
+// command "X"; did you mean "Y"?` with the list of commands, exit 2; nullopt
 // when the arguments start well.
 std::optional<int> refuse_unknown_command(CLI::App& app, int argc, char** argv);
 
