@@ -6,7 +6,8 @@
 # the folder and fails as printed; --resume keeps it; a statement that fails
 # to load, a missing function, a lock variant on foreign SQL and the flags
 # without --storage postgres are refused with exit 2 and the reason; a
-# failing definition the adapter never calls is a warning.
+# failing definition the adapter never calls is a warning; SQL without the
+# window guard is driven without it and fails what the guard prevents.
 # Usage: check-postgres-foreign-sql.sh QDT SOURCE_DIR
 set -uo pipefail
 # shellcheck source=sim/cli/postgres-script-env.sh
@@ -74,4 +75,26 @@ timeout 60 "$qdt" replay scenarios/basic-duplicate.json --storage postgres --sql
   fail "an uncalled failing definition stopped the run"
 grep -q "warning: --sql: procedures/009_dashboard.sql:1: .*dashboard, which the adapter never calls" "$tmp/err" ||
   fail "no warning for an uncalled failing definition"
+
+# SQL without the window guard (as Queen ships it: every watermark trusted)
+# is driven without it, and what the guard closes opens: a watermark from
+# before a window was widened skips the rows the wider window reaches.
+unguarded="$tmp/unguarded/server/sql"
+copy_checkout "$unguarded"
+cat >"$unguarded/procedures/009_no_window_guard.sql" <<'SQL'
+DROP FUNCTION queen.log_push_one_v1(text, text, int, bytea, bigint, bytea, uuid, int, uuid, int);
+CREATE FUNCTION queen.log_push_one_v1(p_queue text, p_partition text, p_msg_count int, p_hashes bytea,
+    p_verified bigint, p_blob bytea, p_pid uuid DEFAULT NULL, p_window int DEFAULT NULL,
+    p_tenant uuid DEFAULT '00000000-0000-0000-0000-000000000001') RETURNS jsonb LANGUAGE plpgsql AS $$
+BEGIN
+    RETURN queen.qdt_push_segment(coalesce(p_pid, (queen.qdt_resolve_partition(p_queue, p_partition, p_tenant)).r_pid),
+                                  p_window, p_msg_count, p_hashes, p_verified, p_blob, 2147483647);
+END $$;
+SQL
+widen=scenarios/regress/cache-watermark-after-widen.json
+timeout 60 "$qdt" replay "$widen" --storage postgres --quiet >/dev/null 2>&1 || fail "the reference fails $widen"
+timeout 60 "$qdt" replay "$widen" --storage postgres --sql-dir "$unguarded" >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 1 ] || fail "SQL without the window guard passes $widen"
+grep -q "driven around: log_push_one_v1(..., p_window_assumed integer)" "$tmp/err" || fail "no note of the missing guard"
+grep -q "item repeat/0: expected duplicate, got queued" "$tmp/out" || fail "not the widened window's repeat: $(cat "$tmp/out")"
 exit 0
