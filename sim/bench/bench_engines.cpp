@@ -22,6 +22,8 @@ using Steady = std::chrono::steady_clock;
 struct Stretch {
   double wall_s = 0;
   uint64_t statements = 0;
+  uint64_t transaction_bounds = 0;
+  uint64_t inspections = 0;
   double wait_s = 0;
 };
 
@@ -35,6 +37,8 @@ Stretch measure(F&& body) {
   const impl::postgres::SessionTotals after = pg_server_totals();
   assert(after.statements >= before.statements && after.wait_s >= before.wait_s);
   out.statements = after.statements - before.statements;
+  out.transaction_bounds = after.transaction_bounds - before.transaction_bounds;
+  out.inspections = after.inspections - before.inspections;
   out.wait_s = after.wait_s - before.wait_s;
   return out;
 }
@@ -43,10 +47,26 @@ std::string engine_suffix(StorageEngineKind engine) {
   return engine == StorageEngineKind::postgres ? "_postgres" : "_sqlite";
 }
 
-// The figures only PostgreSQL has: statements per second and the server's share of wall time.
-void server_figures(Bench& b, const std::string& what, const Stretch& s, const std::string& cmd, const std::string& note) {
+std::string percent(uint64_t part, uint64_t whole) {
+  return std::to_string(whole == 0 ? 0 : (100 * part + whole / 2) / whole) + "%";
+}
+
+// The figures only PostgreSQL has: statements per second, where they go
+// (so a reader sees where a PostgreSQL seed's time goes: nearly all of it
+// is the server's, statement by statement) and the server's share of wall
+// time. `seeds`: per-seed figures too.
+void server_figures(Bench& b, const std::string& what, const Stretch& s, const std::string& cmd, const std::string& note,
+                    uint64_t seeds = 0) {
+  const std::string split = "of them " + percent(s.transaction_bounds, s.statements) + " BEGIN, COMMIT or ROLLBACK, " +
+                            percent(s.inspections, s.statements) + " the recorder's inspector readings, " +
+                            percent(s.statements - s.transaction_bounds - s.inspections, s.statements) +
+                            " the work (interface calls and reads)";
   b.add(bench_figure("statements_per_s." + what + "_postgres", static_cast<double>(s.statements) / s.wall_s,
-                     "statements/s", cmd, 0, 0, note + "; " + std::to_string(s.statements) + " statements"));
+                     "statements/s", cmd, 0, 0, note + "; " + std::to_string(s.statements) + " statements, " + split));
+  if (seeds > 0) {
+    b.add(bench_figure("statements_per_seed." + what + "_postgres", static_cast<double>(s.statements) / seeds,
+                       "statements", cmd, 0, 0, split));
+  }
   b.add(bench_figure("server_wait_share." + what + "_postgres", s.wait_s / s.wall_s, "share", cmd, 0, 0,
                      "wall time spent waiting for the server (statements, lock probes, clock writes, resets) over "
                      "the wall time of the same run"));
@@ -113,7 +133,7 @@ void engines_group(Bench& b) {
                        "one process, seeds 1.." + std::to_string(sqlite_seeds) + " judged as a campaign judges them"));
     b.add(bench_figure("seeds_per_s." + profile + "_postgres", pg_rate, "seeds/s", cmd, 0, 0, note));
     b.add(bench_figure("postgres_over_sqlite.seeds_per_s_" + profile, pg_rate / std::max(lite_rate, 1e-9), "x", cmd));
-    server_figures(b, profile, pg, cmd, note);
+    server_figures(b, profile, pg, cmd, note, pg_seeds);
   }
   // The items workload (8 producers, 8 partitions, cache on, checked mode
   // off), fewer requests than the items group: PostgreSQL's pushes cost

@@ -102,6 +102,11 @@ void Session::send(const std::string& sql, const std::vector<Param>& params) {
   returned_ = false;
   outcome_ = {};
   ++totals.statements;
+  if (name_ == "inspector") {
+    ++totals.inspections;
+  } else if (sql.rfind("BEGIN", 0) == 0 || sql == "COMMIT" || sql == "ROLLBACK") {
+    ++totals.transaction_bounds;
+  }
   // A large statement may not fit the socket buffer at once.
   for (int flushed = PQflush(conn_.get()); flushed != 0; flushed = PQflush(conn_.get())) {
     if (flushed < 0) {

@@ -115,6 +115,8 @@ class Session {
 // so nothing that enters a trace, a hash or a decision may read it.
 struct SessionTotals {
   uint64_t statements = 0;
+  uint64_t transaction_bounds = 0;  // of them BEGIN, COMMIT and ROLLBACK
+  uint64_t inspections = 0;         // of them the recorder's readings (the session named "inspector")
   double wait_s = 0;
 };
 SessionTotals session_totals();
