@@ -14,6 +14,7 @@
 #include "sim/campaign/campaign_journal.h"
 #include "sim/campaign/campaign_merge.h"
 #include "sim/campaign/failure_file.h"
+#include "sim/campaign/triage.h"
 #include "sim/campaign/workload.h"
 #include "sim/scenario/coverage.h"
 #include "sim/scenario/engine_support.h"
@@ -140,8 +141,13 @@ json run_share(const CampaignOptions& a, impl::Variant variant, uint64_t worker,
         journal.checkpoint(false);
       } else {
         ++failed;
-        json f = {{"profile", profile}, {"seed", seed}, {"property", o.signature},
-                  {"properties", failing_properties(o.result)}, {"detail", o.result.failures[0].detail}};
+        json f = {{"profile", profile},
+                  {"seed", seed},
+                  {"property", o.signature},
+                  {"properties", failing_properties(o.result)},
+                  {"detail", o.result.failures[0].detail},
+                  {"step_kind", failing_step_kind(o.scenario, o.result.failures[0].step)},
+                  {"rule", failure_rule(o.result.failures[0].detail)}};
         if (shrinks < static_cast<uint64_t>(a.max_shrinks)) {
           ++shrinks;
           add_file(f, write_failure_file(o, profile, variant, a.out_dir, a.engine));
@@ -165,6 +171,8 @@ json run_share(const CampaignOptions& a, impl::Variant variant, uint64_t worker,
         if (fork.run.passed) continue;
         json f = {{"profile", profile}, {"seed", seed}, {"property", fork.run.signature},
                   {"detail", fork.run.result.failures[0].detail},
+                  {"step_kind", failing_step_kind(fork.run.scenario, fork.run.result.failures[0].step)},
+                  {"rule", failure_rule(fork.run.result.failures[0].detail)},
                   {"fork", {{"point", fork.point}, {"fork", fork.fork}}}};
         if (shrinks < static_cast<uint64_t>(a.max_shrinks) && fork.run.loaded) {
           ++shrinks;

@@ -40,25 +40,49 @@ void add_metrics(json& totals, const json& metrics) {
 
 namespace {
 
-// Failures grouped by the property that caught them, one shrunk file per
-// group where there is one, then every failing seed nobody shrank with the
-// command that shrinks it.
+// A failure's cause (sim/campaign/triage.h): its first property, the kind
+// of step that failed it and the rule broken; summaries journaled before
+// causes were recorded group by the property alone.
+std::string cause_of(const json& f) {
+  std::string cause = f["property"].get<std::string>();
+  const std::string kind = f.value("step_kind", "");
+  if (!kind.empty()) cause += " · " + kind;
+  const std::string rule = f.value("rule", "");
+  if (!rule.empty()) cause += " · " + rule;
+  return cause;
+}
+
+// Failures grouped by cause, most seeds first, each with one replay (a
+// shrunk file where there is one, else the command that shrinks one), then
+// every failing seed nobody shrank with the command that shrinks it.
 void print_triage(std::ostream& out, const json& failures, int max_shrinks) {
   if (failures.empty()) return;
   std::map<std::string, std::vector<const json*>> groups;
   std::map<std::string, uint64_t> caught_by;  // a seed counts under every property that failed it
   for (const json& f : failures) {
-    groups[f["property"].get<std::string>()].push_back(&f);
+    groups[cause_of(f)].push_back(&f);
     for (const json& name : f.value("properties", json::array({f["property"]}))) caught_by[name.get<std::string>()]++;
   }
   out << "  failing seeds by property that caught them:";
   for (const auto& [property, seeds] : caught_by) out << " " << property << " " << seeds << ";";
   out << "\n";
-  for (const auto& [property, members] : groups) {
+  std::vector<std::pair<std::string, std::vector<const json*>>> causes(groups.begin(), groups.end());
+  std::stable_sort(causes.begin(), causes.end(),
+                   [](const auto& x, const auto& y) { return x.second.size() > y.second.size(); });
+  constexpr size_t kCausesListed = 8;
+  out << "  " << causes.size() << " cause" << (causes.size() == 1 ? "" : "s")
+      << " (property · step · rule broken), most seeds first:\n";
+  for (size_t i = 0; i < std::min(causes.size(), kCausesListed); ++i) {
+    const auto& [cause, members] = causes[i];
+    out << "    " << members.size() << " × " << cause << "\n";
     const auto shrunk = std::find_if(members.begin(), members.end(), [](const json* f) { return f->contains("file"); });
-    if (shrunk == members.end()) continue;
-    out << "    " << property << ": " << (**shrunk)["replay"].get<std::string>() << "\n";
+    if (shrunk != members.end()) {
+      out << "      " << (**shrunk)["replay"].get<std::string>() << "\n";
+    } else if (members.front()->contains("check")) {
+      out << "      " << (*members.front())["check"].get<std::string>() << "   (shrinks it)\n";
+    }
   }
+  if (causes.size() > kCausesListed) out << "    and " << causes.size() - kCausesListed << " more causes\n";
   std::vector<const json*> unshrunk;
   for (const json& f : failures) {
     if (!f.contains("file")) unshrunk.push_back(&f);

@@ -1,0 +1,21 @@
+#pragma once
+// What groups a campaign's failures (qdt check's summary): the property, the
+// kind of step that failed it, and the rule broken, which is the failure's
+// text with what varies from seed to seed (numbers, ids, times, names in
+// quotes, the events in parentheses) taken out, so twenty seeds of one bug
+// are one line and two bugs caught by one property are two.
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace qdt::sim {
+
+// "model answers duplicate, storage answered queued at base #" from
+// "event 23 (now 1767229200081 ms): model answers duplicate [1->5], storage
+// answered queued at base 6".
+std::string failure_rule(const std::string& detail);
+
+// The op of the step `step` names in `scenario` (an id, or a JSON path such
+// as "/steps/1/steps/0"); "" when it names none.
+std::string failing_step_kind(const nlohmann::json& scenario, const std::string& step);
+
+}  // namespace qdt::sim
