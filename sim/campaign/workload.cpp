@@ -25,6 +25,7 @@ class Generator {
   Generator(uint64_t seed, const std::string& profile, const GeneratorOverrides& fixed)
       : rng_(seed ^ 0x51ed2701f3a5c9b7ULL), profile_(profile), fixed_(fixed) {
     k_ = knobs_for(profile, rng_);
+    side_.reseed(seed ^ 0x2f6b1d83a9c4e507ULL);
     if (fixed.partitions) k_.partitions = static_cast<int>(*fixed.partitions);
     if (fixed.keys) k_.keys = static_cast<int>(*fixed.keys);
     if (fixed.steps) k_.steps_min = k_.steps_max = static_cast<int>(*fixed.steps);
@@ -46,6 +47,8 @@ class Generator {
     if (k_.cache_budget_bytes > 0) world["cache"] = {{"enabled", true}, {"budget_bytes", k_.cache_budget_bytes}};
     if (k_.decline_cooldown_flushes > 0) world["cache"]["decline_cooldown_flushes"] = k_.decline_cooldown_flushes;
     if (k_.bundles) world["bundles"] = true;
+    fusion_off_ = k_.fusion_off_pm > 0 && static_cast<int>(side_.below(1000)) < k_.fusion_off_pm;
+    if (fusion_off_) world["fusion"] = false;
     json network;
     if (k_.zero_latency) network["latency_ms"] = {0, 0};
     else network["latency_ms"] = {rng_.between(0, 2), rng_.between(2, 8)};
@@ -66,7 +69,12 @@ class Generator {
     doc["queues"] = {{"q0", options}, {"q1", {{"dedupWindowSeconds", window_}}}};
     json steps = json::array();
     const int n = static_cast<int>(rng_.between(k_.steps_min, k_.steps_max));
-    for (int i = 0; i < n; ++i) steps.push_back(step(false));
+    for (int i = 0; i < n; ++i) {
+      json next = step(false);
+      for (json& s : leading_) steps.push_back(std::move(s));
+      leading_ = json::array();
+      steps.push_back(std::move(next));
+    }
     doc["steps"] = std::move(steps);
     return doc;
   }
@@ -212,6 +220,7 @@ class Generator {
   // read in flight (reachability cache.evicted_during_hydration,
   // cache.kill_switch_during_hydration).
   json cache_race() {
+    if (fusion_off_ && brokers_ >= 2 && side_.below(4) != 0) return span_race();
     const uint64_t broker = rng_.below(static_cast<uint64_t>(brokers_));
     json command = rng_.below(2) ? json{{"op", "evict_cache"}, {"broker", broker}}
                                  : json{{"op", "cache"}, {"broker", broker}, {"enabled", false}};
@@ -223,6 +232,28 @@ class Generator {
     }
     children.push_back({{"op", "sequence"}, {"steps", racer}});
     return {{"op", "parallel"}, {"steps", children}};
+  }
+
+  // A cache reset meets a span hydration read, then the read's push
+  // repeats a key below the span (reachability cache.reset_during_hydration
+  // on a span read): broker 0 pushes, broker 1 pushes after it (a gap in
+  // broker 0's cache, which broker 0 learns from its next push), then
+  // broker 0 repeats its first request, whose flush reads the gap's span,
+  // beside an eviction of its cache and another of its pushes to the
+  // partition, which with fusion off makes the partition anew meanwhile.
+  json span_race() {
+    const std::string part = partition();
+    auto here = [this, &part] { return item("q0", part); };
+    json first = push_request(here, 0);
+    json gap = push_request(here, 1);
+    json learn = push_request(here, 0);
+    json repeat = first;
+    repeat["id"] = id();
+    json evict = json::array({{{"op", "advance"}, {"ms", rng_.between(0, 6)}}, {{"op", "evict_cache"}, {"broker", 0}}});
+    json race = json::array({std::move(repeat), {{"op", "sequence"}, {"steps", std::move(evict)}}, push_request(here, 0)});
+    // Top-level steps before the race (a parallel step nests in nothing).
+    leading_ = json::array({std::move(first), std::move(gap), std::move(learn)});
+    return {{"op", "parallel"}, {"steps", std::move(race)}};
   }
 
   // One key's life across the purge floor: stored, acked, aged past 900 s
@@ -312,6 +343,11 @@ class Generator {
   GeneratorOverrides fixed_;
   Knobs k_;
   int brokers_ = 1;
+  // Draws added after the profiles were tuned, from a stream of their own,
+  // so a seed that does not use them generates what it always did.
+  Rng side_;
+  bool fusion_off_ = false;  // world.fusion false for this seed
+  json leading_ = json::array();  // steps the last step drawn needs before it
   int64_t window_ = 3600;
   int next_id_ = 0;
 };

@@ -77,6 +77,7 @@ Knobs knobs_for(const std::string& profile, Rng& rng) {
     // (the default, 64 flushes, outlasts every generated scenario).
     k.decline_cooldown_flushes = 1 + static_cast<int64_t>(rng.below(8));
     k.cache_race_pm = 80;
+    k.fusion_off_pm = 500;
   } else if (profile == "swarm") {
     // Each seed switches a random subset of faults on.
     auto maybe = [&rng](int pm) { return rng.below(2) ? pm : 0; };

@@ -51,6 +51,9 @@ struct Knobs {
   int64_t retention_seconds = 0;
   int64_t purge_batch_max = 1000;
   bool bundles = false;  // world.bundles: a request's partitions in one transaction (PostgreSQL)
+  // Per mille of seeds with fusion off: a broker's flushes of one partition
+  // then run side by side, so a cache reset can meet a hydration read.
+  int fusion_off_pm = 0;
 };
 
 // The knobs of `profile` for one seed (some profiles draw a few with `rng`).
