@@ -117,7 +117,26 @@ TEST_F(SqlInterface, RetentionDeletesWholeExpiredSegmentsAndAdvancesLogStart) {
   EXPECT_EQ(push("q", "p", {"t0"})["dups"], json::parse(R"([{"i":0,"off":0}])"));
 }
 
-TEST_F(SqlInterface, CompletedRetentionRespectsEveryConsumerGroupsCommittedOffset) {
+// A bytea[] literal of the packed hashes of `ids`, one element each.
+std::string hash_array(const std::vector<std::string>& packed) {
+  std::string array = "{";
+  for (size_t i = 0; i < packed.size(); ++i) {
+    std::string hex = "\"\\\\x";
+    for (unsigned char c : packed[i]) {
+      static const char* digits = "0123456789abcdef";
+      hex += digits[c >> 4];
+      hex += digits[c & 15];
+    }
+    array += (i ? "," : "") + hex + "\"";
+  }
+  return array + "}";
+}
+
+// Fully acknowledged (docs/semantics.md §2.8): every offset of the segment
+// acknowledged by some group, whatever the groups' committed offsets; an
+// offset that can no longer be acknowledged (its sidecar row purged) holds
+// back only its own segment.
+TEST_F(SqlInterface, CompletedRetentionDeletesSegmentsWhoseEveryOffsetIsAcknowledged) {
   for (int i = 0; i < 4; ++i) {
     set_clock_us(kT0Us + i * 10 * kSecondUs);
     ASSERT_EQ(push("q", "p", {"t" + std::to_string(i)})["status"], "queued");
@@ -127,13 +146,19 @@ TEST_F(SqlInterface, CompletedRetentionRespectsEveryConsumerGroupsCommittedOffse
     return json::parse(scalar(
         "SELECT queen.log_retention_step_v1($1::uuid, NULL, '2023-11-14 22:15:00+00'::timestamptz, 10)", {pid}));
   };
-  // No consumer group: nothing is completed.
+  const auto ack = [&](const std::string& group, const std::string& id) {
+    return json::parse(scalar("SELECT queen.log_ack_by_hash_v1($1::uuid, $2, NULL, $3::bytea[], NULL)",
+                              {pid, group, hash_array({hashes({id})})}));
+  };
+  // Nothing acknowledged: nothing is completed.
   EXPECT_EQ(step()["deleted"], 0);
-  query("INSERT INTO queen.log_consumers (partition_id, consumer_group, committed) VALUES ($1, 'g1', 2), ($1, 'g2', 0)",
-        {pid});
-  EXPECT_EQ(interface_part(step()), json::parse(R"({"deleted":1,"new_log_start":1,"done":true})"));
-  query("UPDATE queen.log_consumers SET committed = 3 WHERE consumer_group = 'g2'");
-  EXPECT_EQ(interface_part(step()), json::parse(R"({"deleted":2,"new_log_start":3,"done":true})"));
+  query("INSERT INTO queen.log_consumers (partition_id, consumer_group) VALUES ($1, 'g1'), ($1, 'g2')", {pid});
+  ASSERT_EQ(ack("g1", "t1")["ok"], true);
+  ASSERT_EQ(ack("g2", "t2")["ok"], true);
+  // Offsets 1 and 2 are acknowledged, 0 is not: no group's committed offset moved.
+  EXPECT_EQ(interface_part(step()), json::parse(R"({"deleted":2,"new_log_start":0,"done":true})"));
+  ASSERT_EQ(ack("g1", "t0")["ok"], true);
+  EXPECT_EQ(interface_part(step()), json::parse(R"({"deleted":1,"new_log_start":3,"done":true})"));
   EXPECT_EQ(count("queen.log_segments"), 1);
 }
 
@@ -142,20 +167,10 @@ TEST_F(SqlInterface, AckByHashResolvesOffsetsAndAdvancesCommittedOverContiguousA
   ASSERT_EQ(push("q", "p", {"c"})["status"], "queued");
   const std::string pid = partition_id("q", "p");
   const auto ack = [&](const std::vector<std::string>& ids) {
-    std::string array = "{";
-    for (size_t i = 0; i < ids.size(); ++i) {
-      std::string hex = "\"\\\\x";
-      const std::string h = hashes({ids[i]});
-      for (unsigned char c : h) {
-        static const char* digits = "0123456789abcdef";
-        hex += digits[c >> 4];
-        hex += digits[c & 15];
-      }
-      array += (i ? "," : "") + hex + "\"";
-    }
-    array += "}";
+    std::vector<std::string> packed;
+    for (const std::string& id : ids) packed.push_back(hashes({id}));
     return json::parse(
-        scalar("SELECT queen.log_ack_by_hash_v1($1::uuid, 'g', NULL, $2::bytea[], NULL)", {pid, array}));
+        scalar("SELECT queen.log_ack_by_hash_v1($1::uuid, 'g', NULL, $2::bytea[], NULL)", {pid, hash_array(packed)}));
   };
   EXPECT_EQ(ack({"b"}), json::parse(R"({"ok":false,"error":"consumer not found"})"));
   query("INSERT INTO queen.log_consumers (partition_id, consumer_group) VALUES ($1, 'g')", {pid});
