@@ -46,6 +46,8 @@ void check_expectations(const Scenario& s, const StepOutcomes& out, const histor
   // Position of each push step's (last) response among all responses, for "new".
   std::map<std::string, size_t> position;
   for (size_t i = 0; i < h.requests.size(); ++i) position[h.requests[i].step] = i;
+  // "step/index" of every item whose expectation failed: what names it fails with it.
+  std::set<std::string> failed_items;
 
   // A push step's response as JSON, built only for a step an expectation names.
   std::map<std::string, json> push_json;
@@ -107,8 +109,11 @@ void check_expectations(const Scenario& s, const StepOutcomes& out, const histor
       const ItemExpect& want = (*x.items)[i];
       const std::string where = id + "/" + std::to_string(i);
       if (impl::status_name(got.status) != want.status) {
-        failures.push_back(
-            failure(id, "item " + where + ": expected " + want.status + ", got " + impl::status_name(got.status)));
+        // Its id follows from its status: one line says both.
+        failures.push_back(failure(id, "item " + where + ": expected " + want.status + ", got " +
+                                           impl::status_name(got.status) + " (id " + got.message_id + ")"));
+        failed_items.insert(where);
+        continue;
       }
       if (!want.message_id) continue;
       const std::string& ref = *want.message_id;
@@ -137,12 +142,19 @@ void check_expectations(const Scenario& s, const StepOutcomes& out, const histor
           continue;
         }
         expected = other->second.items[index].message_id;
+        if (failed_items.count(step + "/" + std::to_string(index)) && got.message_id != expected) {
+          // A knock-on: the item it names answered otherwise than expected.
+          failures.push_back(failure(id, "item " + where + ": its id is not " + ref + "'s, which failed above"));
+          failed_items.insert(where);
+          continue;
+        }
       } else {
         expected = ref;
       }
       if (got.message_id != expected) {
         failures.push_back(failure(id, "item " + where + ": expected message_id " + expected + " (" + ref +
                                            "), got " + got.message_id));
+        failed_items.insert(where);
       }
     }
   }
@@ -150,7 +162,8 @@ void check_expectations(const Scenario& s, const StepOutcomes& out, const histor
     const int64_t got = world.storage().stored_messages(key.first, key.second);
     if (got != n) {
       failures.push_back(failure("stored", key.first + "/" + key.second + ": expected " + std::to_string(n) +
-                                               " stored messages, found " + std::to_string(got)));
+                                               " stored messages, found " + std::to_string(got) +
+                                               (failed_items.empty() ? "" : " (items above failed too)")));
     }
   }
 }

@@ -86,6 +86,32 @@ TEST(Runner, ExpectationFailuresFollowTheScript) {
   EXPECT_EQ(steps, (std::vector<std::string>{"z-first", "m-second", "a-third"}));
 }
 
+// A knock-on is folded under its cause: an item whose status failed says
+// its id on the same line, and an item naming a failed item's id says so.
+TEST(Runner, KnockOnExpectationFailuresAreFoldedUnderTheirCause) {
+  const RunOutcome out = run_scenario(load(R"({
+    "name": "knock-on", "seed": 1,
+    "queues": {"orders": {"dedupWindowSeconds": 3600}},
+    "steps": [
+      {"id": "first", "op": "push", "items": [{"queue": "orders", "transactionId": "t1", "data": {}}]},
+      {"id": "second", "op": "push", "items": [{"queue": "orders", "transactionId": "t2", "data": {}}]}
+    ],
+    "expect": {"first": [{"status": "duplicate", "message_id": "zero"}],
+               "second": [{"status": "queued", "message_id": "@first/0"}],
+               "stored": {"orders/Default": 1}}
+  })"),
+                                       {});
+  ASSERT_FALSE(out.passed);
+  std::vector<std::string> details;
+  for (const RunFailure& f : out.result.failures) {
+    if (f.kind == "expectation") details.push_back(f.step + ": " + f.detail);
+  }
+  ASSERT_EQ(details.size(), 3u) << ::testing::PrintToString(details);
+  EXPECT_NE(details[0].find("first: item first/0: expected duplicate, got queued (id "), std::string::npos);
+  EXPECT_EQ(details[1], "second: item second/0: its id is not @first/0's, which failed above");
+  EXPECT_NE(details[2].find("expected 1 stored messages, found 2 (items above failed too)"), std::string::npos);
+}
+
 // A step without an id is in the results under its JSON path.
 TEST(Runner, UnnamedStepsAnswerUnderTheirJsonPath) {
   const RunOutcome out = run_scenario(load(R"({
