@@ -1,6 +1,7 @@
 #include "sim/campaign/failure_file.h"
 
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <iostream>
 
@@ -19,24 +20,37 @@ json with_reference_expectations(json scenario, StorageEngineKind engine) {
   const std::optional<RunResult> reference = run_document(scenario, impl::Variant::none, true, true, true, engine);
   if (!reference || !reference->passed) return scenario;
   json expect = json::object();
-  for (const json& s : scenario["steps"]) {
-    const std::string op = s.value("op", "");
-    if (!s.contains("id") || (op != "push" && op != "ack")) continue;
-    const std::string id = s["id"];
-    const json& response = reference->step_responses.at(id);
-    if (op == "ack") {
-      expect[id] = {{"status", response["status"]}};
-    } else if (response.is_array()) {
-      json items = json::array();
-      for (const json& item : response) {
-        json e = {{"status", item["status"]}};
-        if (item["message_id"] == "00000000-0000-0000-0000-000000000000" && item["status"] == "duplicate") {
-          e["message_id"] = "zero";
+  // Every push and ack with an id, those inside parallel and sequence steps too.
+  const std::function<void(const json&)> add = [&](const json& steps) {
+    for (const json& s : steps) {
+      if (s.contains("steps")) add(s["steps"]);
+      const std::string op = s.value("op", "");
+      if (!s.contains("id") || (op != "push" && op != "ack")) continue;
+      const std::string id = s["id"];
+      const auto found = reference->step_responses.find(id);
+      if (found == reference->step_responses.end()) continue;
+      const json& response = found->second;
+      if (op == "ack") {
+        expect[id] = {{"status", response["status"]}};
+      } else if (response.is_array()) {
+        json items = json::array();
+        for (const json& item : response) {
+          json e = {{"status", item["status"]}};
+          if (item["message_id"] == "00000000-0000-0000-0000-000000000000" && item["status"] == "duplicate") {
+            e["message_id"] = "zero";
+          }
+          items.push_back(e);
         }
-        items.push_back(e);
+        expect[id] = items;
       }
-      expect[id] = items;
     }
+  };
+  add(scenario["steps"]);
+  // What the reference stored, partition by partition.
+  if (!reference->stored.empty()) {
+    json stored = json::object();
+    for (const auto& [partition, messages] : reference->stored) stored[partition] = messages;
+    expect["stored"] = stored;
   }
   scenario["expect"] = expect;
   return scenario;

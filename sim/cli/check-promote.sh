@@ -33,6 +33,9 @@ d = json.load(open(sys.argv[1]))
 assert d["name"] == "skip-probe-repeat", d["name"]
 assert d["description"].startswith("FILL IN"), d["description"]
 assert d["expect"], "no expect block"
+# What the reference stored, so the file also fails when a write goes astray.
+assert d["expect"].get("stored"), ("no stored counts", d["expect"])
+assert all(isinstance(n, int) and n >= 0 for n in d["expect"]["stored"].values()), d["expect"]["stored"]
 PY
 # It passes on the reference as printed, and fails under the variant that broke it.
 line=$(sed -n 's/^  it passes on the reference: //p' "$tmp/out")

@@ -39,6 +39,10 @@ struct RunResult {
   std::map<std::string, uint64_t> reached_at_pick;  // point -> picks before it was first reached
   // How a run that was not random was scheduled (World::schedule_report); null for a random one.
   nlohmann::json schedule;
+  // "queue/partition" -> messages stored at the end (the final reads); empty
+  // when a transaction was left open. Written into promoted files' `expect`,
+  // not into to_json.
+  std::map<std::string, int64_t> stored;
 
   nlohmann::json to_json() const;
 };

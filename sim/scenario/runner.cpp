@@ -91,6 +91,9 @@ RunOutcome run_scenario(const Scenario& scenario, const RunOptions& options) {
   result.reached = reach.names();
   for (const auto& [name, picks] : reach.first_picks()) result.reached_at_pick[name] = picks;
   result.schedule = world.schedule_report();
+  for (const history::FinalRead& read : world.history().final_reads) {
+    result.stored[read.queue + "/" + read.partition] = static_cast<int64_t>(read.messages.size());
+  }
   if (!result.schedule.is_null() && learn_steps) result.schedule["steps_learnt"] = true;
   outcome.trace_text = world.trace().text();
   outcome.step_times = runner.outcomes().times;
