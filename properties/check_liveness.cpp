@@ -7,7 +7,8 @@
 //   RequestRecord has exactly one PushOutcomeRecord, `finished`, with one
 //   final status per item (queued | duplicate | error | timeout), or
 //   `rejected`;
-// - no storage connection is still inside a transaction at the end.
+// - no storage connection is still inside a transaction at the end;
+// - the run never stalled with requests waiting inside a broker.
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -109,6 +110,12 @@ std::vector<Failure> check_liveness(const history::History& history) {
                  " of them, though it was not lost in a crash");
   }
   if (history.recorded_outcomes) check_outcomes(history, sink);
+  for (const history::Stall& s : history.stalls) {
+    sink.add("", "", "the run stalled at " + std::to_string(s.at_ms) + " ms: " + std::to_string(s.waiters) +
+                         " request" + (s.waiters == 1 ? "" : "s") + " waited in broker " + std::to_string(s.broker) +
+                         "'s fusion lanes for a wake nobody would send (every fiber waited, no timer was pending); "
+                         "they were ended as lost to finish the run");
+  }
   for (const std::string& connection : history.open_transactions_at_end) {
     sink.add("", "", "connection '" + connection + "' was still inside a transaction (holding a lock) at the end");
   }

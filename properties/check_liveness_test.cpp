@@ -36,6 +36,18 @@ TEST(Liveness, PushStillWaitingAtTheEndFails) {
   EXPECT_NE(failures[0].detail.find("still waiting"), std::string::npos);
 }
 
+// A lane nobody wakes (a broker that forgot its waiters in a crash): the
+// world breaks the stall and records it, and liveness fails the run.
+TEST(Liveness, AStalledRunFails) {
+  HistoryBuilder b = retried();
+  b.history().stalls.push_back({120989, 0, 3});
+  const auto failures = check(b.history());
+  ASSERT_EQ(failures.size(), 1u) << show(failures);
+  EXPECT_EQ(failures[0].detail,
+            "the run stalled at 120989 ms: 3 requests waited in broker 0's fusion lanes for a wake nobody would send "
+            "(every fiber waited, no timer was pending); they were ended as lost to finish the run");
+}
+
 TEST(Liveness, PushWithoutAnOutcomeFails) {
   HistoryBuilder b = retried();
   b.history().outcomes.erase(b.history().outcomes.begin());

@@ -305,6 +305,15 @@ struct LockFailure {
   bool deadlock = false;  // false: a lock wait that never ended
 };
 
+// The run stalled (liveness): every fiber waited and no timer was pending
+// while requests waited inside a broker for a wake nobody would send. The
+// world woke them as lost to end the run, and records that it had to.
+struct Stall {
+  int64_t at_ms = 0;  // virtual clock
+  uint32_t broker = 0;
+  uint32_t waiters = 0;  // requests waiting in the broker's fusion lanes
+};
+
 struct History {
   std::vector<Event> events;
   std::vector<StorageCrash> storage_crashes;
@@ -315,6 +324,7 @@ struct History {
   // run ended, by name ("broker 0", "retention", "admin"): liveness.
   std::vector<std::string> open_transactions_at_end;
   std::vector<LockFailure> lock_failures;  // in the order the calls failed
+  std::vector<Stall> stalls;
   // True when the recorder filled outcomes / final_reads (hand-made histories
   // in older tests do not): the black-box checkers skip what was not recorded.
   bool recorded_outcomes = false;

@@ -85,10 +85,23 @@ class FiberWaitPort : public impl::WaitPort {
       boost::fibers::context* self = boost::fibers::context::active();
       assert(!self->is_context(boost::fibers::type::main_context));
       event.waiter = self;
+      waiting_.push_back(&event);
       self->suspend();
+      std::erase(waiting_, &event);
+      if (stalled_) {
+        event.waiter = nullptr;
+        throw impl::BrokerLost("the run stalled with this request waiting in a fusion lane");
+      }
     }
     event.set = false;
     event.waiter = nullptr;
+  }
+  size_t waiters() const { return waiting_.size(); }
+  // Every fiber waits and no timer is pending: wakes this port's waiters,
+  // each to end its request as lost (World::run records the stall).
+  void break_stall() {
+    stalled_ = true;
+    for (impl::FiberEvent* event : std::vector<impl::FiberEvent*>(waiting_)) notify(*event, Wake::answered);
   }
   void notify(impl::FiberEvent& event, Wake why) override {
     event.set = true;
@@ -106,6 +119,10 @@ class FiberWaitPort : public impl::WaitPort {
       boost::fibers::context::active()->schedule(waiter);
     }
   }
+
+ private:
+  std::vector<impl::FiberEvent*> waiting_;
+  bool stalled_ = false;
 };
 
 }  // namespace
@@ -390,6 +407,19 @@ void World::run(const std::function<void()>& script) {
     boost::this_fiber::yield();  // returns when every simulated fiber waits
     if (done && live_detached_ == 0) break;
     if (!clock_.fire_next()) {
+      // Requests waiting inside a broker for a wake nobody will send: a
+      // liveness failure of the implementation, recorded, and broken so the
+      // run ends and its history is judged. Anything else is the world's own.
+      bool broken = false;
+      for (uint32_t b = 0; b < seams_.size(); ++b) {
+        FiberWaitPort& port = seams_[b]->waits;
+        if (port.waiters() == 0) continue;
+        history_.stalls.push_back({clock_.now_ms(), b, static_cast<uint32_t>(port.waiters())});
+        trace_.begin(clock_.now_ms(), "stall").field("b", b).field("waiters", static_cast<int64_t>(port.waiters())).end();
+        port.break_stall();
+        broken = true;
+      }
+      if (broken) continue;
       deadlock = true;
       break;
     }
