@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "reports/html_page.h"
+#include "reports/study_statement.h"
 
 namespace qdt::reports {
 namespace {
@@ -163,6 +164,7 @@ std::string sweep_markdown(const json& doc) {
   std::ostringstream out;
   out << "# qdt explore: " << doc["name"].get<std::string>() << "\n\n";
   if (!doc.value("description", std::string()).empty()) out << doc["description"].get<std::string>() << "\n\n";
+  out << study_statement_markdown(doc);
   out << "- command: " << md_code(doc.value("command", std::string())) << "\n"
       << "- base: " << base_text(doc) << "\n"
       << "- variant: " << doc.value("variant", std::string("none")) << "\n"
@@ -208,6 +210,7 @@ std::string sweep_html(const json& doc, const std::string& gnuplot) {
   if (!doc.value("description", std::string()).empty()) {
     out << "<p>" << html_escape(doc["description"].get<std::string>()) << "</p>\n";
   }
+  out << study_statement_html(doc);
   out << "<h2>What was run</h2>\n<dl>\n"
       << "<dt>command</dt><dd><code>" << html_escape(doc.value("command", std::string())) << "</code></dd>\n"
       << "<dt>base</dt><dd>" << html_escape(base_text(doc)) << "</dd>\n"

@@ -160,6 +160,10 @@ SweepRunResult run_sweep(const Sweep& sweep, const SweepRunOptions& options, con
                   {"sweep", sweep.doc},
                   {"wall_s", wall() - start}};
   if (!options.commit.empty()) out.document["commit"] = options.commit;
+  // A study's stated question and conclusions, for the top of its page (reports/study_statement.h).
+  for (const char* field : {"question", "conclusions"}) {
+    if (sweep.doc.contains(field)) out.document[field] = sweep.doc[field];
+  }
   out.all_passed = failures == 0;
   return out;
 }
