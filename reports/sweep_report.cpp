@@ -39,6 +39,14 @@ std::string base_text(const json& doc) {
                                : "scenario " + b.value("scenario", std::string("?"));
 }
 
+// Only a scenario base has an expect block to check; "" for a profile base.
+std::string expectations_text(const json& doc) {
+  if (doc["base"].contains("profile")) return "";
+  return doc.value("expectations", std::string("check")) == "ignore"
+             ? "ignored: only the properties judge (the scenario's expect block is not checked)"
+             : "checked: a point whose answers differ from the scenario's expect block fails as expectation";
+}
+
 std::string seeds_text(const json& doc) {
   const uint64_t first = doc["first_seed"].get<uint64_t>(), n = doc["seeds"].get<uint64_t>();
   return std::to_string(n) + " per point (seeds " + std::to_string(first) + "-" + std::to_string(first + n - 1) + ")";
@@ -168,6 +176,7 @@ std::string sweep_markdown(const json& doc) {
   out << "- command: " << md_code(doc.value("command", std::string())) << "\n"
       << "- base: " << base_text(doc) << "\n"
       << "- variant: " << doc.value("variant", std::string("none")) << "\n"
+      << (expectations_text(doc).empty() ? "" : "- expectations: " + expectations_text(doc) + "\n")
       << "- seeds: " << seeds_text(doc) << "\n"
       << "- points: " << doc["points"].size() << ", runs: " << doc["runs"] << ", failing runs: " << doc["failures"]
       << "\n";
@@ -215,6 +224,7 @@ std::string sweep_html(const json& doc, const std::string& gnuplot) {
       << "<dt>command</dt><dd><code>" << html_escape(doc.value("command", std::string())) << "</code></dd>\n"
       << "<dt>base</dt><dd>" << html_escape(base_text(doc)) << "</dd>\n"
       << "<dt>variant</dt><dd>" << html_escape(doc.value("variant", std::string("none"))) << "</dd>\n"
+      << (expectations_text(doc).empty() ? "" : "<dt>expectations</dt><dd>" + html_escape(expectations_text(doc)) + "</dd>\n")
       << "<dt>seeds</dt><dd>" << html_escape(seeds_text(doc)) << "</dd>\n"
       << "<dt>knobs</dt><dd>";
   for (const json& k : doc["knobs"]) {

@@ -26,7 +26,7 @@ struct SweepRunOptions {
 };
 
 struct SweepRunResult {
-  // {"name","description","command","commit"?,"base","variant","seeds","first_seed",
+  // {"name","description","command","commit"?,"base","variant","expectations","seeds","first_seed",
   //  "metrics":[{"name","unit"}],"knobs":[{"path","values","unit"}],"points":[...],
   //  "runs","failures","sweep","wall_s","question"?,"conclusions"?}
   nlohmann::json document;

@@ -294,6 +294,33 @@ TEST(SweepLoader, AStudysQuestionAndConclusionsAreOptionalTextsCheckedWithTheirP
   EXPECT_EQ(run.document["conclusions"], json({"one <b>", "two"}));
 }
 
+TEST(SweepRun, ExpectationsJudgeByDefaultAndIgnoredOnlyThePropertiesDo) {
+  const std::string file = std::string(QDT_SOURCE_DIR) + "/sim/testdata/sweeps/expect-window.json";
+  SweepLoad r = load_sweep_file(file);
+  ASSERT_TRUE(r.sweep) << r.errors[0].to_string();
+  EXPECT_TRUE(r.sweep->check_expectations);
+  SweepRunOptions options;
+  options.quiet = true;
+  const WallClock wall = [] { return 0.0; };
+  const SweepRunResult checked = run_sweep(*r.sweep, options, wall);
+  ASSERT_TRUE(checked.errors.empty());
+  EXPECT_EQ(checked.document["expectations"], "check");
+  EXPECT_EQ(checked.document["failures"], 2);  // window 0: the retry is stored as new, as the properties allow
+  EXPECT_EQ(checked.document["points"][0]["failed_seeds"][0]["property"], "expectation");
+  r.sweep->check_expectations = false;
+  const SweepRunResult ignored = run_sweep(*r.sweep, options, wall);
+  ASSERT_TRUE(ignored.errors.empty());
+  EXPECT_EQ(ignored.document["expectations"], "ignore");
+  EXPECT_EQ(ignored.document["failures"], 0);
+  EXPECT_EQ(ignored.document["points"][0]["raw"], checked.document["points"][0]["raw"]) << "the runs are the same";
+  // The file's field, and a value it does not know.
+  const std::string vary = R"({"world.brokers": [1]})";
+  const SweepLoad ignore = load_sweep_text(with(vary, R"(, "expectations": "ignore")"), "s.json");
+  ASSERT_TRUE(ignore.sweep);
+  EXPECT_FALSE(ignore.sweep->check_expectations);
+  EXPECT_EQ(first_error(with(vary, R"(, "expectations": "off")")).substr(0, 15), "/expectations: ");
+}
+
 TEST(SweepRun, Units) {
   EXPECT_EQ(unit_of("virtual_duration_ms"), "ms");
   EXPECT_EQ(unit_of("queues.*.dedupWindowSeconds"), "s");
