@@ -120,7 +120,9 @@ std::string gnuplot_data(const Chart& chart) {
     out << "# " << data_field(chart.series[s].title) << "\n";
     for (const ChartPoint& p : chart.series[s].points) {
       out << num(p.x) << " " << num(p.mean) << " " << num(p.min) << " " << num(p.max) << " \"" << data_field(p.label)
-          << "\"\n";
+          << "\"";
+      if (chart.series[s].mark == SeriesMark::band) out << " " << num(p.x_lo) << " " << num(p.x_hi);
+      out << "\n";
     }
   }
   return out.str();
@@ -165,6 +167,10 @@ std::string gnuplot_script(const std::vector<Chart>& charts) {
       const double pad = x_hi > x_lo ? (x_hi - x_lo) * 0.06 : 0.5;
       out << "set xrange [" << num(x_lo >= 0 ? std::max(0.0, x_lo - pad) : x_lo - pad) << ":" << num(x_hi + pad) << "]\n";
     }
+    // Labels written above their points need headroom the points alone would not get.
+    if (std::any_of(c.series.begin(), c.series.end(), [](const ChartSeries& s) { return s.labelled; })) {
+      out << "set offsets graph 0.04, graph 0.04, graph 0.3, graph 0.04\n";
+    }
     if (c.log_y) out << "set logscale y 10\nset yrange [0.8:*]\n";
     else if (y_lo >= 0) out << "set yrange [0:*]\n";
     if (c.style == ChartStyle::bars) out << "set style fill solid 0.6 border -1\nset boxwidth 0.6\nset xtics rotate by -40\nset bmargin 8\n";
@@ -186,15 +192,24 @@ std::string gnuplot_script(const std::vector<Chart>& charts) {
     for (size_t s = 0; s < c.series.size(); ++s) {
       const ChartSeries& series = c.series[s];
       out << (s ? ", \\\n     " : "") << "'chart" << n << ".dat' index " << s;
-      if (c.style == ChartStyle::points) {
-        out << " using 1:2 with points pt " << series.point_type << " ps 1.3";
-        if (is_rgb(series.color)) out << " lc rgb \"" << series.color << "\"";
+      const std::string colour = is_rgb(series.color) ? " lc rgb \"" + series.color + "\"" : "";
+      if (c.style == ChartStyle::points && series.mark == SeriesMark::band) {
+        out << " using 1:2:6:7:3:4 with boxxyerror fs transparent solid 0.18 noborder" << colour;
+      } else if (c.style == ChartStyle::points) {
+        out << " using 1:2 with points pt " << series.point_type << " ps 1.3" << colour;
       } else if (c.style == ChartStyle::bars) {
         out << (c.categorical_x ? " using 1:2:xticlabels(5) with boxes" : " using 1:2 with boxes");
       } else {
         out << (c.categorical_x ? " using 1:2:3:4:xticlabels(5)" : " using 1:2:3:4") << " with yerrorlines lw 2 pt 7";
       }
       out << " title " << quoted(series.title);
+      if (c.style == ChartStyle::points && series.labelled) {
+        // The label text is column 5 of the data file: data, never a command.
+        const bool band = series.mark == SeriesMark::band;
+        out << ", \\\n     'chart" << n << ".dat' index " << s
+            << (band ? " using 6:2:5 with labels left offset char 0.3,0" : " using 1:2:5 with labels left rotate by 30 offset char 0.4,0.9")
+            << (is_rgb(series.color) ? " tc rgb \"" + series.color + "\"" : "") << " notitle";
+      }
     }
     out << "\nunset output\n";
   }

@@ -17,18 +17,29 @@ struct ChartPoint {
   double x = 0;        // the position on the x axis (the index, for a categorical axis)
   std::string label;   // the x tick label on a categorical axis
   double mean = 0, min = 0, max = 0;
+  double x_lo = 0, x_hi = 0;  // SeriesMark::band: the box's x extent (min and max are its y extent)
 };
 
 // Markers of a point series (gnuplot point types): a filled circle and an
 // open triangle read apart in grey print and to colour-blind eyes.
 inline constexpr int kPointCircleFilled = 7;
 inline constexpr int kPointTriangleOpen = 8;
+inline constexpr int kPointCross = 2;
+
+// How a series of a ChartStyle::points chart is drawn.
+enum class SeriesMark {
+  marker,  // one marker per point
+  band,    // a translucent box per point over [x_lo, x_hi] x [min, max]: a window, a fault's interval
+};
 
 struct ChartSeries {
   std::string title;  // legend text
   std::vector<ChartPoint> points;
   int point_type = kPointCircleFilled;  // ChartStyle::points only
   std::string color;                    // "#rrggbb"; "" lets gnuplot cycle its palette
+  SeriesMark mark = SeriesMark::marker;  // ChartStyle::points only
+  // Each point's label written beside it (a band's at its left edge, at height `mean`), read from the data file.
+  bool labelled = false;
 };
 
 enum class ChartStyle {

@@ -38,6 +38,9 @@ TEST(GnuplotScript, NoInputByteReachesTheCommandLineAsSyntax) {
   Chart points = hostile_chart("/tmp/x");
   points.style = ChartStyle::points;  // the style that colours its series
   points.series[1].color = "#`touch /tmp/x`";  // not a colour: left to gnuplot's palette
+  points.series[0].labelled = true;           // labels read from the data file
+  points.series[1].mark = SeriesMark::band;
+  points.series[1].labelled = true;
   const std::string script = gnuplot_script({hostile_chart("/tmp/x"), points});
   EXPECT_EQ(script.find('`'), std::string::npos) << script;
   EXPECT_EQ(script.find('@'), std::string::npos) << script;
@@ -69,6 +72,9 @@ TEST(GnuplotRender, HostileNamesRenderAsTextAndRunNothing) {
   fs::remove(marker);
   Chart points = hostile_chart(marker.string());
   points.style = ChartStyle::points;
+  points.series[0].labelled = true;  // the name drawn as a label from the data file
+  points.series[1].mark = SeriesMark::band;
+  points.series[1].labelled = true;
   const ChartsRendered out = render_charts({hostile_chart(marker.string()), points}, "gnuplot");
   ASSERT_TRUE(out.ok) << out.error;
   EXPECT_FALSE(fs::exists(marker)) << "a name ran a command";
@@ -76,6 +82,8 @@ TEST(GnuplotRender, HostileNamesRenderAsTextAndRunNothing) {
   EXPECT_EQ(out.svgs[0].find("<script"), std::string::npos);
   EXPECT_NE(out.svgs[0].find("&lt;script>"), std::string::npos);
   EXPECT_NE(out.svgs[0].find(std::string("`touch ") + marker.string() + "`"), std::string::npos) << "the name as text";
+  EXPECT_EQ(out.svgs[1].find("<script"), std::string::npos);
+  EXPECT_NE(out.svgs[1].find(std::string("`touch ") + marker.string() + "`"), std::string::npos) << "a label as text";
   fs::remove(marker);
 }
 

@@ -106,13 +106,57 @@ TEST(ReplayReport, OffsetsChartHasAStoredAndADuplicateSeriesPerPartition) {
   EXPECT_EQ(c->series[1].title, "q/Default duplicate answered");
   EXPECT_NE(c->series[0].point_type, c->series[1].point_type);
   EXPECT_EQ(c->series[0].color, c->series[1].color);
-  EXPECT_EQ(c->x_label, "virtual time (ms)");
+  EXPECT_EQ(c->x_label, "virtual time (ms since the run began)");
   const std::string script = gnuplot_script({*c});
   EXPECT_NE(script.find("with points pt 8"), std::string::npos);
   EXPECT_NE(script.find("set ytics 1"), std::string::npos);
   json empty = document(false);
   empty["offsets"] = json::array();
   EXPECT_FALSE(offsets_chart(empty));
+}
+
+TEST(ReplayReport, OffsetsChartDrawsTheWindowTheFaultsAndEachAttemptOfARetry) {
+  json doc = document(true);
+  doc["offsets"][0]["points"][0]["window_ms"] = 60'000;
+  doc["attempts"] = {{{"step", "p2"}, {"attempt", 1}, {"partition", "q/Default"}, {"at_ms", 3}, {"offset", json()},
+                      {"outcome", "response lost"}},
+                     {{"step", "p2"}, {"attempt", 2}, {"partition", "q/Default"}, {"at_ms", 8}, {"offset", 0},
+                      {"outcome", "duplicate"}},
+                     {{"step", "p1"}, {"attempt", 1}, {"partition", "q/Default"}, {"at_ms", 1}, {"offset", 0},
+                      {"outcome", "queued"}}};
+  doc["fault_spans"] = {{{"from_ms", 4}, {"to_ms", 8}, {"label", std::string("attempt 1: ") + kHostile}, {"step", "p2"}},
+                        {{"from_ms", 5}, {"to_ms", 5}, {"label", "crash_broker: broker 0"}, {"step", "/steps/1"}}};
+  const std::optional<Chart> c = offsets_chart(doc);
+  ASSERT_TRUE(c);
+  ASSERT_EQ(c->series.size(), 5u);  // window, faults, stored, duplicate, attempts
+  const ChartSeries& window = c->series[0];
+  EXPECT_EQ(window.mark, SeriesMark::band);
+  EXPECT_EQ(window.title, "q/Default dedup window (60 s)");
+  ASSERT_EQ(window.points.size(), 1u);
+  EXPECT_EQ(window.points[0].x_lo, 2);
+  EXPECT_EQ(window.points[0].x_hi, 60'002);  // past the run's end: the window covers every later repeat
+  const ChartSeries& faults = c->series[1];
+  EXPECT_EQ(faults.mark, SeriesMark::band);
+  EXPECT_TRUE(faults.labelled);
+  ASSERT_EQ(faults.points.size(), 2u);
+  EXPECT_EQ(faults.points[0].x_lo, 4);
+  EXPECT_EQ(faults.points[0].x_hi, 8);
+  EXPECT_GT(faults.points[1].x_hi, faults.points[1].x_lo) << "an instant is drawn with a width";
+  const ChartSeries& attempts = c->series[4];
+  EXPECT_TRUE(attempts.labelled);
+  ASSERT_EQ(attempts.points.size(), 2u) << "a push delivered once is not drawn as an attempt";
+  EXPECT_EQ(attempts.points[0].label, "p2 attempt 1: response lost");
+  EXPECT_EQ(attempts.points[0].mean, -0.5) << "no offset: below the axis";
+  EXPECT_EQ(attempts.points[1].label, "p2 attempt 2: duplicate");
+  EXPECT_EQ(attempts.points[1].x, 8);
+  // Labels reach gnuplot only through the data file.
+  const std::string script = gnuplot_script({*c});
+  EXPECT_NE(script.find("with boxxyerror"), std::string::npos) << script;
+  EXPECT_NE(script.find("using 1:2:5 with labels"), std::string::npos) << script;
+  EXPECT_EQ(script.find("attempt 1"), std::string::npos) << script;
+  EXPECT_EQ(script.find("<script>"), std::string::npos) << script;
+  const std::string data = gnuplot_data(*c);
+  EXPECT_NE(data.find("\"p2 attempt 2: duplicate\""), std::string::npos) << data;
 }
 
 TEST(CheckReport, CampaignPageHasCountsAndEachFailuresTimeline) {

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "reports/html_page.h"
+#include "reports/study_statement.h"
 
 namespace qdt::reports {
 namespace {
@@ -36,6 +37,14 @@ std::string base_text(const json& doc) {
   const json& b = doc["base"];
   return b.contains("profile") ? "profile " + b["profile"].get<std::string>()
                                : "scenario " + b.value("scenario", std::string("?"));
+}
+
+// Only a scenario base has an expect block to check; "" for a profile base.
+std::string expectations_text(const json& doc) {
+  if (doc["base"].contains("profile")) return "";
+  return doc.value("expectations", std::string("check")) == "ignore"
+             ? "ignored: only the properties judge (the scenario's expect block is not checked)"
+             : "checked: a point whose answers differ from the scenario's expect block fails as expectation";
 }
 
 std::string seeds_text(const json& doc) {
@@ -163,9 +172,11 @@ std::string sweep_markdown(const json& doc) {
   std::ostringstream out;
   out << "# qdt explore: " << doc["name"].get<std::string>() << "\n\n";
   if (!doc.value("description", std::string()).empty()) out << doc["description"].get<std::string>() << "\n\n";
+  out << study_statement_markdown(doc);
   out << "- command: " << md_code(doc.value("command", std::string())) << "\n"
       << "- base: " << base_text(doc) << "\n"
       << "- variant: " << doc.value("variant", std::string("none")) << "\n"
+      << (expectations_text(doc).empty() ? "" : "- expectations: " + expectations_text(doc) + "\n")
       << "- seeds: " << seeds_text(doc) << "\n"
       << "- points: " << doc["points"].size() << ", runs: " << doc["runs"] << ", failing runs: " << doc["failures"]
       << "\n";
@@ -208,10 +219,12 @@ std::string sweep_html(const json& doc, const std::string& gnuplot) {
   if (!doc.value("description", std::string()).empty()) {
     out << "<p>" << html_escape(doc["description"].get<std::string>()) << "</p>\n";
   }
+  out << study_statement_html(doc);
   out << "<h2>What was run</h2>\n<dl>\n"
       << "<dt>command</dt><dd><code>" << html_escape(doc.value("command", std::string())) << "</code></dd>\n"
       << "<dt>base</dt><dd>" << html_escape(base_text(doc)) << "</dd>\n"
       << "<dt>variant</dt><dd>" << html_escape(doc.value("variant", std::string("none"))) << "</dd>\n"
+      << (expectations_text(doc).empty() ? "" : "<dt>expectations</dt><dd>" + html_escape(expectations_text(doc)) + "</dd>\n")
       << "<dt>seeds</dt><dd>" << html_escape(seeds_text(doc)) << "</dd>\n"
       << "<dt>knobs</dt><dd>";
   for (const json& k : doc["knobs"]) {

@@ -110,6 +110,28 @@ TEST(SweepReport, GnuplotScriptDrawsEveryChartWithLegendsOnlyForSeveralSeries) {
   EXPECT_NE(gnuplot_data(charts[0]).find("\n\n"), std::string::npos);  // series are gnuplot indexes
 }
 
+TEST(SweepReport, AStudysQuestionAndConclusionsComeFirstAsEscapedText) {
+  json doc = document();
+  EXPECT_EQ(sweep_html(doc, "/nonexistent/gnuplot").find("Conclusions"), std::string::npos) << "none stated";
+  doc["question"] = "Does <b>this</b> hold?";
+  doc["conclusions"] = {"It holds & <script>x</script>", "Second"};
+  const std::string html = sweep_html(doc, "/nonexistent/gnuplot");
+  const size_t question = html.find("Does &lt;b&gt;this&lt;/b&gt; hold?");
+  const size_t first = html.find("<li>It holds &amp; &lt;script&gt;x&lt;/script&gt;</li>");
+  const size_t second = html.find("<li>Second</li>");
+  ASSERT_NE(question, std::string::npos) << html;
+  ASSERT_NE(first, std::string::npos) << html;
+  ASSERT_NE(second, std::string::npos) << html;
+  EXPECT_EQ(html.find("<script>"), std::string::npos);
+  EXPECT_LT(question, first);
+  EXPECT_LT(first, second);
+  EXPECT_LT(second, html.find("What was run")) << "the finding before the tables";
+  const std::string md = sweep_markdown(doc);
+  EXPECT_NE(md.find("**Question.** Does"), std::string::npos) << md;
+  EXPECT_NE(md.find("\n- Second\n"), std::string::npos) << md;
+  EXPECT_LT(md.find("- Second"), md.find("- command:"));
+}
+
 TEST(SweepReport, WithoutGnuplotThePageSaysSoAndKeepsTheTables) {
   const std::string html = sweep_html(document(), "/nonexistent/gnuplot");
   EXPECT_NE(html.find("gnuplot is not installed"), std::string::npos);

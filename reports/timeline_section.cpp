@@ -1,7 +1,10 @@
 #include "reports/timeline_section.h"
 
 #include <algorithm>
+#include <map>
+#include <set>
 #include <sstream>
+#include <vector>
 
 #include "reports/html_page.h"
 
@@ -20,6 +23,15 @@ std::string text(const json& v) {
 }
 
 std::string e(const json& v) { return html_escape(text(v)); }
+
+// A chart label short enough to stay inside the chart, cut between UTF-8 characters; the tables keep it whole.
+std::string shortened(std::string label) {
+  constexpr size_t kMaxLabel = 34;
+  if (label.size() <= kMaxLabel) return label;
+  size_t cut = kMaxLabel;
+  while (cut > 0 && (static_cast<unsigned char>(label[cut]) & 0xC0) == 0x80) --cut;
+  return label.substr(0, cut) + "...";
+}
 
 std::string heading(int level, const std::string& title) {
   const std::string h = "h" + std::to_string(level);
@@ -149,25 +161,71 @@ void events(const json& t, int level, std::ostringstream& out) {
 std::optional<Chart> offsets_chart(const json& t) {
   Chart c;
   c.title = "Offsets per partition over virtual time: " + text(t["scenario"]);
-  c.x_label = "virtual time (ms)";
+  c.x_label = "virtual time (ms since the run began)";
   c.y_label = "offset";
   c.style = ChartStyle::points;
   c.integer_y = true;
-  c.x_range = std::make_pair(0.0, std::max(1.0, t.value("virtual_duration_ms", 0.0)));
+  const double duration = std::max(1.0, t.value("virtual_duration_ms", 0.0));
+  c.x_range = std::make_pair(0.0, duration);
+  std::vector<ChartSeries> windows, marks;
+  double y_lo = 0, y_hi = 0;
   size_t colour = 0;
   for (const json& p : t["offsets"]) {
     const std::string colour_hex = kPalette[colour++ % std::size(kPalette)];
-    ChartSeries stored{text(p["partition"]) + " stored", {}, kPointCircleFilled, colour_hex};
-    ChartSeries duplicates{text(p["partition"]) + " duplicate answered", {}, kPointTriangleOpen, colour_hex};
+    const std::string partition = text(p["partition"]);
+    ChartSeries stored{partition + " stored", {}, kPointCircleFilled, colour_hex};
+    ChartSeries duplicates{partition + " duplicate answered", {}, kPointTriangleOpen, colour_hex};
+    ChartSeries window{partition + " dedup window", {}, kPointCircleFilled, colour_hex,
+                       SeriesMark::band};
+    std::set<std::string> window_texts;
     for (const json& point : p["points"]) {
       const double x = point["at_ms"].get<double>(), y = point["offset"].get<double>();
+      y_hi = std::max(y_hi, y);
       (point["kind"] == "duplicate" ? duplicates : stored).points.push_back({x, "", y, y, y});
+      // The window runs on past the chart's end when it is longer than the run; gnuplot clips it.
+      if (const double w = point.value("window_ms", 0.0); point["kind"] == "stored" && w > 0) {
+        window.points.push_back({x, "", y, y - 0.3, y + 0.3, x, x + w});
+        const auto ms = static_cast<long long>(w);
+        window_texts.insert(ms % 1000 == 0 ? std::to_string(ms / 1000) + " s" : std::to_string(ms) + " ms");
+      }
+    }
+    if (window_texts.size() == 1) window.title += " (" + *window_texts.begin() + ")";
+    for (ChartSeries* s : {&window}) {
+      if (!s->points.empty()) windows.push_back(std::move(*s));
     }
     for (ChartSeries* s : {&stored, &duplicates}) {
-      if (!s->points.empty()) c.series.push_back(std::move(*s));
+      if (!s->points.empty()) marks.push_back(std::move(*s));
     }
   }
-  if (c.series.empty()) return std::nullopt;
+  if (marks.empty()) return std::nullopt;
+  // Every attempt of a retried push is its own point, at the time the broker received it and the offset it
+  // stored or was answered; a push delivered once is its stored circle already.
+  std::map<std::string, int> deliveries;
+  for (const json& a : t.value("attempts", json::array())) ++deliveries[text(a["step"])];
+  ChartSeries attempts{"attempts of retried pushes", {}, kPointCross, "#000000"};
+  attempts.labelled = true;
+  for (const json& a : t.value("attempts", json::array())) {
+    if (deliveries[text(a["step"])] < 2) continue;
+    const double y = a["offset"].is_null() ? -0.5 : a["offset"].get<double>();
+    y_lo = std::min(y_lo, y);
+    const std::string label = text(a["step"]) + " attempt " + text(a["attempt"]) +
+                              (text(a["outcome"]).empty() ? "" : ": " + text(a["outcome"]));
+    attempts.points.push_back({a["at_ms"].get<double>(), label, y, y, y});
+  }
+  // Faults span the whole height, labelled at their left edge at one of three heights so that labels of
+  // faults close in time do not overprint; an instant gets a visible width.
+  ChartSeries faults{"faults", {}, kPointCircleFilled, "#A04000", SeriesMark::band};
+  faults.labelled = true;
+  const double top = y_hi + 0.45, bottom = y_lo - 0.45, step = (top - bottom) / 4;
+  for (const json& f : t.value("fault_spans", json::array())) {
+    const double from = f["from_ms"].get<double>(), to = std::max(f["to_ms"].get<double>(), from + duration / 150);
+    const double label_y = top - step * (0.5 + static_cast<double>(faults.points.size() % 3));
+    faults.points.push_back({from, shortened(text(f["label"])), label_y, bottom, top, from, to});
+  }
+  for (ChartSeries& s : windows) c.series.push_back(std::move(s));
+  if (!faults.points.empty()) c.series.push_back(std::move(faults));
+  for (ChartSeries& s : marks) c.series.push_back(std::move(s));
+  if (!attempts.points.empty()) c.series.push_back(std::move(attempts));
   return c;
 }
 
@@ -181,7 +239,10 @@ std::string timeline_section(const json& t, const std::string& chart_svg, const 
   if (!chart_svg.empty()) {
     out << "<figure>\n" << chart_svg << "\n<figcaption>Every offset a push stored (filled circles, at the "
         << "storage time of its transaction) and the offset every duplicate answer named (open triangles, when the "
-        << "broker answered); one colour per partition. Scenario " << e(t["scenario"]) << ", seed " << e(t["seed"]) << ", variant "
+        << "broker answered); one colour per partition. The band after a stored offset is its dedup window: a repeat "
+        << "of its key inside the band must be answered duplicate. Each attempt of a push is a cross at the time the "
+        << "broker received it, at the offset it stored or was answered (below 0 when neither); shaded spans are "
+        << "faults (a lost response until the next attempt, a crash, a storage or network fault). Scenario " << e(t["scenario"]) << ", seed " << e(t["seed"]) << ", variant "
         << e(t["variant"]) << (t.contains("commit") ? ", commit " + e(t["commit"]) : std::string()) << ": <code>"
         << e(t["command"]) << "</code>.</figcaption>\n</figure>\n";
   } else if (!chart_error.empty()) {

@@ -6,7 +6,8 @@
 # (xml.etree.ElementTree) parse, that nothing is fetched or run (no script,
 # link, img, iframe, external href or src), that the failing step's rows are
 # highlighted and the model's answer shown, and that a passing page
-# highlights nothing; then that --html with two scenarios exits 2 and writes
+# highlights nothing, and that a lost-response-and-retry failure's chart
+# draws the window, the lost response and both attempts; then that --html with two scenarios exits 2 and writes
 # nothing, and that without gnuplot the page says so and keeps its tables.
 # Usage: check-replay-html.sh QDT
 set -euo pipefail
@@ -26,6 +27,7 @@ expect_exit() {  # CODE COMMAND...: runs COMMAND, which must exit CODE
 
 QDT_COMMIT=0123abc expect_exit 1 "$qdt" replay "$failing" --variant trust-local-hit --html "$out/failing.html" --quiet
 expect_exit 0 "$qdt" replay "$passing" --html "$out/passing.html" --quiet
+expect_exit 1 "$qdt" replay "$here/scenarios/lost-response-retry.json" --variant skip-probe --html "$out/retry.html" --quiet
 expect_exit 1 "$qdt" check --variant trust-local-hit --seeds 6 --jobs 2 --max-shrinks 2 --out "$out/failures" \
   --html "$out/check.html" --quiet
 QDT_GNUPLOT=/nonexistent/gnuplot expect_exit 1 "$qdt" replay "$failing" --variant trust-local-hit \
@@ -76,7 +78,7 @@ def parse(name):
         root = ET.fromstring(svg)
         assert root.tag.endswith("svg")
         labels = " ".join(t.text or "" for t in root.iter() if t.tag.endswith("text"))
-        assert "virtual time (ms)" in labels and "offset" in labels, f"{name}: a chart without its axes"
+        assert "virtual time (ms since the run began)" in labels and "offset" in labels, f"{name}: a chart without its axes"
     return text, p, svgs
 
 # The failing replay: the repeat's row highlighted, the model's answer beside what the client saw.
@@ -92,6 +94,13 @@ assert "The model's answer" in "".join(p.text)
 assert not any(r.startswith("orig|push|") for r in hl), "a passing step is highlighted"
 assert any(c == "part" for c, _ in p.rows), "the failing partition's events are not marked"
 assert "model-agreement" in text and "client-visible" in text
+
+# The retry story: the window as a band, the lost response as a span, each attempt labelled.
+text, p, svgs = parse("retry.html")
+labels = " ".join(t.text or "" for t in ET.fromstring(svgs[0]).iter() if t.tag.endswith("text"))
+for want in ("orders/Default dedup window (3600 s)", "faults", "attempt 1: response lost",
+             "p1 attempt 1: response lost", "p1 attempt 2: queued", "attempts of retried pushes"):
+    assert want in labels, f"retry.html: the chart does not show {want!r}: {labels}"
 
 # The passing replay highlights nothing.
 text, p, svgs = parse("passing.html")

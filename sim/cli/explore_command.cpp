@@ -32,6 +32,7 @@ int run_explore(const ExploreOptions& o, const WallClock& wall) {
   if (!loaded.sweep) return bad_input(loaded.errors);
   // The command line's variant wins over the file's, as --variant does for replay and check.
   if (!o.variant.empty()) loaded.sweep->variant = *impl::parse_variant(o.variant);
+  if (o.no_expect) loaded.sweep->check_expectations = false;
   const Sweep& sweep = *loaded.sweep;
   // Every point's first seed must make a valid scenario before anything runs.
   if (auto errors = check_points(sweep); !errors.empty()) return bad_input(errors);
@@ -46,7 +47,8 @@ int run_explore(const ExploreOptions& o, const WallClock& wall) {
     std::cerr << "qdt explore " << sweep.name << ": " << point_count(sweep) << " points x " << sweep.seeds
               << " seeds (first " << sweep.first_seed << "), "
               << (sweep.profile.empty() ? "scenario " + sweep.scenario_file : "profile " + sweep.profile)
-              << ", variant " << impl::variant_name(sweep.variant) << ", jobs " << o.jobs
+              << ", variant " << impl::variant_name(sweep.variant)
+              << (sweep.check_expectations ? "" : ", expectations ignored") << ", jobs " << o.jobs
               << (o.engine == StorageEngineKind::postgres ? ", storage postgres" : "") << "\n";
   }
   SweepRunOptions run;
@@ -56,7 +58,7 @@ int run_explore(const ExploreOptions& o, const WallClock& wall) {
   // The command that regenerates these files where they are (--jobs changes nothing but wall time).
   run.command = "qdt explore " + shell_word(o.file) +
                 (o.out_dir == ExploreOptions().out_dir ? "" : " --out " + shell_word(o.out_dir)) +
-                (o.variant.empty() ? "" : " --variant " + o.variant) +
+                (o.variant.empty() ? "" : " --variant " + o.variant) + (o.no_expect ? " --no-expect" : "") +
                 storage_flags(o.engine);
   run.commit = o.commit;
   SweepRunResult result = run_sweep(sweep, run, wall);

@@ -17,6 +17,7 @@ struct ExploreOptions {
   std::string commit;               // QDT_COMMIT, or ""
   std::string gnuplot = "gnuplot";  // QDT_GNUPLOT, or gnuplot on PATH
   std::string variant;              // --variant: overrides the sweep's "variant" ("" keeps it)
+  bool no_expect = false;           // --no-expect: only the properties judge, over the sweep's "expectations"
   StorageEngineKind engine = StorageEngineKind::sqlite;  // --storage
   std::string pg_url;                                    // --pg-url
 };

@@ -203,6 +203,8 @@ int run_qdt(int argc, char** argv) {
   explore_cmd->add_option("--out", explore_args.out_dir, "Where NAME.{json,md,html} are written")
       ->check(qdt::sim::OutputFolder());
   explore_cmd->add_flag("--quiet", explore_args.quiet, "No progress on stderr");
+  explore_cmd->add_flag("--no-expect", explore_args.no_expect,
+                        "Only the properties judge: a scenario base's expect block is not checked (overrides the sweep's \"expectations\")");
   explore_cmd->add_option("--variant", explore_args.variant, "Run every point against a design variant (docs/semantics.md §7), overriding the sweep's \"variant\"")
       ->check(qdt::sim::NameIn(variant_choices, "variant"));
 

@@ -9,6 +9,7 @@
 #include "properties/step_index.h"
 #include "sim/scenario/step_kinds.h"
 #include "sim/scenario/step_push.h"
+#include "sim/scenario/timeline_story.h"
 #include "sim/scenario/timeline_text.h"
 #include "sim/world/world_config.h"
 
@@ -175,7 +176,7 @@ json offsets_of(const history::History& h, const properties::StepIndex& index) {
       const int64_t offset = p->base_offset + static_cast<int64_t>(i);
       offset_of[{partition, p->frames[i].message_id}] = offset;
       points[partition].push_back({{"at_ms", p->now_ms - kEpochUnixMs}, {"offset", offset}, {"kind", "stored"},
-                                   {"step", index.step_of(*p, i)}});
+                                   {"step", index.step_of(*p, i)}, {"window_ms", p->window_seconds * 1000}});
     }
   }
   for (const history::RequestRecord& r : h.requests) {
@@ -238,6 +239,8 @@ json timeline_document(const Scenario& scenario, const RunOutcome& outcome, cons
   doc["steps"] = std::move(steps);
   doc["events"] = events_of(outcome.history, blame, index);
   doc["offsets"] = offsets_of(outcome.history, index);
+  doc["attempts"] = attempts_of(outcome.history);
+  doc["fault_spans"] = fault_spans_of(scenario, outcome);
   doc["model_answers"] = model_answers_of(outcome.history, blame);
   return doc;
 }

@@ -14,9 +14,11 @@
 //  "events":  [{"index", "kind", "at_ms" (null when not recorded), "partition", "step", "summary",
 //               "model", "agrees" (push events: the model's verdict beside storage's),
 //               "highlighted", "in_failing_partition"}],
-//  "offsets": [{"partition", "points": [{"at_ms", "offset", "kind": "stored"|"duplicate", "step"}]}],
+//  "offsets": [{"partition", "points": [{"at_ms", "offset", "kind": "stored"|"duplicate", "step",
+//                                        "window_ms" (stored only: the window in force)}]}],
 //             (stored: a queued push's offsets at its storage time; duplicate: the
 //             offset a producer's duplicate answer named, when the broker answered)
+//  "attempts", "fault_spans": as sim/scenario/timeline_story.h describes them
 //  "model_answers": [{"step", "request", "item", "partition", "transaction_id", "got_status",
 //                     "got_message_id", "model_statuses", "model_message_ids", "model_on_arrival", "because",
 //                     "agrees", "highlighted"}]}

@@ -130,6 +130,53 @@ TEST(Timeline, FailingStepIsFlaggedUnderAVariantBesideTheModelsAnswer) {
   }
 }
 
+// The first response is lost after the commit; the retry is answered duplicate.
+constexpr const char* kLostResponse = R"({
+  "name": "lost-response",
+  "world": {"network": {"latency_ms": [1, 3], "loss_response": 1}},
+  "queues": {"orders": {"dedupWindowSeconds": 3600}},
+  "steps": [
+    {"op": "parallel", "steps": [
+      {"id": "p1", "op": "push", "retry": {"timeout_ms": 100, "attempts": 3, "backoff_ms": 20},
+       "items": [{"queue": "orders", "transactionId": "k", "data": {}}]},
+      {"op": "sequence", "steps": [{"op": "advance", "ms": 50}, {"op": "network", "loss_response": 0}]}
+    ]}
+  ]
+})";
+
+TEST(Timeline, EachAttemptTheWindowAndTheFaultIntervalsTellTheRetryStory) {
+  const LoadResult loaded = load_scenario_text(kLostResponse, "lost.json");
+  ASSERT_TRUE(loaded.scenario.has_value());
+  const RunOutcome outcome = run_scenario(*loaded.scenario, RunOptions());
+  const json doc = timeline_document(*loaded.scenario, outcome, {replay_command({"lost.json", impl::Variant::none})});
+  const json& attempts = doc["attempts"];
+  ASSERT_EQ(attempts.size(), 2u);
+  EXPECT_EQ(attempts[0]["attempt"], 1);
+  EXPECT_EQ(attempts[0]["outcome"], "response lost");
+  EXPECT_EQ(attempts[0]["offset"], 0);  // what it stored, though its answer never arrived
+  EXPECT_EQ(attempts[1]["attempt"], 2);
+  EXPECT_EQ(attempts[1]["outcome"], "duplicate");
+  EXPECT_EQ(attempts[1]["offset"], 0);
+  EXPECT_GT(attempts[1]["at_ms"].get<int64_t>(), attempts[0]["at_ms"].get<int64_t>() + 100);  // after the timeout
+  // The lost response spans from the broker's answer to the retry's arrival; the network step is its own span.
+  bool lost = false, network = false;
+  for (const json& f : doc["fault_spans"]) {
+    if (f["label"] == "attempt 1: response lost") {
+      lost = true;
+      EXPECT_EQ(f["step"], "p1");
+      EXPECT_LT(f["from_ms"].get<int64_t>(), f["to_ms"].get<int64_t>());
+      EXPECT_EQ(f["to_ms"], attempts[1]["at_ms"]);
+    }
+    network = network || f["label"] == "network: loss_response 0 ppm";
+    EXPECT_NE(f["label"].get<std::string>().rfind("advance", 0), 0u) << "time passing is not a fault span";
+  }
+  EXPECT_TRUE(lost) << doc["fault_spans"].dump();
+  EXPECT_TRUE(network) << doc["fault_spans"].dump();
+  const json& stored = doc["offsets"][0]["points"][0];
+  EXPECT_EQ(stored["kind"], "stored");
+  EXPECT_EQ(stored["window_ms"], 3'600'000);
+}
+
 TEST(Timeline, SameRunSameDocument) {
   EXPECT_EQ(timeline(impl::Variant::trust_local_hit).dump(), timeline(impl::Variant::trust_local_hit).dump());
 }

@@ -179,6 +179,7 @@ SweepLoad load_sweep_text(const std::string& text, const std::string& file) {
   s.description = doc.value("description", std::string());
   s.seeds = doc["seeds"].get<uint64_t>();
   s.first_seed = doc.value("first_seed", uint64_t{1});
+  s.check_expectations = doc.value("expectations", std::string("check")) == "check";
   auto fail = [&](const std::string& path, const std::string& reason) { out.errors.push_back({file, path, reason}); };
 
   const json& base = doc["base"];

@@ -41,6 +41,8 @@ struct Sweep {
   uint64_t first_seed = 1;
   std::vector<std::string> metrics;
   impl::Variant variant = impl::Variant::none;
+  // "expectations": false when only the properties judge, not the base scenario's expect block.
+  bool check_expectations = true;
   nlohmann::json doc;  // the sweep as written
 };
 

@@ -35,13 +35,23 @@ json run_unit(const Sweep& sweep, const std::vector<Point>& points, uint64_t u, 
   options.variant = sweep.variant;
   options.engine = engine;
   const RunResult result = run_scenario(*loaded.scenario, options).result;
+  // Without expectations the run is the same (its trace hash too); only what judges it changes.
+  const RunFailure* judged = nullptr;
+  for (const RunFailure& f : result.failures) {
+    if (sweep.check_expectations || f.kind != "expectation") {
+      judged = &f;
+      break;
+    }
+  }
+  const bool passed = result.passed || judged == nullptr;
   json values = json::array();
   for (const std::string& m : sweep.metrics) {
     const std::optional<double> v = metric_value(result.metrics, m);
     assert(v && "the loader checked every metric name");
     values.push_back(*v);
   }
-  return {u, result.passed, failure_signature(result), result.trace_hash, values, ""};
+  return {u, passed, passed ? std::string() : judged ? judged->signature() : failure_signature(result),
+          result.trace_hash, values, ""};
 }
 
 json run_share(const Sweep& sweep, const std::vector<Point>& points, uint64_t worker, uint64_t workers, bool quiet,
@@ -150,6 +160,7 @@ SweepRunResult run_sweep(const Sweep& sweep, const SweepRunOptions& options, con
                   {"command", options.command},
                   {"base", base},
                   {"variant", impl::variant_name(sweep.variant)},
+                  {"expectations", sweep.check_expectations ? "check" : "ignore"},
                   {"seeds", sweep.seeds},
                   {"first_seed", sweep.first_seed},
                   {"metrics", metrics},
@@ -160,6 +171,10 @@ SweepRunResult run_sweep(const Sweep& sweep, const SweepRunOptions& options, con
                   {"sweep", sweep.doc},
                   {"wall_s", wall() - start}};
   if (!options.commit.empty()) out.document["commit"] = options.commit;
+  // A study's stated question and conclusions, for the top of its page (reports/study_statement.h).
+  for (const char* field : {"question", "conclusions"}) {
+    if (sweep.doc.contains(field)) out.document[field] = sweep.doc[field];
+  }
   out.all_passed = failures == 0;
   return out;
 }

@@ -26,9 +26,9 @@ struct SweepRunOptions {
 };
 
 struct SweepRunResult {
-  // {"name","description","command","commit"?,"base","variant","seeds","first_seed",
+  // {"name","description","command","commit"?,"base","variant","expectations","seeds","first_seed",
   //  "metrics":[{"name","unit"}],"knobs":[{"path","values","unit"}],"points":[...],
-  //  "runs","failures","sweep","wall_s"}
+  //  "runs","failures","sweep","wall_s","question"?,"conclusions"?}
   nlohmann::json document;
   std::vector<LoadError> errors;  // a run that did not load, or a worker that failed: nothing to write
   bool all_passed = false;

@@ -276,6 +276,51 @@ TEST(SweepRun, ResultsAreTheSameForAnyJobs) {
   EXPECT_EQ(a.document["metrics"][0]["unit"], "count");
 }
 
+TEST(SweepLoader, AStudysQuestionAndConclusionsAreOptionalTextsCheckedWithTheirPath) {
+  const std::string vary = R"({"world.brokers": [1]})";
+  const SweepLoad r = load_sweep_text(with(vary, R"(, "question": "q?", "conclusions": ["one <b>", "two"])"), "s.json");
+  ASSERT_TRUE(r.sweep) << r.errors[0].to_string();
+  EXPECT_EQ(first_error(with(vary, R"(, "conclusions": "one")")).substr(0, 14), "/conclusions: ");
+  EXPECT_EQ(first_error(with(vary, R"(, "conclusions": ["one", 2])")).substr(0, 16), "/conclusions/1: ");
+  EXPECT_EQ(first_error(with(vary, R"(, "conclusions": [])")).substr(0, 14), "/conclusions: ");
+  EXPECT_EQ(first_error(with(vary, R"(, "question": "")")).substr(0, 11), "/question: ");
+  EXPECT_FALSE(first_error(with(vary, R"(, "conclusion": ["one"])")).empty()) << "a misspelt field is rejected";
+  // The run's document carries them for the page.
+  SweepRunOptions options;
+  options.quiet = true;
+  const SweepRunResult run = run_sweep(*r.sweep, options, [] { return 0.0; });
+  ASSERT_TRUE(run.errors.empty());
+  EXPECT_EQ(run.document["question"], "q?");
+  EXPECT_EQ(run.document["conclusions"], json({"one <b>", "two"}));
+}
+
+TEST(SweepRun, ExpectationsJudgeByDefaultAndIgnoredOnlyThePropertiesDo) {
+  const std::string file = std::string(QDT_SOURCE_DIR) + "/sim/testdata/sweeps/expect-window.json";
+  SweepLoad r = load_sweep_file(file);
+  ASSERT_TRUE(r.sweep) << r.errors[0].to_string();
+  EXPECT_TRUE(r.sweep->check_expectations);
+  SweepRunOptions options;
+  options.quiet = true;
+  const WallClock wall = [] { return 0.0; };
+  const SweepRunResult checked = run_sweep(*r.sweep, options, wall);
+  ASSERT_TRUE(checked.errors.empty());
+  EXPECT_EQ(checked.document["expectations"], "check");
+  EXPECT_EQ(checked.document["failures"], 2);  // window 0: the retry is stored as new, as the properties allow
+  EXPECT_EQ(checked.document["points"][0]["failed_seeds"][0]["property"], "expectation");
+  r.sweep->check_expectations = false;
+  const SweepRunResult ignored = run_sweep(*r.sweep, options, wall);
+  ASSERT_TRUE(ignored.errors.empty());
+  EXPECT_EQ(ignored.document["expectations"], "ignore");
+  EXPECT_EQ(ignored.document["failures"], 0);
+  EXPECT_EQ(ignored.document["points"][0]["raw"], checked.document["points"][0]["raw"]) << "the runs are the same";
+  // The file's field, and a value it does not know.
+  const std::string vary = R"({"world.brokers": [1]})";
+  const SweepLoad ignore = load_sweep_text(with(vary, R"(, "expectations": "ignore")"), "s.json");
+  ASSERT_TRUE(ignore.sweep);
+  EXPECT_FALSE(ignore.sweep->check_expectations);
+  EXPECT_EQ(first_error(with(vary, R"(, "expectations": "off")")).substr(0, 15), "/expectations: ");
+}
+
 TEST(SweepRun, Units) {
   EXPECT_EQ(unit_of("virtual_duration_ms"), "ms");
   EXPECT_EQ(unit_of("queues.*.dedupWindowSeconds"), "s");
@@ -289,6 +334,17 @@ TEST(SweepRun, Units) {
 
 namespace qdt::sim {
 namespace {
+
+TEST(SweepExample, EveryCuratedStudyStatesItsQuestionAndConclusions) {
+  for (const char* name : {"probe-work-vs-cache-budget", "sidecar-depth-vs-rate-and-window",
+                           "zero-id-duplicates-vs-retention", "repeats-vs-retry-backoff", "double-writes-vs-skew",
+                           "double-writes-vs-time-since-widening"}) {
+    const SweepLoad r = load_sweep_file(std::string(QDT_SOURCE_DIR) + "/reports/studies/" + name + ".json");
+    ASSERT_TRUE(r.sweep) << r.errors[0].to_string();
+    EXPECT_FALSE(r.sweep->doc.value("question", std::string()).empty()) << name;
+    EXPECT_FALSE(r.sweep->doc.value("conclusions", json::array()).empty()) << name;
+  }
+}
 
 TEST(SweepExample, TheShippedSweepLoadsAndEveryPointIsValid) {
   const std::string file = std::string(QDT_SOURCE_DIR) + "/scenarios/sweeps/cache-budget.json";
