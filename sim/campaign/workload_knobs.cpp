@@ -99,6 +99,23 @@ Knobs knobs_for(const std::string& profile, Rng& rng) {
     if (rng.below(2)) k.cache_budget_bytes = 540 + static_cast<int64_t>(rng.below(4300));  // scaled as cache-pressure's
     k.windows_seconds = {0, 1, 10, 60, 3600};
     k.brokers_max = 3;
+    // What the focused profiles draw, each in half the seeds, so no catch
+    // depends on one profile. Power loss stays power-loss's own: swarm runs
+    // on PostgreSQL too, which cannot lose power.
+    k.zero_latency = rng.below(2) == 0;  // window-edge's exact instants
+    if (rng.below(2)) k.advance_pm = 350;
+    if (rng.below(2)) k.parallel_pm = 400;
+    if (rng.below(2)) k.keys = 3;  // retry-storm's collisions
+    if (rng.below(2)) k.retry_attempts_max = 6;
+    if (rng.below(2)) k.brokers_min = 2;
+    k.cache_race_pm = maybe(60);
+    k.fusion_off_pm = maybe(500);
+    k.lifecycle_pm = maybe(60);
+    if (rng.below(2)) k.decline_cooldown_flushes = 1 + static_cast<int64_t>(rng.below(8));
+    if (rng.below(2)) {
+      k.retention_seconds = 30;
+      k.purge_batch_max = 2;
+    }
   } else if (profile == "storage-faults") {
     // Statement failures in every kind of storage transaction, at every early
     // statement, while acks, reads, retention and a second broker make the
