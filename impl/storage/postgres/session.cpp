@@ -76,6 +76,14 @@ Session::Session(const std::string& base, const std::string& dbname, std::string
   }
 }
 
+bool Session::still_idle() {
+  if (in_flight_ || closed() || PQtransactionStatus(conn_.get()) != PQTRANS_IDLE) return false;
+  // An idle connection hears nothing (qdt listens for no notifications):
+  // anything readable is the server's farewell or the end of the stream.
+  pollfd fd{PQsocket(conn_.get()), POLLIN, 0};
+  return poll(&fd, 1, 0) == 0;
+}
+
 void Session::send(const std::string& sql, const std::vector<Param>& params) {
   assert(!in_flight_);
   if (closed()) {
@@ -92,9 +100,12 @@ void Session::send(const std::string& sql, const std::vector<Param>& params) {
     lengths.push_back(p.value ? static_cast<int>(p.value->size()) : 0);
     formats.push_back(p.binary ? 1 : 0);
   }
+  const std::string* prepared = params.empty() ? nullptr : prepare(sql, static_cast<int>(params.size()));
   const int sent = params.empty() ? PQsendQuery(conn_.get(), sql.c_str())
-                                  : PQsendQueryParams(conn_.get(), sql.c_str(), static_cast<int>(params.size()),
-                                                      nullptr, values.data(), lengths.data(), formats.data(), 0);
+                   : prepared    ? PQsendQueryPrepared(conn_.get(), prepared->c_str(), static_cast<int>(params.size()),
+                                                       values.data(), lengths.data(), formats.data(), 0)
+                                 : PQsendQueryParams(conn_.get(), sql.c_str(), static_cast<int>(params.size()),
+                                                     nullptr, values.data(), lengths.data(), formats.data(), 0);
   if (!sent) {
     throw StorageError::connection_lost("postgres: session " + name_ + " cannot send: " + PQerrorMessage(conn_.get()));
   }
@@ -119,6 +130,35 @@ void Session::send(const std::string& sql, const std::vector<Param>& params) {
       throw StorageError::connection_lost("postgres: session " + name_ + " lost: " + PQerrorMessage(conn_.get()));
     }
   }
+}
+
+const std::string* Session::prepare(const std::string& sql, int parameter_count) {
+  if (auto known = prepared_.find(sql); known != prepared_.end()) return &known->second;
+  std::string name = "qdt_" + std::to_string(prepared_.size());
+  if (!PQsendPrepare(conn_.get(), name.c_str(), sql.c_str(), parameter_count, nullptr)) {
+    throw StorageError::connection_lost("postgres: session " + name_ + " cannot send: " + PQerrorMessage(conn_.get()));
+  }
+  // Parsing takes no lock another client could hold (the run changes no table's
+  // definition), so waiting here without the lock probe cannot hang.
+  bool ok = true;
+  for (;;) {
+    if (PQflush(conn_.get()) < 0 || !PQconsumeInput(conn_.get())) {
+      throw StorageError::connection_lost("postgres: session " + name_ + " lost: " + PQerrorMessage(conn_.get()));
+    }
+    if (PQisBusy(conn_.get())) {
+      pollfd fd{PQsocket(conn_.get()), POLLIN, 0};
+      poll(&fd, 1, 100);
+      continue;
+    }
+    PGresult* raw = PQgetResult(conn_.get());
+    if (!raw) break;
+    PgResultPtr result(raw);
+    if (PQresultStatus(raw) != PGRES_COMMAND_OK) ok = false;
+  }
+  // A statement that does not parse is sent unprepared, so its error comes
+  // back as the statement's outcome like any other.
+  if (!ok) return nullptr;
+  return &prepared_.emplace(sql, std::move(name)).first->second;
 }
 
 // Collects every result that is complete; returned_ once PQgetResult says

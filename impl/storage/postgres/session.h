@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "impl/storage/postgres/lock_probe.h"
@@ -58,6 +59,11 @@ class Session {
   Session& operator=(const Session&) = delete;
 
   const std::string& name() const { return name_; }
+  // A pooled connection takes the name of the client that takes it.
+  void rename(std::string name) { name_ = std::move(name); }
+  // No statement in flight, no transaction open, and the connection open as
+  // far as the socket tells now.
+  bool still_idle();
   int backend_pid() const { return backend_pid_; }
   bool in_flight() const { return in_flight_; }
   // Inside a transaction block (or a statement is running); a closed
@@ -100,12 +106,18 @@ class Session {
 
  private:
   void drain_ready_results();
+  // The name of `sql` prepared on this connection (prepared on first use:
+  // a campaign sends the same few statements thousands of times, and
+  // planning them again each time is most of a simple statement's cost);
+  // null when the server refused to prepare it.
+  const std::string* prepare(const std::string& sql, int parameter_count);
   PgConnPtr conn_;
   std::string name_;
   int backend_pid_ = 0;
   bool in_flight_ = false;
   bool returned_ = false;
   StatementOutcome outcome_;
+  std::unordered_map<std::string, std::string> prepared_;
 };
 
 // What this process's storage clients asked of the server so far: statements
