@@ -116,6 +116,7 @@ struct Drawn {
   std::set<std::string> fail_targets;
   std::set<int64_t> fail_statements;
   std::set<std::string> fail_codes;
+  std::set<std::string> pg_actions;  // what a fault does to a PostgreSQL backend
   int contention_blocks = 0;  // parallel: >= 2 brokers pushing to one partition + a retention
 };
 
@@ -146,6 +147,7 @@ void scan(const nlohmann::json& doc, Drawn& d) {
         d.fail_targets.insert(s.value("target", "push"));
         d.fail_statements.insert(s.value("after_statements", int64_t{0}));
         d.fail_codes.insert(s.value("code", "ioerr"));
+        d.pg_actions.insert(s.value("pg", "cancel"));
       } else if (op == "parallel") {
         std::set<std::string> partitions;
         std::set<int64_t> brokers;
@@ -181,6 +183,7 @@ void expect_every_storage_fault(const Drawn& d, const std::string& profile) {
       << profile;
   EXPECT_EQ(d.fail_statements, (std::set<int64_t>{0, 1, 2, 3, 4, 5, 6})) << profile;
   EXPECT_EQ(d.fail_codes, (std::set<std::string>{"ioerr", "full"})) << profile;
+  EXPECT_EQ(d.pg_actions, (std::set<std::string>{"cancel", "terminate"})) << profile;
 }
 
 // The campaign draws what it must: completed retention either side of the

@@ -204,6 +204,9 @@ class Generator {
     const int64_t after = rng_.between(0, kFaultStatementsMax);
     if (after > 0 || rng_.below(2)) s["after_statements"] = after;
     if (rng_.below(2)) s["code"] = rng_.below(2) ? "full" : "ioerr";
+    // On PostgreSQL a third of the faults end the backend instead of
+    // cancelling the statement (SQLite reads neither).
+    if (side_.below(3) == 0) s["pg"] = "terminate";
     return s;
   }
 
