@@ -16,7 +16,7 @@ namespace {
 
 class AckResolution final : public PassChecker {
  public:
-  explicit AckResolution(const HistoryIndex& /*index*/) : PassChecker("ack-resolution", {.replay = true}) {}
+  explicit AckResolution(const HistoryIndex& index) : PassChecker("ack-resolution", {.replay = true}), index_(index) {}
 
   void before(size_t e, const history::Event& event, const PassState& state) override {
     // A failed ack changed nothing and answered error: not an answer to judge.
@@ -24,13 +24,17 @@ class AckResolution final : public PassChecker {
     if (!ack || ack->failed) return;
     const PartitionReplay* partition = state.replay.find(ack->queue, ack->partition);
     const std::string label = partition_label(ack->queue, ack->partition);
-    const std::string at = "ack event " + std::to_string(e) + " of txn " + ack->transaction_id + ": ";
+    auto at = [&] {
+      return "ack " + event_label(index_.history(), index_.steps(), e, ack->step) + " of txn " + ack->transaction_id +
+             " answered ";
+    };
     const std::span<const int64_t> live = state.replay.live_offsets(ack->queue, ack->partition, ack->transaction_id);
     if (partition == nullptr || live.empty()) {
       if (ack->acked) {
         sink_.add(ack->step, label,
-                  at + "acked offset " + std::to_string(ack->offset) +
-                      " but no sidecar row holds the key (never stored, or purged)");
+                  at() + "acked offset " + std::to_string(ack->offset) +
+                      ", but no sidecar row (the key's dedup entry) holds the key (never stored, or purged), so the "
+                      "ack is unresolvable");
       }
       return;
     }
@@ -39,13 +43,18 @@ class AckResolution final : public PassChecker {
     const std::string id = m->segment_present ? m->message_id() : history::kZeroUuid;
     if (!ack->acked) {
       sink_.add(ack->step, label,
-                at + "unresolvable, but the sidecar row of offset " + std::to_string(smallest) + " holds the key");
+                at() + "unresolvable, but the sidecar row (the key's dedup entry) of offset " +
+                    std::to_string(smallest) + " holds the key, so the ack resolves to that offset");
     } else if (ack->offset != smallest || ack->message_id != id) {
       sink_.add(ack->step, label,
-                at + "acked offset " + std::to_string(ack->offset) + " id " + ack->message_id +
-                    "; the smallest offset with a sidecar row is " + std::to_string(smallest) + " id " + id);
+                at() + "acked offset " + std::to_string(ack->offset) + " id " + ack->message_id +
+                    ", but an ack resolves to the key's smallest offset with a sidecar row, offset " +
+                    std::to_string(smallest) + " id " + id);
     }
   }
+
+ private:
+  const HistoryIndex& index_;
 };
 
 }  // namespace

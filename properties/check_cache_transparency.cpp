@@ -9,47 +9,49 @@
 #include "properties/checks.h"
 #include "properties/event_pass.h"
 #include "properties/failure_sink.h"
+#include "properties/model_answers.h"
 #include "properties/step_index.h"
 
 namespace qdt::properties {
 
 namespace {
-std::string pairs_text(const std::vector<std::pair<uint32_t, int64_t>>& pairs) {
-  std::string out = "[";
-  for (const auto& [frame, offset] : pairs) {
-    if (out.size() > 1) out += ",";
-    out += std::to_string(frame) + "->" + std::to_string(offset);
-  }
-  return out + "]";
-}
 
 class CacheTransparency final : public PassChecker {
  public:
   explicit CacheTransparency(const HistoryIndex& index)
-      : PassChecker("cache-transparency", {}), steps_(index.steps()) {}
+      : PassChecker("cache-transparency", {}), h_(index.history()), steps_(index.steps()) {}
 
   void before(size_t e, const history::Event& event, const PassState& /*state*/) override {
     const auto* push = std::get_if<history::PushEvent>(&event);
     if (push == nullptr || push->failed || !push->checked) return;
     // The texts are built only for a failure: most pushes have none.
     auto label = [&] { return partition_label(push->queue, push->partition); };
-    auto at = [&] { return "event " + std::to_string(e) + " (p_verified " + std::to_string(push->p_verified) + "): "; };
+    const std::string& step = steps_.step_of(*push, 0);
+    auto at = [&] { return event_label(h_, steps_, e, step) + ": "; };
+    auto watermark = [&] {
+      return "the broker's watermark p_verified " + std::to_string(push->p_verified) +
+             " (offsets up to it were checked before, so the probe skips them)";
+    };
     const bool agree = push->queued ? push->checked_duplicates.empty() : push->duplicates == push->checked_duplicates;
     if (!agree) {
-      sink_.add(steps_.step_of(*push, 0), label(),
-                at() + "with the watermark storage answered " +
-                    (push->queued ? "queued at base " + std::to_string(push->base_offset)
-                                  : "duplicate " + pairs_text(push->duplicates)) +
-                    ", without it duplicate " + pairs_text(push->checked_duplicates));
+      sink_.add(step, label(),
+                at() + "with " + watermark() + " storage answered " +
+                    describe_push_answer(push->queued, push->base_offset, push->duplicates) +
+                    ", but the same probe without the watermark answers " +
+                    (push->checked_duplicates.empty() ? std::string("no duplicate")
+                                                      : describe_push_answer(false, -1, push->checked_duplicates)) +
+                    "; the watermark may save work, never change an answer");
     }
     if (push->checked_frames_at_or_below_watermark > 0) {
-      sink_.add(steps_.step_of(*push, 0), label(),
+      sink_.add(step, label(),
                 at() + std::to_string(push->checked_frames_at_or_below_watermark) +
-                    " frame(s) have an in-window original at or below the watermark");
+                    " frames have their original inside the window at or below the broker's watermark p_verified " +
+                    std::to_string(push->p_verified) + ", which the probe skips: the watermark hid a duplicate");
     }
   }
 
  private:
+  const history::History& h_;
   const StepIndex& steps_;
 };
 

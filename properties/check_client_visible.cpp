@@ -277,9 +277,10 @@ class ClientView {
           return;
         }
         sink_.add(d.request->step, label,
-                  at + " with id " + id + ", answered queued to step " + q->request->step + " for txn " +
-                      original.transaction_id + " in " + partition_label(original.queue, original.partition) +
-                      ": not an original of this key that committed before the probe inside the window");
+                  at + " with id " + id + ", but that id was answered queued to step " + q->request->step +
+                      " for txn " + original.transaction_id + " in " +
+                      partition_label(original.queue, original.partition) +
+                      ", which is no original of this key that committed before the probe, inside the window");
         return;
       }
       // An id no client was answered: only a read of the key, or a commit no
@@ -296,7 +297,8 @@ class ClientView {
       return;
     }
     sink_.add(d.request->step, label,
-              at + " with the zero id, but no original of the key can explain it: " +
+              at + " with the zero id (an original whose segment can no longer be read), but no original of the "
+                   "key can explain it: " +
                   (has_original(d, false) ? "every possible original is still readable in the final read"
                                                : "the key was never answered queued nor read (a lost write)"));
   }
@@ -357,7 +359,8 @@ class ClientView {
       if (push == nullptr || push->followers.empty()) continue;
       const std::string label = partition_label(push->queue, push->partition);
       for (const history::FollowerRecord& f : push->followers) {
-        const std::string at = "event " + std::to_string(e) + ": follower record of request " +
+        const std::string at = event_label(h_, steps, e, steps.step_of(f.request)) +
+                               ": the layer-2 follower record (a request fused behind another's frame) of request " +
                                std::to_string(f.request) + " (txn " + f.transaction_id + ")";
         if (!carries(steps.find(f.request), push->queue, push->partition, f.transaction_id)) {
           sink_.add(steps.step_of(f.request), label, at + " names no recorded delivery carrying that key");

@@ -32,13 +32,18 @@ std::string step_of(const history::History& history, const history::LockFailure&
 
 std::vector<Failure> check_deadlock_free(const history::History& history) {
   FailureSink sink("deadlock-free");
+  if (history.lock_failures.empty()) return sink.take();
+  const StepIndex steps(history);
   for (const history::LockFailure& f : history.lock_failures) {
     const std::string label = f.partition.empty() ? f.queue : partition_label(f.queue, f.partition);
     const std::string what = f.deadlock ? " was aborted to break a wait cycle (SQLSTATE 40P01)"
                                         : " gave up a lock wait that did not end";
-    sink.add(step_of(history, f), label,
+    const std::string step = step_of(history, f);
+    const bool recorded = f.event >= 0 && static_cast<size_t>(f.event) < history.events.size();
+    sink.add(step, label,
              "the " + f.call + " transaction of '" + f.connection + "' at " + std::to_string(f.at_ms) + " ms" + what +
-                 (f.event >= 0 ? " (event " + std::to_string(f.event) + ")" : ""));
+                 (recorded ? ", recorded as " + event_label(history, steps, static_cast<size_t>(f.event), step) : "") +
+                 "; no storage transaction may end for want of a lock");
   }
   return sink.take();
 }

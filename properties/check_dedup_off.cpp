@@ -22,7 +22,8 @@ namespace {
 
 class DedupOff final : public PassChecker {
  public:
-  explicit DedupOff(const HistoryIndex& index) : PassChecker("dedup-off", {}), steps_(index.steps()) {}
+  explicit DedupOff(const HistoryIndex& index)
+      : PassChecker("dedup-off", {}), h_(index.history()), steps_(index.steps()) {}
 
   void before(size_t e, const history::Event& event, const PassState& /*state*/) override {
     if (const auto* configure = std::get_if<history::ConfigureEvent>(&event)) {
@@ -35,16 +36,17 @@ class DedupOff final : public PassChecker {
       // Built only for a failure: most pushes have none.
       auto label = [&] { return partition_label(push->queue, push->partition); };
       const std::string& step = steps_.step_of(*push, 0);
-      auto at = [&] { return "event " + std::to_string(e) + " (window " + std::to_string(window) + " s): "; };
+      auto at = [&] { return event_label(h_, steps_, e, step) + ": "; };
       if (window == 0) {
         if (push->probe_ran || push->rows_scanned != 0) {
           sink_.add(step, label(),
-                    at() + "the probe ran (" + std::to_string(push->rows_scanned) + " sidecar rows scanned)");
+                    at() + "the duplicate probe ran (" + std::to_string(push->rows_scanned) +
+                        " sidecar rows scanned), but with the window at 0 s deduplication is off and no probe runs");
         }
         if (!push->queued || !push->duplicates.empty()) {
           sink_.add(step, label(),
                     at() + "answered duplicate for " + std::to_string(push->duplicates.size()) +
-                        " frames; with the window off every item is queued");
+                        " frames, but with the window at 0 s deduplication is off and every item is queued");
         }
         return;
       }
@@ -52,13 +54,18 @@ class DedupOff final : public PassChecker {
       const int64_t from = std::max(push->p_verified, (t == txns_start_.end() ? 0 : t->second) - 1);
       if (push->last_offset_before > from && !push->probe_ran) {
         sink_.add(step, label(),
-                  at() + "the probe was skipped though last_offset " + std::to_string(push->last_offset_before) +
-                      " is past max(p_verified, txns_start - 1) = " + std::to_string(from));
+                  at() + "storage skipped the duplicate probe (window " + std::to_string(window) +
+                      " s) though offsets " + std::to_string(from + 1) + " to " +
+                      std::to_string(push->last_offset_before) +
+                      " could hold an original: it may skip only up to the larger of p_verified (the broker's "
+                      "watermark of offsets already checked) and txns_start - 1 (below txns_start no sidecar row is "
+                      "left), here " + std::to_string(from));
       }
     }
   }
 
  private:
+  const history::History& h_;
   const StepIndex& steps_;
   // Views into the history, hashed: looked up once per push.
   std::pmr::unordered_map<std::string_view, int64_t> windows_{&arena_};

@@ -42,10 +42,12 @@ void check_offset(const history::PushEvent& push, size_t e, const PassState& sta
     for (int64_t candidate : state.replay.live_offsets(keys[index])) {
       if (candidate >= offset) break;  // nothing smaller is in the window
       if (partition->at(candidate)->created_at_ms < oldest_ms) continue;
-      sink.add(steps.step_of(push, index), partition_label(push.queue, push.partition),
-               "event " + std::to_string(e) + ": frame " + std::to_string(index) + " (txn " + txn +
-                   ") answered duplicate of offset " + std::to_string(offset) + ", but offset " +
-                   std::to_string(candidate) + " holds the key in the window and is smaller");
+      const std::string& step = steps.step_of(push, index);
+      sink.add(step, partition_label(push.queue, push.partition),
+               event_label(history_index.history(), steps, e, step) + ": frame " + std::to_string(index) + " (txn " +
+                   txn + ") was answered as a repeat of offset " + std::to_string(offset) + ", but offset " +
+                   std::to_string(candidate) + " holds the key too, inside the window, and the original is the "
+                   "smallest such offset");
       break;
     }
   }
@@ -74,10 +76,12 @@ class DuplicateId final : public PassChecker {
                                : fetch->failed     ? "could not be read (the fetch failed)"
                                : present           ? "is present"
                                                    : "was deleted";
-        sink_.add(it == pending_step_.end() ? "" : *it->second, partition_label(fetch->queue, fetch->partition),
-                  "fetch event " + std::to_string(e) + " of offset " + std::to_string(fetch->offset) + " returned id " +
-                      fetch->message_id + (fetch->found ? " (found)" : " (not found)") + "; the original's segment " +
-                      state_of + ", so the id must be " + want);
+        const std::string step = it == pending_step_.end() ? "" : *it->second;
+        sink_.add(step, partition_label(fetch->queue, fetch->partition),
+                  "fetch " + event_label(index_.history(), steps, e, step) + " of offset " +
+                      std::to_string(fetch->offset) + " returned id " + fetch->message_id +
+                      (fetch->found ? " (found)" : " (not found)") + ", but the original's segment " + state_of +
+                      ", so the id must be " + want + (present ? "" : " (the zero id)"));
       }
     }
   }
@@ -96,11 +100,12 @@ class DuplicateId final : public PassChecker {
         if (got.status != "duplicate") continue;
         const Expected want = verdicts.expected(r, i, leaders[i]);
         if (!want.statuses.contains("duplicate") || want.message_ids.contains(got.message_id)) continue;
-        std::string ids;
-        for (const std::string& id : want.message_ids) ids += (ids.empty() ? "" : ", ") + id;
         sink_.add(r.step, partition_label(r.items[i].queue, r.items[i].partition),
-                  "item " + std::to_string(i) + " (txn " + r.items[i].transaction_id + ") answered duplicate with id " +
-                      got.message_id + ", the original's id is one of {" + ids + "}: " + want.because);
+                  "item " + std::to_string(i) + " (txn " + r.items[i].transaction_id +
+                      ") was answered duplicate with id " + got.message_id + ", but " +
+                      (want.message_ids.empty() ? std::string("no id of the original could be known")
+                                                : "the original's id is " + join_or(want.message_ids)) +
+                      ": " + want.because);
       }
     }
   }

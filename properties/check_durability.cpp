@@ -75,9 +75,13 @@ class Durability final : public PassChecker {
         for (const int64_t offset : change.removed) judge(key, offset);
         for (const history::ReadMessage& m : change.written) judge(key, m.offset);
       }
-      const std::string at = "storage crash " + std::to_string(c) + " (" + crash.synchronous + ", after event " +
-                             std::to_string(crash.event_index) + "): ";
-      if (crash.integrity != "ok") sink_.add("", "", at + "PRAGMA integrity_check after recovery: " + crash.integrity);
+      const std::string at = "storage crash " + std::to_string(c) + " (synchronous " + crash.synchronous + ", at " +
+                             std::to_string(crash.at_ms) + " ms, after " + std::to_string(crash.event_index) +
+                             (crash.event_index == 1 ? " event" : " events") + "): ";
+      if (crash.integrity != "ok") {
+        sink_.add("", "", at + "the integrity check after recovery (PRAGMA integrity_check) said " + crash.integrity +
+                              ", not ok");
+      }
       for (const auto& [key, offsets] : wrong_) {
         const RecoveredView::Messages* found = recovered_.find(key);
         const auto& committed_at = expected_.at(key);
@@ -88,13 +92,15 @@ class Durability final : public PassChecker {
           const auto it = found != nullptr ? found->find(offset) : RecoveredView::Messages::const_iterator();
           if (found == nullptr || it == found->end()) {
             sink_.add(step, partition_label(key.first, key.second),
-                      at + "lost offset " + std::to_string(offset) + " (" + committed.transaction_id + ", id " +
-                          committed.message_id + ", committed at event " + std::to_string(committed.event) + ")");
+                      at + "lost offset " + std::to_string(offset) + " (txn " + committed.transaction_id + ", id " +
+                          committed.message_id + "), which " + event_label(history, steps, committed.event, step) +
+                          " had committed before the crash");
           } else {
             sink_.add(step, partition_label(key.first, key.second),
-                      at + "offset " + std::to_string(offset) + " holds " + it->second.message_id + " (" +
-                          it->second.transaction_id + "), committed was " + committed.message_id + " (" +
-                          committed.transaction_id + ", event " + std::to_string(committed.event) + ")");
+                      at + "offset " + std::to_string(offset) + " holds id " + it->second.message_id + " (txn " +
+                          it->second.transaction_id + "), but " + event_label(history, steps, committed.event, step) +
+                          " had committed id " + committed.message_id + " (txn " + committed.transaction_id +
+                          ") there");
           }
         }
       }

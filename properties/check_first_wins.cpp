@@ -51,21 +51,24 @@ bool follows(const history::ResponseItem& leader, const history::ResponseItem& f
                                   : follower.status == "duplicate" && follower.message_id == leader.message_id;
 }
 
-void check_followers(const history::PushEvent& push, size_t e, const StepIndex& steps, FailureSink& sink) {
+void check_followers(const history::History& history, const history::PushEvent& push, size_t e,
+                     const StepIndex& steps, FailureSink& sink) {
   if (push.followers.empty()) return;  // most segments: no label to build
   const std::string label = partition_label(push.queue, push.partition);
   for (const history::FollowerRecord& follower : push.followers) {
-    const std::string at = "event " + std::to_string(e) + ": follower request " + std::to_string(follower.request) +
-                           " (txn " + follower.transaction_id + ") names frame " + std::to_string(follower.frame);
+    const std::string at = event_label(history, steps, e, steps.step_of(follower.request)) +
+                           " records request " + std::to_string(follower.request) + " (txn " +
+                           follower.transaction_id + ") as a layer-2 follower (fused behind another request's frame "
+                           "of its key) of frame " + std::to_string(follower.frame);
     if (follower.frame >= push.frames.size()) {
       sink.add(steps.step_of(follower.request), label,
-               at + ", but the segment has " + std::to_string(push.frames.size()) + " frames");
+               at + ", but the segment has only " + std::to_string(push.frames.size()) + " frames");
       continue;
     }
     const history::FrameRecord& leader = push.frames[follower.frame];
     if (leader.transaction_id != follower.transaction_id) {
       sink.add(steps.step_of(follower.request), label,
-               at + " (id " + leader.message_id + "), whose key is txn " + leader.transaction_id);
+               at + " (id " + leader.message_id + "), whose key is txn " + leader.transaction_id + ", not its own");
       continue;
     }
     const history::ResponseItem* led =
@@ -76,7 +79,8 @@ void check_followers(const history::PushEvent& push, size_t e, const StepIndex& 
     sink.add(steps.step_of(follower.request), label,
              at + " (id " + leader.message_id + ", request " + std::to_string(leader.origin_request) +
                  "): the leader answered " + led->status + " " + led->message_id + ", the follower answered " +
-                 got->status + " " + got->message_id);
+                 got->status + " " + got->message_id +
+                 ", but a follower answers duplicate with its leader's id, or error when the leader failed");
   }
 }
 
@@ -92,7 +96,7 @@ class FirstWins final : public PassChecker {
     const auto* push = std::get_if<history::PushEvent>(&event);
     if (push == nullptr) return;
     const StepIndex& steps = index_.steps();
-    check_followers(*push, e, steps, sink_);
+    check_followers(index_.history(), *push, e, steps, sink_);
     const std::span<const uint32_t> keys = keys_.frames(e);
     const std::span<const uint32_t> ids = messages_.frames(e);
     first_frame_of_key(keys, first_of_key_);
@@ -100,21 +104,27 @@ class FirstWins final : public PassChecker {
     for (size_t j = 0; j < push->frames.size(); ++j) {
       const history::FrameRecord& f = push->frames[j];
       if (const size_t first = first_of_key[j]; first != j) {
-        sink_.add(steps.step_of(*push, j), partition_label(push->queue, push->partition),
-                  "event " + std::to_string(e) + ": frames " + std::to_string(first) + " (id " +
+        const std::string& step = steps.step_of(*push, j);
+        sink_.add(step, partition_label(push->queue, push->partition),
+                  event_label(index_.history(), steps, e, step) + ": frames " + std::to_string(first) + " (id " +
                       push->frames[first].message_id + ", request " +
                       std::to_string(push->frames[first].origin_request) + ") and " + std::to_string(j) + " (id " +
                       f.message_id + ", request " + std::to_string(f.origin_request) + ") share txn " +
-                      f.transaction_id + " in one segment");
+                      f.transaction_id +
+                      " in one segment, where the first frame of a key wins and the others follow it");
       }
       const auto [frame, fresh] = frames_.insert(RequestKeyId{f.origin_request, keys[j]});
       if (fresh) first_frame_.emplace_back(ids[j], e);
       const auto [first_id, first_event] = first_frame_[frame];
       if (!fresh && first_id != ids[j]) {
-        sink_.add(steps.step_of(f.origin_request), partition_label(push->queue, push->partition),
-                  "request " + std::to_string(f.origin_request) + " pushed two frames of txn " + f.transaction_id +
-                      ": id " + std::string(messages_.text(first_id)) + " (event " + std::to_string(first_event) +
-                      ") and id " + f.message_id + " (event " + std::to_string(e) + ")");
+        const std::string& step = steps.step_of(f.origin_request);
+        sink_.add(step, partition_label(push->queue, push->partition),
+                  "request " + std::to_string(f.origin_request) + " pushed two different frames of txn " +
+                      f.transaction_id + ", id " + std::string(messages_.text(first_id)) + " in " +
+                      event_label(index_.history(), steps, first_event, step) + " and id " + f.message_id + " in " +
+                      event_label(index_.history(), steps, e, step) +
+                      "; a request puts one frame per key into storage (it may push that frame again, never a new "
+                      "one)");
       }
     }
   }
@@ -130,9 +140,11 @@ class FirstWins final : public PassChecker {
         const history::ResponseItem& follower = r.responses[i];
         if (follows(leader, follower)) continue;
         sink_.add(r.step, partition_label(r.items[i].queue, r.items[i].partition),
-                  "item " + std::to_string(i) + " follows item " + std::to_string(l) + " (txn " +
-                      r.items[i].transaction_id + "): the leader answered " + leader.status + " " + leader.message_id +
-                      ", the follower answered " + follower.status + " " + follower.message_id + "; expected " +
+                  "item " + std::to_string(i) + " repeats the key of item " + std::to_string(l) + " (txn " +
+                      r.items[i].transaction_id + "), so it answers what item " + std::to_string(l) +
+                      " answered, duplicate for queued: item " + std::to_string(l) + " answered " + leader.status +
+                      " " + leader.message_id + ", item " + std::to_string(i) + " answered " + follower.status + " " +
+                      follower.message_id + "; expected " +
                       (leader.status == "error" ? std::string("error") : "duplicate " + leader.message_id));
       }
     }

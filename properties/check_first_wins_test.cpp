@@ -87,7 +87,7 @@ TEST(FirstWins, FollowerRecordOutOfRangeFails) {
   nth<history::PushEvent>(b.history()).followers[0].frame = 7;
   const auto failures = check(b.history());
   ASSERT_TRUE(has_failure(failures, kName, "p2", "q/p")) << show(failures);
-  EXPECT_NE(failures[0].detail.find("the segment has 1 frames"), std::string::npos) << show(failures);
+  EXPECT_NE(failures[0].detail.find("the segment has only 1 frames"), std::string::npos) << show(failures);
   EXPECT_TRUE(has_failure(check_property("model-agreement", b.history()), "model-agreement", "p2", "q/p"));
 }
 

@@ -113,11 +113,15 @@ std::vector<Failure> check_liveness(const history::History& history) {
   for (const history::Stall& s : history.stalls) {
     sink.add("", "", "the run stalled at " + std::to_string(s.at_ms) + " ms: " + std::to_string(s.waiters) +
                          " request" + (s.waiters == 1 ? "" : "s") + " waited in broker " + std::to_string(s.broker) +
-                         "'s fusion lanes for a wake nobody would send (every fiber waited, no timer was pending); "
+                         "'s fusion lanes (where requests wait to share one flush) for a wake nobody would send "
+                         "(every fiber waited, no timer was pending); "
                          "they were ended as lost to finish the run");
   }
   for (const std::string& connection : history.open_transactions_at_end) {
-    sink.add("", "", "connection '" + connection + "' was still inside a transaction (holding a lock) at the end");
+    sink.add("", "",
+             "connection '" + connection +
+                 "' was still inside a transaction (holding a lock) when the run ended; every lock is released in the "
+                 "end");
   }
   return sink.take();
 }

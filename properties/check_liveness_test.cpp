@@ -44,8 +44,9 @@ TEST(Liveness, AStalledRunFails) {
   const auto failures = check(b.history());
   ASSERT_EQ(failures.size(), 1u) << show(failures);
   EXPECT_EQ(failures[0].detail,
-            "the run stalled at 120989 ms: 3 requests waited in broker 0's fusion lanes for a wake nobody would send "
-            "(every fiber waited, no timer was pending); they were ended as lost to finish the run");
+            "the run stalled at 120989 ms: 3 requests waited in broker 0's fusion lanes (where requests wait to share "
+            "one flush) for a wake nobody would send (every fiber waited, no timer was pending); they were ended as "
+            "lost to finish the run");
 }
 
 TEST(Liveness, PushWithoutAnOutcomeFails) {

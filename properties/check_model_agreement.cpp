@@ -35,8 +35,6 @@ namespace {
 
 using Duplicates = std::vector<std::pair<uint32_t, int64_t>>;
 
-std::string describe(const Duplicates& d) { return describe_duplicates(d); }
-
 std::string describe(bool queued, int64_t base, const Duplicates& d) { return describe_push_answer(queued, base, d); }
 
 class ModelAgreement final : public PassChecker {
@@ -54,7 +52,8 @@ class ModelAgreement final : public PassChecker {
     } else if (const auto* configure = std::get_if<history::ConfigureEvent>(&event)) {
       if (configure->window_seconds < 0 || configure->retention_seconds < 0 ||
           configure->completed_retention_seconds < 0) {
-        sink_.add("", "", "configure event " + std::to_string(e) + " set a negative option on " + configure->queue);
+        sink_.add("", "", "configure " + cite(e) + " set a negative option on queue " + configure->queue +
+                              ": a window or retention is zero or more seconds");
       }
     } else if (const auto* retention = std::get_if<history::RetentionEvent>(&event)) {
       on_retention(*retention, e);
@@ -79,33 +78,36 @@ class ModelAgreement final : public PassChecker {
     const int64_t window = follower_->options(push.queue).window_seconds;
     if (push.window_seconds != window) {
       sink_.add(step, label(),
-                "event " + std::to_string(e) + ": storage probed with window " + std::to_string(push.window_seconds) +
-                    " s, the queue's window is " + std::to_string(window) + " s");
+                cite(e, step) + ": storage probed with a " + std::to_string(push.window_seconds) +
+                    " s window, but the queue's window is " + std::to_string(window) + " s");
     }
     const model::PushAnswer want = model_probe(*follower_, push);
     Duplicates got = push.duplicates;
     std::sort(got.begin(), got.end());
     if (want.queued != push.queued || (want.queued && want.base_offset != push.base_offset)) {
       sink_.add(step, label(),
-                "event " + std::to_string(e) + " (now " + std::to_string(push.now_ms) + " ms): model answers " +
-                    describe(want.queued, want.base_offset, want.duplicates) + ", storage answered " +
-                    describe(push.queued, push.base_offset, got));
+                cite(e, step) + ": model answers " + describe(want.queued, want.base_offset, want.duplicates) +
+                    ", storage answered " + describe(push.queued, push.base_offset, got));
     } else if (!want.queued && want.duplicates != got) {
       for (const auto& [index, offset] : want.duplicates) {
         // A copy: clang 14 (the fuzzing build) cannot capture a structured binding.
         auto it = std::find_if(got.begin(), got.end(), [&, i = index](const auto& d) { return d.first == i; });
         if (it != got.end() && it->second == offset) continue;
-        sink_.add(steps_.step_of(push, index), label(),
-                  "event " + std::to_string(e) + ": frame " + std::to_string(index) + " (txn " +
-                      push.frames[index].transaction_id + ") is a duplicate of offset " + std::to_string(offset) +
-                      " for the model; storage answered " + describe(got));
+        const std::string& frame_step = steps_.step_of(push, index);
+        sink_.add(frame_step, label(),
+                  cite(e, frame_step) + ": for the model frame " + std::to_string(index) + " (txn " +
+                      push.frames[index].transaction_id + ") repeats offset " + std::to_string(offset) +
+                      ", storage answered " + describe(false, -1, got));
       }
       for (const auto& [index, offset] : got) {
         if (std::none_of(want.duplicates.begin(), want.duplicates.end(),
                          [&, i = index](const auto& d) { return d.first == i; })) {
-          sink_.add(steps_.step_of(push, index), label(),
-                    "event " + std::to_string(e) + ": storage lists frame " + std::to_string(index) +
-                        " as a duplicate of offset " + std::to_string(offset) + ", the model finds no original");
+          const std::string& frame_step = steps_.step_of(push, index);
+          sink_.add(frame_step, label(),
+                    cite(e, frame_step) + ": storage answered frame " + std::to_string(index) +
+                        " as a repeat of offset " + std::to_string(offset) +
+                        ", but the model finds no original of its key (stored, in the window, its sidecar row "
+                        "present)");
         }
       }
     }
@@ -128,18 +130,19 @@ class ModelAgreement final : public PassChecker {
     const std::string label = partition_label(fetch.queue, fetch.partition);
     if (fetch.message_id != want) {
       sink_.add(step, label,
-                "fetch event " + std::to_string(e) + " of offset " + std::to_string(fetch.offset) + ": model id " +
-                    want + ", storage returned " + fetch.message_id);
+                "fetch " + cite(e, step) + " of offset " + std::to_string(fetch.offset) + " returned id " +
+                    fetch.message_id + ", but the model's id for it is " + want +
+                    (want == model::kZeroId ? " (the zero id: the segment is gone or the fetch failed)" : ""));
     } else if (fetch.failed && fetch.found) {
       sink_.add(step, label,
-                "fetch event " + std::to_string(e) + " of offset " + std::to_string(fetch.offset) +
-                    " failed but reports the frame found");
+                "fetch " + cite(e, step) + " of offset " + std::to_string(fetch.offset) +
+                    " failed, yet it reports the frame found");
     } else if (fetch.found && want != model::kZeroId &&
                fetch.transaction_id != partition->messages()[static_cast<size_t>(fetch.offset)].transaction_id) {
       sink_.add(step, label,
-                "fetch event " + std::to_string(e) + " of offset " + std::to_string(fetch.offset) + " returned txn " +
-                    fetch.transaction_id + ", the model holds " +
-                    partition->messages()[static_cast<size_t>(fetch.offset)].transaction_id);
+                "fetch " + cite(e, step) + " of offset " + std::to_string(fetch.offset) + " returned txn " +
+                    fetch.transaction_id + ", but the model holds txn " +
+                    partition->messages()[static_cast<size_t>(fetch.offset)].transaction_id + " there");
     }
   }
 
@@ -148,9 +151,8 @@ class ModelAgreement final : public PassChecker {
                                                  follower_->model().options(retention.queue), retention);
     if (j.agrees()) return;
     sink_.add("", partition_label(retention.queue, retention.partition),
-              "retention event " + std::to_string(e) + " at " + std::to_string(retention.now_ms) +
-                  " ms deleted what the model keeps: " + show_spans(j.early) +
-                  "; left what the model deletes: " + show_spans(j.left_behind));
+              "retention " + cite(e) + " deleted segments the model keeps: " + show_spans(j.early) +
+                  "; and left segments the model deletes: " + show_spans(j.left_behind));
   }
 
   void on_purge(const history::PurgeEvent& purge, size_t e) {
@@ -158,16 +160,17 @@ class ModelAgreement final : public PassChecker {
     const int64_t floor = follower_->model().sidecar_floor_seconds(purge.queue);
     if (purge.floor_seconds != floor && !purge.failed) {
       sink_.add("", label,
-                "purge event " + std::to_string(e) + " used floor " + std::to_string(purge.floor_seconds) +
-                    " s, the model's floor is " + std::to_string(floor) + " s");
+                "purge " + cite(e) + " used a floor of " + std::to_string(purge.floor_seconds) +
+                    " s (it purges only sidecar rows older than that), but the model's floor is " +
+                    std::to_string(floor) + " s");
     }
     const PurgeJudgement j = judge_purge(follower_->find(purge.queue, purge.partition), floor, purge);
     if (j.extra.empty() && j.missing.empty()) return;  // batch and `more` are retention-model's
     sink_.add("", label,
-              "purge event " + std::to_string(e) + " at " + std::to_string(purge.now_ms) +
-                  " ms removed rows the model keeps: " + show_spans(j.extra) +
+              "purge " + cite(e) + " removed sidecar rows the model keeps: " + show_spans(j.extra) +
                   "; kept rows the model removes: " + show_spans(j.missing) +
-                  " (the model purges only rows older than " + std::to_string(purge.now_ms - floor * 1000) + " ms)");
+                  " (the model purges only rows created before " + std::to_string(purge.now_ms - floor * 1000) +
+                  " ms)");
   }
 
   void on_ack(const history::AckEvent& ack, size_t e) {
@@ -178,10 +181,11 @@ class ModelAgreement final : public PassChecker {
       return;
     }
     auto show = [](bool acked, int64_t offset, const std::string& id) {
-      return acked ? "acked offset " + std::to_string(offset) + " id " + id : std::string("unresolvable");
+      return acked ? "acked offset " + std::to_string(offset) + " id " + id
+                   : std::string("unresolvable (no sidecar row holds the key)");
     };
     sink_.add(ack.step, partition_label(ack.queue, ack.partition),
-              "ack event " + std::to_string(e) + " of txn " + ack.transaction_id + ": model answers " +
+              "ack " + cite(e, ack.step) + " of txn " + ack.transaction_id + ": model answers " +
                   show(want.acked, want.offset, want.message_id) + ", storage answered " +
                   show(ack.acked, ack.offset, ack.message_id));
   }
@@ -194,7 +198,7 @@ class ModelAgreement final : public PassChecker {
     const std::string label = partition_label(read.queue, read.partition);
     if (want.size() != read.messages.size()) {
       sink_.add(read.step, label,
-                "read event " + std::to_string(e) + " from " + std::to_string(read.from) + ": model returns " +
+                "read " + cite(e, read.step) + " from offset " + std::to_string(read.from) + ": model returns " +
                     std::to_string(want.size()) + " messages, storage returned " +
                     std::to_string(read.messages.size()));
       return;
@@ -204,7 +208,7 @@ class ModelAgreement final : public PassChecker {
       if (got.offset != want[i].offset || got.message_id != want[i].message_id ||
           got.transaction_id != want[i].transaction_id) {
         sink_.add(read.step, label,
-                  "read event " + std::to_string(e) + " message " + std::to_string(i) + ": model returns offset " +
+                  "read " + cite(e, read.step) + " message " + std::to_string(i) + ": model returns offset " +
                       std::to_string(want[i].offset) + " id " + want[i].message_id + " txn " + want[i].transaction_id +
                       ", storage returned offset " + std::to_string(got.offset) + " id " + got.message_id + " txn " +
                       got.transaction_id);
@@ -228,8 +232,9 @@ class ModelAgreement final : public PassChecker {
       if (r.rejected || !r.delivered || r.lost_in_crash) continue;  // no answer to judge (liveness covers them)
       if (r.responses.size() != r.items.size()) {
         sink_.add(r.step, "",
-                  "request " + std::to_string(r.request) + " has " + std::to_string(r.items.size()) + " items but " +
-                      std::to_string(r.responses.size()) + " response entries");
+                  "request " + std::to_string(r.request) + " sent " + std::to_string(r.items.size()) +
+                      " items but its response has " + std::to_string(r.responses.size()) +
+                      " entries: one answer per item");
         continue;
       }
       if (all_accepted(verdicts, r)) continue;  // the common case, without building every expectation's text
@@ -237,17 +242,19 @@ class ModelAgreement final : public PassChecker {
         const std::string label = partition_label(a.queue, a.partition);
         if (a.transaction_mismatch) {
           sink_.add(r.step, label,
-                    "item " + std::to_string(a.item) + " sent txn " + a.transaction_id + ", its response names " +
+                    "item " + std::to_string(a.item) + " sent txn " + a.transaction_id + ", but its answer names txn " +
                         a.got.transaction_id);
         } else if (!a.agrees()) {
           sink_.add(r.step, label,
-                    "item " + std::to_string(a.item) + " (txn " + a.transaction_id + ") answered " + a.got.status +
-                        " " + a.got.message_id + "; expected " + join_set(a.want.statuses) + " with id in " +
-                        join_set(a.want.message_ids) + " because " + a.want.because);
+                    "item " + std::to_string(a.item) + " (txn " + a.transaction_id + ") was answered " +
+                        a.got.status + " " + a.got.message_id + ", but the model allows " + a.want.allowed() + ": " +
+                        a.want.because);
         }
       }
     }
   }
+
+  std::string cite(size_t e, const std::string& own_step = "") const { return event_label(h_, steps_, e, own_step); }
 
   const history::History& h_;
   const HistoryIndex& index_;

@@ -26,7 +26,10 @@ namespace {
 class NoDoubleWrite final : public PassChecker {
  public:
   explicit NoDoubleWrite(const HistoryIndex& index)
-      : PassChecker("no-double-write", {.replay = true}), steps_(index.steps()), keys_(index.keys()) {}
+      : PassChecker("no-double-write", {.replay = true}),
+        h_(index.history()),
+        steps_(index.steps()),
+        keys_(index.keys()) {}
 
   void before(size_t e, const history::Event& event, const PassState& state) override {
     const auto* push = std::get_if<history::PushEvent>(&event);
@@ -36,9 +39,9 @@ class NoDoubleWrite final : public PassChecker {
     const PartitionReplay* partition = state.push_partition;
     const int64_t oldest_ms = push->now_ms - window * 1000;
     auto prefix = [&](size_t j) {
-      return "txn " + push->frames[j].transaction_id + " stored at offset " +
-             std::to_string(push->base_offset + static_cast<int64_t>(j)) + " by event " + std::to_string(e) + " (now " +
-             std::to_string(push->now_ms) + " ms, window " + std::to_string(window) + " s)";
+      return "txn " + push->frames[j].transaction_id + " was stored at offset " +
+             std::to_string(push->base_offset + static_cast<int64_t>(j)) + " by " +
+             event_label(h_, steps_, e, steps_.step_of(*push, j)) + " with a " + std::to_string(window) + " s window";
     };
     const std::span<const uint32_t> keys = keys_.frames(e);
     first_frame_of_key(keys, first_of_key_);
@@ -47,7 +50,8 @@ class NoDoubleWrite final : public PassChecker {
       if (const size_t first = first_of_key[j]; first != j) {
         sink_.add(steps_.step_of(*push, j), partition_label(push->queue, push->partition),
                   prefix(j) + " together with offset " +
-                      std::to_string(push->base_offset + static_cast<int64_t>(first)) + " of the same segment");
+                      std::to_string(push->base_offset + static_cast<int64_t>(first)) +
+                      " of the same key in the same segment: one key is stored once per window");
         continue;
       }
       if (partition == nullptr) continue;
@@ -55,17 +59,20 @@ class NoDoubleWrite final : public PassChecker {
       for (auto it = live.rbegin(); it != live.rend(); ++it) {
         const StoredMessage* earlier = partition->at(*it);
         if (earlier->created_at_ms < oldest_ms) break;
+        const std::string& earlier_step = steps_.step_of(earlier->origin_request());
         sink_.add(steps_.step_of(*push, j), partition_label(push->queue, push->partition),
                   prefix(j) + " while offset " + std::to_string(earlier->offset) + " (id " + earlier->message_id() +
-                      ", created at " + std::to_string(earlier->created_at_ms) + " ms by event " +
-                      std::to_string(earlier->event_index) + ", step " + steps_.step_of(earlier->origin_request()) +
-                      ") was still in the window with its sidecar row present");
+                      " of step " + earlier_step + "), stored by " +
+                      event_label(h_, steps_, earlier->event_index, earlier_step) +
+                      ", was still in the window with its sidecar row (the key's dedup entry) present: storage had "
+                      "to answer duplicate");
         break;
       }
     }
   }
 
  private:
+  const history::History& h_;
   const StepIndex& steps_;
   const KeyIds& keys_;
   std::vector<size_t> first_of_key_;  // the current push's, reused

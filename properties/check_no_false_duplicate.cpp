@@ -18,49 +18,52 @@ namespace {
 class NoFalseDuplicate final : public PassChecker {
  public:
   explicit NoFalseDuplicate(const HistoryIndex& index)
-      : PassChecker("no-false-duplicate", {.replay = true}), steps_(index.steps()) {}
+      : PassChecker("no-false-duplicate", {.replay = true}), h_(index.history()), steps_(index.steps()) {}
 
   void before(size_t e, const history::Event& event, const PassState& state) override {
     const auto* push = std::get_if<history::PushEvent>(&event);
     if (!push || push->failed) return;
     if (push->queued && push->duplicates.empty()) return;  // nothing to judge
     const std::string label = partition_label(push->queue, push->partition);
-    const std::string where = "event " + std::to_string(e) + " (now " + std::to_string(push->now_ms) + " ms)";
     if (!push->queued && push->duplicates.empty()) {
-      sink_.add(steps_.step_of(*push, 0), label, where + " answered duplicate without naming any original");
+      const std::string& step = steps_.step_of(*push, 0);
+      sink_.add(step, label, event_label(h_, steps_, e, step) + " answered duplicate without naming any original");
     }
     const int64_t window = state.push_window_seconds;
     const PartitionReplay* partition = state.push_partition;
     for (const auto& [index, offset] : push->duplicates) {
       const std::string& step = steps_.step_of(*push, index);
+      const std::string where = event_label(h_, steps_, e, step);
       if (index >= push->frames.size()) {
         sink_.add(step, label,
-                  where + " lists frame " + std::to_string(index) + " of a " + std::to_string(push->frames.size()) +
-                      "-frame segment as a duplicate");
+                  where + " answered frame " + std::to_string(index) + " as a duplicate, but the segment has only " +
+                      std::to_string(push->frames.size()) + " frames");
         continue;
       }
       const std::string& txn = push->frames[index].transaction_id;
       const std::string what = where + ": frame " + std::to_string(index) + " (txn " + txn +
-                               ") answered duplicate of offset " + std::to_string(offset);
+                               ") was answered as a repeat of offset " + std::to_string(offset);
       const StoredMessage* original = partition ? partition->at(offset) : nullptr;
       if (window == 0) {
-        sink_.add(step, label, what + " while the window is 0");
+        sink_.add(step, label, what + ", but the window is 0 s (deduplication off): nothing is a duplicate");
       } else if (original == nullptr) {
-        sink_.add(step, label, what + ", but no earlier push stored that offset");
+        sink_.add(step, label, what + ", but no earlier push stored that offset: no original exists");
       } else if (original->transaction_id() != txn) {
-        sink_.add(step, label, what + ", which holds txn " + original->transaction_id());
+        sink_.add(step, label, what + ", but that offset holds another key, txn " + original->transaction_id());
       } else if (!original->sidecar_present) {
         sink_.add(step, label,
-                  what + ", whose sidecar row was purged by event " + std::to_string(original->sidecar_purged_by));
+                  what + ", but that offset's sidecar row (the key's dedup entry) was purged by " +
+                      event_label(h_, steps_, original->sidecar_purged_by, step) + ", so it is no original any more");
       } else if (original->created_at_ms < push->now_ms - window * 1000) {
         sink_.add(step, label,
-                  what + ", created at " + std::to_string(original->created_at_ms) + " ms, outside the " +
-                      std::to_string(window) + " s window");
+                  what + ", but that offset was created at " + std::to_string(original->created_at_ms) +
+                      " ms, outside the " + std::to_string(window) + " s window, so it is no original any more");
       }
     }
   }
 
  private:
+  const history::History& h_;
   const StepIndex& steps_;
 };
 

@@ -17,16 +17,25 @@
 namespace qdt::properties {
 namespace {
 
-std::string show(const history::PartitionFingerprint& f) {
-  return "{last_offset " + std::to_string(f.last_offset) + ", txns_start " + std::to_string(f.txns_start) +
-         ", segment rows written " + std::to_string(f.segments) +
-         ", sidecar rows written " + std::to_string(f.sidecar_rows) + "}";
+// What moved between two fingerprints: "segment rows written 3 -> 4, ...".
+std::string changes(const history::PartitionFingerprint& before, const history::PartitionFingerprint& after) {
+  std::string out;
+  auto moved = [&](const char* name, int64_t x, int64_t y) {
+    if (x == y) return;
+    out.append(out.empty() ? "" : ", ").append(name);
+    out += " went from " + std::to_string(x) + " to " + std::to_string(y);
+  };
+  moved("last_offset", before.last_offset, after.last_offset);
+  moved("txns_start", before.txns_start, after.txns_start);
+  moved("the count of segment rows written", before.segments, after.segments);
+  moved("the count of sidecar rows written", before.sidecar_rows, after.sidecar_rows);
+  return out;
 }
 
 class NothingWrittenOnDuplicate final : public PassChecker {
  public:
   explicit NothingWrittenOnDuplicate(const HistoryIndex& index)
-      : PassChecker("nothing-written-on-duplicate", {}), steps_(index.steps()) {}
+      : PassChecker("nothing-written-on-duplicate", {}), h_(index.history()), steps_(index.steps()) {}
 
   void before(size_t e, const history::Event& event, const PassState& /*state*/) override {
     const auto* push = std::get_if<history::PushEvent>(&event);
@@ -37,19 +46,22 @@ class NothingWrittenOnDuplicate final : public PassChecker {
     const std::string& step =
         steps_.step_of(*push, push->failed || push->duplicates.empty() ? 0 : push->duplicates.front().first);
     const std::string label = partition_label(push->queue, push->partition);
+    const std::string at = event_label(h_, steps_, e, step) + " " + verdict;
+    const char* rule = push->failed ? "nothing of a failed transaction may be visible"
+                                    : "a duplicate answer writes nothing";
     if (push->last_offset_after != push->last_offset_before) {
       sink_.add(step, label,
-                "event " + std::to_string(e) + " " + verdict + " but moved last_offset from " +
-                    std::to_string(push->last_offset_before) + " to " + std::to_string(push->last_offset_after));
+                at + " but moved last_offset from " + std::to_string(push->last_offset_before) + " to " +
+                    std::to_string(push->last_offset_after) + "; " + rule);
     }
     if (push->rows_after != push->rows_before) {
       sink_.add(step, label,
-                "event " + std::to_string(e) + " " + verdict + " but changed the rows: " + show(push->rows_before) +
-                    " -> " + show(push->rows_after));
+                at + " but changed the rows: " + changes(push->rows_before, push->rows_after) + "; " + rule);
     }
   }
 
  private:
+  const history::History& h_;
   const StepIndex& steps_;
 };
 

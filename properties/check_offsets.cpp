@@ -30,7 +30,8 @@ struct Lane {
 
 class Offsets final : public PassChecker {
  public:
-  explicit Offsets(const HistoryIndex& index) : PassChecker("offsets", {}), steps_(index.steps()) {}
+  explicit Offsets(const HistoryIndex& index)
+      : PassChecker("offsets", {}), h_(index.history()), steps_(index.steps()) {}
 
   void before(size_t e, const history::Event& event, const PassState& /*state*/) override {
     const auto* push = std::get_if<history::PushEvent>(&event);
@@ -39,32 +40,34 @@ class Offsets final : public PassChecker {
     // The texts are built only for a failure: most pushes have none.
     auto label = [&] { return partition_label(push->queue, push->partition); };
     const std::string& step = steps_.step_of(*push, 0);
-    auto at = [&] { return "event " + std::to_string(e) + ": "; };
+    auto at = [&] { return event_label(h_, steps_, e, step) + ": "; };
     if (push->last_offset_before != lane.next_offset - 1) {
       sink_.add(step, label(),
-                at() + "storage's last_offset was " + std::to_string(push->last_offset_before) +
-                    " before the push, the queued pushes so far end at " + std::to_string(lane.next_offset - 1));
+                at() + "storage's last_offset (the partition's highest offset) was " +
+                    std::to_string(push->last_offset_before) +
+                    " before the push, but the pushes queued so far end at " + std::to_string(lane.next_offset - 1));
     }
     if (!push->queued) return;
     const auto k = static_cast<int64_t>(push->frames.size());
     const int64_t end = push->base_offset + k - 1;
     if (push->base_offset != lane.next_offset) {
       sink_.add(step, label(),
-                at() + "queued at base " + std::to_string(push->base_offset) + ", expected " +
+                at() + "queued from offset " + std::to_string(push->base_offset) + ", but the next free offset is " +
                     std::to_string(lane.next_offset) +
                     (push->base_offset > lane.next_offset ? " (offsets skipped)" : " (overlaps stored offsets)"));
     }
     if (push->rows_after_read && push->last_offset_after != end) {
       sink_.add(step, label(),
-                at() + "queued " + std::to_string(k) + " frames at base " + std::to_string(push->base_offset) +
-                    ", so last_offset must be " + std::to_string(end) + ", storage says " +
+                at() + "queued " + std::to_string(k) + " frames from offset " + std::to_string(push->base_offset) +
+                    ", so last_offset must be " + std::to_string(end) + ", but storage says " +
                     std::to_string(push->last_offset_after));
     }
     if (lane.any && push->now_ms < lane.created_at_ms) {
       sink_.add(step, label(),
                 at() + "created_at " + std::to_string(push->now_ms) + " ms at offset " +
                     std::to_string(push->base_offset) + " is older than " + std::to_string(lane.created_at_ms) +
-                    " ms of the segment queued by event " + std::to_string(lane.created_at_event));
+                    " ms of the segment queued by " + event_label(h_, steps_, lane.created_at_event, step) +
+                    ", but created_at never decreases along offsets");
     }
     // Resynchronise on storage's numbering so one gap is reported once.
     lane.next_offset = std::max(lane.next_offset, end + 1);
@@ -76,6 +79,7 @@ class Offsets final : public PassChecker {
   }
 
  private:
+  const history::History& h_;
   const StepIndex& steps_;
   std::pmr::unordered_map<PartitionView, Lane, PartitionViewHash> lanes_{&arena_};  // views into the history
 };

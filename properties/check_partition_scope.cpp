@@ -59,10 +59,12 @@ class PartitionScope final : public PassChecker {
         if (p != label) others += (others.empty() ? "" : ", ") + p;
       }
       if (others.empty()) continue;
-      sink_.add(index_.steps().step_of(*push, index), label,
-                "event " + std::to_string(e) + ": frame " + std::to_string(index) + " (txn " + txn +
-                    ") answered duplicate of offset " + std::to_string(offset) +
-                    ", which does not hold the key in this partition; the key is stored in " + others);
+      const std::string& step = index_.steps().step_of(*push, index);
+      sink_.add(step, label,
+                event_label(index_.history(), index_.steps(), e, step) + ": frame " + std::to_string(index) +
+                    " (txn " + txn + ") was answered as a repeat of offset " + std::to_string(offset) +
+                    ", which does not hold its key in this partition; the key is stored only in another (" + others +
+                    "), so the duplicate probe looked across partitions");
     }
     if (push->queued) {
       for (uint32_t k : keys_.frames(e)) stored_[k] = true;
@@ -85,25 +87,26 @@ class PartitionScope final : public PassChecker {
         const history::ResponseItem& got = r.responses[i];
         if (got.status == "error" || ids[i] == zero) continue;
         auto what = [&] {
-          return "item " + std::to_string(i) + " (txn " + item.transaction_id + ") answered " + got.status +
+          return "item " + std::to_string(i) + " (txn " + item.transaction_id + ") was answered " + got.status +
                  " with id " + got.message_id;
         };
         if (const StorageReplay::Location* at = replay.locate(ids[i])) {
           const StoredMessage* m = at->message;
           if (at->queue != item.queue || at->partition != item.partition) {
             sink_.add(r.step, partition_label(item.queue, item.partition),
-                      what() + ", the id of offset " + std::to_string(at->offset) + " of partition " +
-                          partition_label(at->queue, at->partition) + " (txn " + m->transaction_id() + ")");
+                      what() + ", but that id belongs to offset " + std::to_string(at->offset) +
+                          " of another partition (" + partition_label(at->queue, at->partition) + ", txn " +
+                          m->transaction_id() + ")");
           } else if (m->transaction_id() != item.transaction_id) {
             sink_.add(r.step, partition_label(item.queue, item.partition),
-                      what() + ", the id of offset " + std::to_string(at->offset) + " which holds txn " +
-                          m->transaction_id());
+                      what() + ", but that id belongs to offset " + std::to_string(at->offset) +
+                          ", which holds another key (txn " + m->transaction_id() + ")");
           }
           continue;
         }
         const std::string label = partition_label(item.queue, item.partition);
         if (got.status == "duplicate") {
-          sink_.add(r.step, label, what() + ", which is the id of no stored message");
+          sink_.add(r.step, label, what() + ", but no stored message has that id");
           continue;
         }
         // A queued id that storage never recorded (model-agreement's finding)
@@ -111,7 +114,8 @@ class PartitionScope final : public PassChecker {
         auto [seen, first] = answered_in.try_emplace(got.message_id, label, r.step);
         if (!first && seen->second.first != label) {
           sink_.add(r.step, label,
-                    what() + ", an id step " + seen->second.second + " received for partition " + seen->second.first);
+                    what() + ", but that id was already answered for another partition (step " +
+                        seen->second.second + ", " + seen->second.first + ")");
         }
       }
     }

@@ -42,8 +42,8 @@ std::string why_kept(const model::Partition* partition, const model::QueueOption
     if (s.end_offset != span.end_offset)
       return "the segment there spans [" + std::to_string(s.base_offset) + ", " + std::to_string(s.end_offset) + "]";
     const int64_t age_ms = now_ms - s.created_at_ms;
-    std::string out = "created at " + std::to_string(s.created_at_ms) + " ms, " + std::to_string(age_ms) + " ms old; " +
-                      options_text(o);
+    std::string out = "the model keeps it, created at " + std::to_string(s.created_at_ms) + " ms and " +
+                      std::to_string(age_ms) + " ms old, under " + options_text(o);
     if (o.completed_retention_seconds > 0 && !partition->fully_acked(s)) out += "; not fully acknowledged";
     return out;
   }
@@ -55,7 +55,7 @@ void check_pass(const history::RetentionEvent& pass, size_t e, const ModelFollow
   const model::QueueOptions options = follower.model().options(pass.queue);
   const RetentionJudgement j = judge_retention(partition, options, pass);
   const std::string label = partition_label(pass.queue, pass.partition);
-  const std::string at = "retention event " + std::to_string(e) + " at " + std::to_string(pass.now_ms) + " ms";
+  const std::string at = "retention " + event_label(e, "", pass.now_ms);
   for (const history::SidecarRowRecord& span : j.early) {
     sink.add("", label,
              at + (pass.failed ? " failed but" : "") + " deleted segment [" + std::to_string(span.base_offset) + ", " +
@@ -74,8 +74,9 @@ void check_step(const history::PurgeEvent& purge, size_t e, const ModelFollower&
   const int64_t floor = follower.model().sidecar_floor_seconds(purge.queue);
   const PurgeJudgement j = judge_purge(follower.find(purge.queue, purge.partition), floor, purge);
   const std::string label = partition_label(purge.queue, purge.partition);
-  const std::string at = "purge event " + std::to_string(e) + " at " + std::to_string(purge.now_ms) + " ms (floor " +
-                         std::to_string(floor) + " s, batch " + std::to_string(purge.batch) + ")";
+  const std::string at = "purge " + event_label(e, "", purge.now_ms) +
+                         ", which may remove sidecar rows older than the floor of " + std::to_string(floor) +
+                         " s, at most a batch of " + std::to_string(purge.batch) + ",";
   if (!j.extra.empty()) {
     sink.add("", label,
              at + (purge.failed ? " failed but removed rows " : " removed rows the model keeps in this step: ") +
@@ -90,7 +91,8 @@ void check_step(const history::PurgeEvent& purge, size_t e, const ModelFollower&
   if (j.more_wrong && !purge.failed) {
     sink.add("", label,
              at + " removed " + std::to_string(purge.rows.size()) + " rows and reported more=" +
-                 (purge.more ? "true" : "false") + "; more must say whether a full batch was removed");
+                 (purge.more ? "true" : "false") +
+                 ", but more says whether a full batch was removed (another step is due)");
   }
 }
 
@@ -110,7 +112,8 @@ class RetentionModel final : public PassChecker {
     const int64_t want = p ? p->txns_start() : 0;
     if (purge->txns_start_after != want) {
       sink_.add("", partition_label(purge->queue, purge->partition),
-                "purge event " + std::to_string(e) + " left txns_start at " + std::to_string(purge->txns_start_after) +
+                "purge " + event_label(e, "", purge->now_ms) + " left txns_start at " +
+                    std::to_string(purge->txns_start_after) +
                     ", the first offset still in the sidecar is " + std::to_string(want));
     }
   }

@@ -42,7 +42,7 @@ TEST(RetentionModel, DeletingAOneMillisecondOldSegmentWithRetentionOffFails) {
   pass.deleted.push_back({0, 0, 1'000'000});
   const auto failures = check(b.history());
   EXPECT_TRUE(has_failure(failures, kName, "", "q/p")) << show(failures);
-  EXPECT_TRUE(detail_has(failures, "retention event 1 at 1000001 ms deleted segment [0, 0] early")) << show(failures);
+  EXPECT_TRUE(detail_has(failures, "retention event 1 (at 1000001 ms) deleted segment [0, 0] early")) << show(failures);
   EXPECT_TRUE(detail_has(failures, "retentionSeconds 0")) << show(failures);
 }
 

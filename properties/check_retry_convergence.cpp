@@ -115,17 +115,18 @@ class RetryConvergence final : public PassChecker {
       const auto [number, fresh] = pushes_.insert(PushKey{push_of(*origin), 0, keys[j]});
       if (fresh) stored_by_push_.emplace_back();
       std::pmr::vector<int64_t>& earlier = stored_by_push_[number];
+      const std::string& step = steps.step_of(*push, j);
       auto what = [&] {
-        return "txn " + f.transaction_id + " stored at offset " + std::to_string(offset) + " by event " +
-               std::to_string(e) + " (request " + std::to_string(f.origin_request) + ", push " +
-               std::to_string(origin->push_id) + ", attempt " + std::to_string(origin->attempt) + ", now " +
-               std::to_string(push->now_ms) + " ms, window " + std::to_string(window) + " s)";
+        return "txn " + f.transaction_id + " was stored at offset " + std::to_string(offset) + " by " +
+               event_label(index_.history(), steps, e, step) + " for request " + std::to_string(f.origin_request) +
+               " (push " + std::to_string(origin->push_id) + ", attempt " + std::to_string(origin->attempt) +
+               ", window " + std::to_string(window) + " s)";
       };
       for (size_t k = earlier.size(); window > 0 && k-- > 0;) {
         if (earlier[k] >= push->base_offset) {  // the same segment: committed together, inside the window
-          sink_.add(
-              steps.step_of(*push, j), partition_label(push->queue, push->partition),
-              what() + " together with offset " + std::to_string(earlier[k]) + " of the same push in one segment");
+          sink_.add(step, partition_label(push->queue, push->partition),
+                    what() + " together with offset " + std::to_string(earlier[k]) +
+                        " of the same push in one segment: one push stores at most one message per key");
           break;
         }
         const StoredMessage* m = partition ? partition->at(earlier[k]) : nullptr;
@@ -134,11 +135,12 @@ class RetryConvergence final : public PassChecker {
           continue;
         }
         if (m->created_at_ms < oldest_ms) break;
-        sink_.add(steps.step_of(*push, j), partition_label(push->queue, push->partition),
-                  what() + " while offset " + std::to_string(m->offset) + " (id " + m->message_id() + ", created at " +
-                      std::to_string(m->created_at_ms) + " ms by event " + std::to_string(m->event_index) +
-                      ", request " + std::to_string(m->origin_request()) +
-                      ") of the same push was still in the window with its sidecar row present");
+        sink_.add(step, partition_label(push->queue, push->partition),
+                  what() + " while offset " + std::to_string(m->offset) + " (id " + m->message_id() +
+                      ", request " + std::to_string(m->origin_request()) + "), stored by " +
+                      event_label(index_.history(), steps, m->event_index, step) +
+                      " for the same push, was still in the window with its sidecar row (the key's dedup entry) "
+                      "present: a retry must find it, not store the key again");
         break;
       }
       auto at = std::lower_bound(earlier.begin(), earlier.end(), offset);
@@ -212,7 +214,8 @@ class RetryConvergence final : public PassChecker {
     }
     std::string conflict;
     if (!unstored.empty()) {
-      conflict = "id " + std::string(unstored.front()) + " is not a message stored under the item's key";
+      conflict = "id " + std::string(unstored.front()) + " is not a message stored under the item's key, so the "
+                 "answers cannot both be right";
     } else {
       for (auto later = std::next(stored.begin()); conflict.empty() && later != stored.end(); ++later) {
         const Commit& commit = commits_.at(later->second->event_index);
@@ -220,23 +223,26 @@ class RetryConvergence final : public PassChecker {
         for (auto earlier = stored.begin(); earlier != later; ++earlier) {
           if (fresh_allowed(*earlier->second, *later->second, commit)) continue;
           conflict = "offset " + std::to_string(later->first) + " (id " + later->second->message_id() +
-                     ") was stored at " + std::to_string(commit.now_ms) + " ms while offset " +
-                     std::to_string(earlier->first) + " (id " + earlier->second->message_id() + ", created at " +
-                     std::to_string(earlier->second->created_at_ms) + " ms) was in the " +
-                     std::to_string(commit.window_seconds) + " s window with its sidecar row present";
+                     ") was stored by " + event_label(index_.history(), index_.steps(), later->second->event_index) +
+                     " while offset " + std::to_string(earlier->first) + " (id " + earlier->second->message_id() +
+                     ", created at " + std::to_string(earlier->second->created_at_ms) + " ms) was in the " +
+                     std::to_string(commit.window_seconds) +
+                     " s window with its sidecar row (the key's dedup entry) present, so storage had to answer "
+                     "duplicate instead";
           break;
         }
       }
     }
     if (conflict.empty()) return;
     std::string answers;
-    for (const ReceivedId& id : ids) {
-      answers += (answers.empty() ? "" : ", ") + std::string(id.text) + " (request " + std::to_string(id.request->request) +
-                 ", attempt " + std::to_string(id.request->attempt) + ")";
+    for (size_t k = 0; k < ids.size(); ++k) {
+      answers += (k == 0 ? "" : k + 1 == ids.size() ? " and " : ", ") + std::string(ids[k].text) + " (request " +
+                 std::to_string(ids[k].request->request) + ", attempt " + std::to_string(ids[k].request->attempt) + ")";
     }
     sink_.add(any.step, partition_label(item.queue, item.partition),
               "push " + std::to_string(any.push_id) + " item " + std::to_string(i) + " (txn " + item.transaction_id +
-                  ") received different ids {" + answers + "}: " + conflict);
+                  ") was answered " + std::to_string(ids.size()) + " different ids across its deliveries, " + answers +
+                  "; a retried push names one message: " + conflict);
   }
 
   const HistoryIndex& index_;

@@ -37,13 +37,14 @@ class SidecarFloor final : public PassChecker {
         }
         if (created_at_ms < cutoff_ms) continue;
         sink_.add("", partition_label(purge->queue, purge->partition),
-                  "purge event " + std::to_string(e) + " at " + std::to_string(purge->now_ms) + " ms removed row [" +
-                      std::to_string(row.base_offset) + ", " + std::to_string(row.end_offset) + "] created at " +
-                      std::to_string(created_at_ms) + " ms (" + std::to_string(purge->now_ms - created_at_ms) +
-                      " ms old), younger than the floor max(window " + std::to_string(o.window_seconds) +
-                      " s, completedRetentionSeconds " + std::to_string(o.completed_retention_seconds) +
-                      " s, 900 s) = " + std::to_string(floor) + " s (step's own floor " +
-                      std::to_string(purge->floor_seconds) + " s)");
+                  "purge " + event_label(e, "", purge->now_ms) + " removed the sidecar row of offsets [" +
+                      std::to_string(row.base_offset) + ", " +
+                      std::to_string(row.end_offset) + "], created at " + std::to_string(created_at_ms) + " ms (" +
+                      std::to_string(purge->now_ms - created_at_ms) + " ms old), but rows younger than " +
+                      std::to_string(floor) + " s are kept: the floor is the largest of the window (" +
+                      std::to_string(o.window_seconds) + " s), completedRetentionSeconds (" +
+                      std::to_string(o.completed_retention_seconds) + " s) and 900 s; the step used " +
+                      std::to_string(purge->floor_seconds) + " s");
       }
     }
   }

@@ -45,7 +45,10 @@ std::optional<size_t> leader_item(const history::RequestRecord& r, const std::st
 class WindowExpiry final : public PassChecker {
  public:
   explicit WindowExpiry(const HistoryIndex& index)
-      : PassChecker("window-expiry", {.replay = true}), steps_(index.steps()), keys_(index.keys()) {
+      : PassChecker("window-expiry", {.replay = true}),
+        h_(index.history()),
+        steps_(index.steps()),
+        keys_(index.keys()) {
     stored_ids_.resize(keys_.size());
   }
 
@@ -74,17 +77,19 @@ class WindowExpiry final : public PassChecker {
                     const std::pmr::vector<std::string_view>& ids) {
     const history::FrameRecord& f = push.frames[j];
     const std::string label = partition_label(push.queue, push.partition);
-    const std::string why = newest == nullptr ? std::string(" has no earlier occurrence with its sidecar row present")
-                            : window == 0     ? std::string(" is probed with the window off")
-                                              : "'s newest live occurrence (offset " + std::to_string(newest->offset) +
-                                                ", created at " + std::to_string(newest->created_at_ms) +
-                                                " ms) is outside the " + std::to_string(window) + " s window";
-    const std::string what = "event " + std::to_string(e) + " (now " + std::to_string(push.now_ms) + " ms): frame " +
-                             std::to_string(j) + " (txn " + f.transaction_id + ", id " + f.message_id + ")";
+    const std::string why =
+        newest == nullptr ? std::string(" has no earlier message whose sidecar row (the key's dedup entry) is present")
+        : window == 0     ? std::string(" is probed with the window at 0 s (deduplication off)")
+                          : "'s newest message with a sidecar row (offset " + std::to_string(newest->offset) +
+                                ", created at " + std::to_string(newest->created_at_ms) + " ms) is outside the " +
+                                std::to_string(window) + " s window";
+    const std::string what = event_label(h_, steps_, e, steps_.step_of(push, j)) + ": frame " + std::to_string(j) +
+                             " (txn " + f.transaction_id + ", id " + f.message_id + ")";
     for (const auto& [index, offset] : push.duplicates) {
       if (index != j) continue;
       sink_.add(steps_.step_of(push, j), label,
-                what + " is listed as a duplicate of offset " + std::to_string(offset) + ", but its key" + why);
+                what + " was answered as a repeat of offset " + std::to_string(offset) + ", but its key" + why +
+                    ": a repeat after the window is a new message");
       return;
     }
     if (!push.queued) return;  // survived this duplicate round; a later push decides it
@@ -101,6 +106,7 @@ class WindowExpiry final : public PassChecker {
                   (stale ? ", an id already stored under the key" : "") + "; expected queued with a fresh id");
   }
 
+  const history::History& h_;
   const StepIndex& steps_;
   const KeyIds& keys_;
   // By key id, every id ever queued under the key (views into the history);

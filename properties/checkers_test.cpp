@@ -4,6 +4,7 @@
 #include <rapidcheck/gtest.h>
 
 #include <algorithm>
+#include <regex>
 #include <set>
 #include <stdexcept>
 #include <tuple>
@@ -336,6 +337,215 @@ RC_GTEST_PROP(CheckersProperty, OnePassSaysWhatEachPropertySaysAlone, (const std
     RC_ASSERT(std::tie(together[k].property, together[k].step, together[k].partition, together[k].detail) ==
               std::tie(alone[k].property, alone[k].step, alone[k].partition, alone[k].detail));
   }
+}
+
+}  // namespace
+}  // namespace qdt::properties
+
+namespace qdt::properties {
+namespace {
+
+using testing::nth;
+using testing::request;
+
+// Storage's answer to `push` turned into duplicates of the given offsets.
+void answer_duplicate(history::PushEvent& push, std::vector<std::pair<uint32_t, int64_t>> duplicates) {
+  push.queued = false;
+  push.base_offset = -1;
+  push.duplicates = std::move(duplicates);
+}
+
+// One broken history per property, each breaking what that property's own
+// tests break first.
+std::vector<std::pair<std::string, history::History>> broken_histories() {
+  std::vector<std::pair<std::string, history::History>> out;
+  auto add = [&](std::string what, HistoryBuilder& b) { out.emplace_back(std::move(what), b.history()); };
+  {
+    HistoryBuilder b;  // model-agreement, no-double-write, retry and client-visible knock-ons
+    b.push("p1", "q", "p", {"x", "a"}).advance_seconds(30).push_unprobed("p2", "q", "p", {"b", "a"});
+    add("a repeat stored inside the window", b);
+  }
+  {
+    HistoryBuilder b;  // the review's case: an item no frame and no follower record explains
+    b.push("p0", "q", "p", {"x"});
+    history::RequestRecord lost = b.history().requests[0];
+    lost.request = 99;
+    lost.step = "p1";
+    lost.push_id = 99;
+    lost.items = {{"q", "p", "a"}};
+    lost.responses = {{"duplicate", history::kZeroUuid, "a", "q"}};
+    b.history().requests.push_back(lost);
+    add("a duplicate nothing explains", b);
+  }
+  {
+    HistoryBuilder b;
+    b.push("p1", "q", "p", {"a", "b"}).push("p2", "q", "p", {"b"});
+    testing::nth_duplicate_push(b.history()).duplicates[0].second = 0;
+    add("a duplicate of another key", b);
+  }
+  {
+    HistoryBuilder b;
+    b.push("p1", "q", "p", {"a"}).push("p2", "q", "p", {"a"});
+    request(b.history(), "p2").responses[0].message_id = "m-fresh";
+    add("a duplicate answering a fresh id", b);
+  }
+  {
+    HistoryBuilder b;
+    b.push("s1", "q", "p1", {"a"}).push("s2", "q", "p2", {"x"}).push("s3", "q", "p2", {"a"});
+    answer_duplicate(nth<history::PushEvent>(b.history(), 2), {{0, 0}});
+    add("a probe across partitions", b);
+  }
+  {
+    HistoryBuilder b;
+    b.fuse({{"p1", {{"q", "p", "a"}}}, {"p2", {{"q", "p", "a"}}}});
+    nth<history::PushEvent>(b.history()).followers[0].frame = 7;
+    add("a follower record out of range", b);
+  }
+  {
+    HistoryBuilder b;
+    b.push("p1", "q", "p", {"a"}).fail_pushes(1).push("p2", "q", "p", {"b"});
+    nth<history::PushEvent>(b.history(), 1).rows_after.segments += 1;
+    add("a failed push that wrote", b);
+  }
+  {
+    HistoryBuilder b;
+    b.push("p1", "q", "p", {"a"}).push("p2", "q", "p", {"b"});
+    nth<history::PushEvent>(b.history(), 1).base_offset += 1;
+    nth<history::PushEvent>(b.history(), 1).last_offset_after += 1;
+    add("a skipped offset", b);
+  }
+  {
+    HistoryBuilder b;
+    b.configure("q", 0).push("p1", "q", "p", {"a"}).push("p2", "q", "p", {"b"});
+    nth<history::PushEvent>(b.history(), 1).probe_ran = true;
+    nth<history::PushEvent>(b.history(), 1).rows_scanned = 1;
+    add("a probe with the window off", b);
+  }
+  {
+    HistoryBuilder b;
+    b.push("p1", "q", "p", {"a"}).ack("a1", "q", "p", "a");
+    nth<history::AckEvent>(b.history()).acked = false;
+    nth<history::AckEvent>(b.history()).offset = -1;
+    add("an ack unresolvable while a row holds the key", b);
+  }
+  {
+    HistoryBuilder b;
+    b.push("p1", "q", "p", {"x", "a"}).advance_seconds(1).retry("p1");
+    b.history().requests[1].responses[1].message_id = "m-fresh";
+    add("a retry answering another id", b);
+  }
+  {
+    HistoryBuilder b;
+    b.push("p1", "q", "p", {"a"}).advance_ms(3600 * 1000 + 1).push("p2", "q", "p", {"b", "a"});
+    answer_duplicate(nth<history::PushEvent>(b.history(), 1), {{1, 0}});
+    add("a repeat after the window listed as a duplicate", b);
+  }
+  {
+    HistoryBuilder b;
+    b.push("p1", "q", "p", {"a"}).push("p2", "q", "p", {"b"});
+    history::PushEvent& ev = nth<history::PushEvent>(b.history(), 1);
+    ev.checked = true;
+    ev.p_verified = 0;
+    ev.checked_duplicates = {{0, 0}};
+    ev.checked_frames_at_or_below_watermark = 1;  // the re-probe's duplicate lies at the watermark
+    add("a watermark that hid a duplicate", b);
+  }
+  {
+    HistoryBuilder b;
+    b.push("p1", "q", "p", {"a"}).advance_ms(1).retention("q");
+    nth<history::RetentionEvent>(b.history()).deleted.push_back({0, 0, 1'000'000});
+    add("a segment deleted early", b);
+  }
+  {
+    HistoryBuilder b;
+    b.configure("q", 0).push("p1", "q", "p", {"a"}).advance_seconds(899).purge("q", "p");
+    nth<history::PurgeEvent>(b.history()).rows.push_back({0, 0, 1'000'000});
+    nth<history::PurgeEvent>(b.history()).floor_seconds = 0;
+    add("a sidecar row purged below the floor", b);
+  }
+  {
+    HistoryBuilder b;
+    b.push("p1", "q", "p", {"a", "b"});
+    b.history().final_reads[0].messages.pop_back();
+    add("a queued message missing from the final read", b);
+  }
+  {
+    HistoryBuilder b;
+    b.push("p1", "q", "p", {"a"});
+    b.history().stalls.push_back({b.now_ms(), 0, 2});
+    b.history().open_transactions_at_end.push_back("broker 0");
+    add("a stalled run", b);
+  }
+  {
+    HistoryBuilder b;
+    b.push("p1", "q", "p", {"a", "b"});
+    history::StorageCrash crash;  // recovered nothing
+    crash.event_index = b.history().events.size();
+    crash.at_ms = b.now_ms();
+    crash.synchronous = "off";
+    crash.integrity = "*** page 3 is never used";
+    b.history().storage_crashes.push_back(crash);
+    add("a power loss that lost commits", b);
+  }
+  {
+    HistoryBuilder b;
+    b.push("p1", "q", "p", {"a"});
+    b.history().lock_failures.push_back({"broker 0", "push", "", "q", "p", b.now_ms(), 0, true});
+    add("a deadlock victim", b);
+  }
+  return out;
+}
+
+// Whether events[e] carries a storage-clock time (failure_sink.h's event_label says it).
+bool has_time(const history::Event& event) {
+  if (const auto* push = std::get_if<history::PushEvent>(&event)) return !push->failed;
+  return !std::holds_alternative<history::FetchEvent>(event) && !std::holds_alternative<history::ReadEvent>(event);
+}
+
+// A failure explains itself in sentences: no set braces or empty brackets
+// ("expected {} with id in {}"), no arrows, every event it cites with its
+// time, and it names the step it failed at or, for background work, the time.
+TEST(Checkers, EveryPropertyExplainsItsFailureInPlainWords) {
+  static const std::regex kCited(R"(\bevent (\d+)( \(([^()]*)\))?)");
+  std::set<std::string> failed;
+  for (const auto& [what, h] : broken_histories()) {
+    const std::vector<Failure> failures = check_history(h);
+    EXPECT_FALSE(failures.empty()) << what;
+    for (const Failure& f : failures) {
+      SCOPED_TRACE(what + ": " + f.property + " at step " + f.step + ": " + f.detail);
+      failed.insert(f.property);
+      EXPECT_EQ(f.detail.find('{'), std::string::npos);
+      EXPECT_EQ(f.detail.find('}'), std::string::npos);
+      EXPECT_EQ(f.detail.find("[]"), std::string::npos);
+      EXPECT_EQ(f.detail.find("->"), std::string::npos);
+      EXPECT_TRUE(!f.step.empty() || f.detail.find(" ms") != std::string::npos ||
+                  f.detail.find("when the run ended") != std::string::npos);
+      for (auto it = std::sregex_iterator(f.detail.begin(), f.detail.end(), kCited); it != std::sregex_iterator();
+           ++it) {
+        const size_t e = std::stoul((*it)[1].str());
+        ASSERT_LT(e, h.events.size());
+        if (has_time(h.events[e])) {
+          EXPECT_NE((*it)[3].str().find(" ms"), std::string::npos) << (*it)[0].str();
+        }
+      }
+    }
+  }
+  for (const std::string& name : property_names()) EXPECT_TRUE(failed.contains(name)) << name << " never failed";
+}
+
+// The review's case, word for word: an answer nothing can explain says so,
+// and which answers the model allows, without set notation.
+TEST(Checkers, AnAnswerNothingExplainsSaysSoInWords) {
+  const auto all = broken_histories();
+  const auto it =
+      std::find_if(all.begin(), all.end(), [](const auto& x) { return x.first == "a duplicate nothing explains"; });
+  ASSERT_NE(it, all.end());
+  const std::vector<Failure> failures = check_property("model-agreement", it->second);
+  ASSERT_EQ(failures.size(), 1u) << show(failures);
+  EXPECT_EQ(failures[0].detail,
+            "item 0 (txn a) was answered duplicate 00000000-0000-0000-0000-000000000000, but the model allows no "
+            "answer: request 99 sent storage no frame of this key, and no push event records it as a layer-2 follower "
+            "(a request fused behind another request's frame of the key), so no answer can be right");
 }
 
 }  // namespace

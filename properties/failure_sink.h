@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "properties/checkers.h"
+#include "properties/history.h"
+#include "properties/step_index.h"
 
 namespace qdt::properties {
 
@@ -15,6 +17,15 @@ inline constexpr size_t kFailureCap = 50;
 
 // "queue/partition", the spelling every Failure uses.
 std::string partition_label(std::string_view queue, std::string_view partition);
+
+// "event 4 (step s1, at 1767225600057 ms)": how a Failure cites events[e], so a
+// reader finds it in the trace; the step is left out when it is `own_step` (the
+// failure's own), a fetch, a read or a failed push has no time, and the
+// parenthesis is where campaign triage drops what varies from seed to seed.
+std::string event_label(const history::History& history, const StepIndex& steps, size_t e,
+                        std::string_view own_step = "");
+// The same from its parts: an empty step or a negative time is left out.
+std::string event_label(size_t e, std::string_view step, int64_t at_ms);
 
 class FailureSink {
  public:

@@ -19,16 +19,18 @@ model::PushAnswer model_probe(const ModelFollower& follower, const history::Push
 }
 
 std::string describe_duplicates(const std::vector<std::pair<uint32_t, int64_t>>& duplicates) {
+  if (duplicates.empty()) return "naming no original";
   std::string out = "[";
   for (size_t i = 0; i < duplicates.size(); ++i) {
-    out += (i ? ", " : "") + std::to_string(duplicates[i].first) + "->" + std::to_string(duplicates[i].second);
+    out += (i ? ", " : "") + ("frame " + std::to_string(duplicates[i].first) + " repeats offset " +
+                              std::to_string(duplicates[i].second));
   }
   return out + "]";
 }
 
 std::string describe_push_answer(bool queued, int64_t base_offset,
                                  const std::vector<std::pair<uint32_t, int64_t>>& duplicates) {
-  return queued ? "queued at base " + std::to_string(base_offset) : "duplicate " + describe_duplicates(duplicates);
+  return queued ? "queued from offset " + std::to_string(base_offset) : "duplicate " + describe_duplicates(duplicates);
 }
 
 std::vector<PushVerdict> push_verdicts(const history::History& history) {
@@ -121,12 +123,6 @@ std::vector<ItemAnswer> item_answers(const history::History& history) {
     }
   }
   return out;
-}
-
-std::string join_set(const std::set<std::string>& values) {
-  std::string out = "{";
-  for (const std::string& v : values) out += (out.size() > 1 ? ", " : "") + v;
-  return out + "}";
 }
 
 }  // namespace qdt::properties

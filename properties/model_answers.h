@@ -9,7 +9,6 @@
 //   implies (properties/verdicts.h) and what the producer actually received.
 #include <cstddef>
 #include <cstdint>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -24,10 +23,11 @@ namespace qdt::properties {
 // `follower` has applied so far.
 model::PushAnswer model_probe(const ModelFollower& follower, const history::PushEvent& push);
 
-// "[0->0, 1->1]": frame index -> original offset.
+// "[frame 0 repeats offset 0, frame 1 repeats offset 1]", or "naming no
+// original"; the brackets keep what varies where triage drops it.
 std::string describe_duplicates(const std::vector<std::pair<uint32_t, int64_t>>& duplicates);
 
-// "queued at base 2" or "duplicate [0->0, 1->1]" (frame index -> original offset).
+// "queued from offset 2" or "duplicate [frame 0 repeats offset 0]".
 std::string describe_push_answer(bool queued, int64_t base_offset,
                                  const std::vector<std::pair<uint32_t, int64_t>>& duplicates);
 
@@ -65,8 +65,5 @@ std::vector<ItemAnswer> item_answers(const Verdicts& verdicts, const history::Re
 
 // Every request's item answers, in request order, with model_on_arrival.
 std::vector<ItemAnswer> item_answers(const history::History& history);
-
-// "{a, b}", for Expected's sets in failure details and reports.
-std::string join_set(const std::set<std::string>& values);
 
 }  // namespace qdt::properties

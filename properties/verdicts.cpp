@@ -7,6 +7,7 @@
 #include <variant>
 
 #include "model/model.h"
+#include "properties/failure_sink.h"
 
 namespace qdt::properties {
 namespace {
@@ -15,17 +16,39 @@ namespace {
 // the fetch checks report that, so the suffix sets stay small.
 constexpr size_t kFetchIdsMax = 4;
 
-std::string join(const std::vector<std::string>& ids) {
-  std::string out = "{";
-  for (size_t i = 0; i < ids.size(); ++i) out += (i ? ", " : "") + ids[i];
-  return out + "}";
-}
-
 }  // namespace
 
 bool Expected::accepts(const history::ResponseItem& response) const {
   if (!statuses.contains(response.status)) return false;
   return response.status == "error" || message_ids.contains(response.message_id);
+}
+
+std::string join_or(const std::set<std::string>& values) {
+  std::string out;
+  size_t i = 0;
+  for (const std::string& v : values) {
+    out += (i == 0 ? "" : i + 1 == values.size() ? " or " : ", ") + v;
+    ++i;
+  }
+  return out;
+}
+
+std::string Expected::allowed() const {
+  if (statuses.empty()) return "no answer";
+  std::string out;
+  for (const std::string& status : statuses) {
+    out += (out.empty() ? "" : ", or ") + status;
+    if (status == "error") continue;
+    // accepts() wants an id of message_ids: with none, the status alone is never right.
+    out += message_ids.empty() ? std::string(" only with the original's id, which nothing read")
+                               : " with id " + join_or(message_ids);
+  }
+  return out;
+}
+
+std::string Verdicts::cite(size_t e, const std::string& own_step) const {
+  if (!steps_) steps_.emplace(*history_);
+  return event_label(*history_, *steps_, e, own_step);
 }
 
 std::vector<size_t> request_leaders(const history::RequestRecord& request) {
@@ -135,31 +158,36 @@ std::vector<std::string> Verdicts::fetched_after(const Outcome& o, const std::st
 }
 
 void Verdicts::add_frame_answer(const std::pmr::vector<Outcome>& outcomes, std::string_view message_id,
-                                const history::ItemRecord& item, bool as_follower, Expected& x) const {
+                                const history::ItemRecord& item, bool as_follower, const std::string& own_step,
+                                Expected& x) const {
   for (const Outcome& o : outcomes) {
     if (!message_id.empty() && o.message_id != message_id) continue;
     if (!x.because.empty()) x.because += "; ";
-    x.because.append("frame ").append(o.message_id);
+    const std::string frame = "frame " + std::string(o.message_id);
     switch (o.kind) {
       case Kind::undecided:
-        x.because += " never received a verdict";
+        x.because += "storage never decided " + frame + " (a duplicate round held it back and it was not pushed again)";
         break;
       case Kind::queued:
         x.statuses.insert(as_follower ? "duplicate" : "queued");
         x.message_ids.emplace(o.message_id);
-        x.because += " queued at offset " + std::to_string(o.offset) + " (event " + std::to_string(o.event_index) + ")";
+        x.because +=
+            frame + " was queued at offset " + std::to_string(o.offset) + " by " + cite(o.event_index, own_step);
         break;
       case Kind::duplicate: {
         x.statuses.insert("duplicate");
         const std::vector<std::string> ids = fetched_after(o, item.queue, item.partition);
         x.message_ids.insert(ids.begin(), ids.end());
-        x.because += " duplicate of offset " + std::to_string(o.offset) + " (event " +
-                     std::to_string(o.event_index) + "), fetched ids after it " + join(ids);
+        x.because += frame + " was a duplicate of offset " + std::to_string(o.offset) + " in " +
+                     cite(o.event_index, own_step) +
+                     (ids.empty() ? ", and no fetch of that offset after it read the original's id"
+                                  : ", and the fetches of that offset after it read id " +
+                                        join_or(std::set<std::string>(ids.begin(), ids.end())));
         break;
       }
       case Kind::error:
         x.statuses.insert("error");
-        x.because += " failed in storage (event " + std::to_string(o.event_index) + ")";
+        x.because += frame + " failed in storage in " + cite(o.event_index, own_step);
         break;
     }
   }
@@ -169,23 +197,26 @@ Expected Verdicts::follower_answer(const history::RequestRecord& request, const 
   Expected x;
   auto it = followers_.find({request.request, {item.queue, item.partition, item.transaction_id}});
   if (it == followers_.end()) {
-    x.because = "no frame of request " + std::to_string(request.request) +
-                " carries the key and no push event records it as a layer-2 follower: nothing is acceptable";
+    x.because = "request " + std::to_string(request.request) +
+                " sent storage no frame of this key, and no push event records it as a layer-2 follower "
+                "(a request fused behind another request's frame of the key), so no answer can be right";
     return x;
   }
   for (const Leader& leader : it->second) {
-    const std::string prefix = "layer-2 follower (event " + std::to_string(leader.event_index) + ") of ";
+    const std::string prefix = "it is a layer-2 follower of request " + std::to_string(leader.frame.request) +
+                               "'s frame, recorded in " + cite(leader.event_index, request.step) +
+                               ", and answers what that frame answered: ";
     const std::optional<uint32_t> frame = frames_.find(leader.frame);
     if (!frame) {
-      x.because += (x.because.empty() ? "" : "; ") + prefix + "frame " + std::string(leader.message_id) + " with no verdict";
+      x.because += (x.because.empty() ? "" : "; ") + prefix + "storage never decided frame " +
+                   std::string(leader.message_id);
       continue;
     }
     Expected leader_x;
-    add_frame_answer(outcomes_[*frame], leader.message_id, item, true, leader_x);
+    add_frame_answer(outcomes_[*frame], leader.message_id, item, true, request.step, leader_x);
     x.statuses.insert(leader_x.statuses.begin(), leader_x.statuses.end());
     x.message_ids.insert(leader_x.message_ids.begin(), leader_x.message_ids.end());
-    x.because += (x.because.empty() ? "" : "; ") + prefix + "request " + std::to_string(leader.frame.request) +
-                 ": " + leader_x.because;
+    x.because += (x.because.empty() ? "" : "; ") + prefix + leader_x.because;
   }
   return x;
 }
@@ -209,7 +240,7 @@ Expected Verdicts::own_answer(const history::RequestRecord& request, size_t inde
   const std::pmr::vector<Outcome>* outcomes = frame_outcomes(request, index);
   if (outcomes == nullptr) return follower_answer(request, item);
   Expected x;
-  add_frame_answer(*outcomes, "", item, false, x);
+  add_frame_answer(*outcomes, "", item, false, request.step, x);
   return x;
 }
 
@@ -219,7 +250,8 @@ Expected Verdicts::expected(const history::RequestRecord& request, size_t index,
   if (leader == index) return x;
   // A follower echoes its leader's final id; it is never itself written (docs/semantics.md §2.5).
   if (x.statuses.erase("queued") > 0) x.statuses.insert("duplicate");
-  x.because = "follows item " + std::to_string(leader) + ": " + x.because;
+  x.because = "it repeats the key of item " + std::to_string(leader) +
+              " and answers as that item does, duplicate for queued: " + x.because;
   return x;
 }
 

@@ -29,6 +29,7 @@
 #include <functional>
 #include <memory>
 #include <memory_resource>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -40,15 +41,22 @@
 #include "properties/key_ids.h"
 #include "properties/key_view.h"
 #include "properties/message_ids.h"
+#include "properties/step_index.h"
 
 namespace qdt::properties {
 
 struct Expected {
   std::set<std::string> statuses;     // acceptable statuses; empty: nothing is acceptable
   std::set<std::string> message_ids;  // acceptable ids when queued or duplicate
-  std::string because;                // how the expectation was derived, for failure details
+  std::string because;                // how the expectation was derived, in sentences, for failure details
   bool accepts(const history::ResponseItem& response) const;
+  // What accepts() lets through, in words: "duplicate with id m1 or error",
+  // "no answer" when no status is.
+  std::string allowed() const;
 };
+
+// "m1", "m1 or m2", "m1, m2 or m3".
+std::string join_or(const std::set<std::string>& values);
 
 // model::request_leaders over the items of `request`: each item's group leader.
 std::vector<size_t> request_leaders(const history::RequestRecord& request);
@@ -110,7 +118,10 @@ class Verdicts {
   Expected follower_answer(const history::RequestRecord& request, const history::ItemRecord& item) const;
   // What the frame (origin_request, queue, partition, txn) with `message_id` finally answered, added to `x`.
   void add_frame_answer(const std::pmr::vector<Outcome>& outcomes, std::string_view message_id,
-                        const history::ItemRecord& item, bool as_follower, Expected& x) const;
+                        const history::ItemRecord& item, bool as_follower, const std::string& own_step,
+                        Expected& x) const;
+  // events[e] as a failure cites it (failure_sink.h's event_label).
+  std::string cite(size_t e, const std::string& own_step) const;
   std::vector<std::string> fetched_after(const Outcome& o, const std::string& queue,
                                          const std::string& partition) const;
 
@@ -122,6 +133,7 @@ class Verdicts {
   const KeyIds* keys_ = nullptr;
   const history::History* history_ = nullptr;
   const MessageIds* messages_ = nullptr;  // optional
+  mutable std::optional<StepIndex> steps_;  // built on the first text that cites an event
   // (origin request, key id) -> the frame's outcomes, one per message id:
   // numbered in a flat table, the outcomes by that number (a node table was
   // a twentieth of the checkers' time).

@@ -31,6 +31,17 @@ TEST(Verdicts, QueuedLeaderAndItsFollower) {
   EXPECT_FALSE(v.expected(h.requests[0], 1, 0).accepts(answer("duplicate", "m-other")));
 }
 
+// What an expectation allows is said in words, never as a set.
+TEST(Verdicts, AllowedSaysWhatAcceptsLetsThroughInWords) {
+  EXPECT_EQ(Expected{}.allowed(), "no answer");
+  EXPECT_EQ((Expected{{"queued"}, {"m1"}, ""}).allowed(), "queued with id m1");
+  EXPECT_EQ((Expected{{"duplicate", "error"}, {"m1", "m2", "m3"}, ""}).allowed(),
+            "duplicate with id m1, m2 or m3, or error");
+  EXPECT_EQ((Expected{{"duplicate"}, {}, ""}).allowed(), "duplicate only with the original's id, which nothing read");
+  EXPECT_EQ(join_or({"m1", "m2"}), "m1 or m2");
+  EXPECT_EQ(join_or({}), "");
+}
+
 TEST(Verdicts, DuplicateAcceptsWhatEveryLaterFetchOfItsOffsetReturned) {
   // Two fibers of one broker may fetch one offset in either order; a deletion
   // in between makes both the original id and the zero id possible.
@@ -54,7 +65,7 @@ TEST(Verdicts, DuplicateWithoutAFetchAcceptsNoId) {
   std::erase_if(h.events, [](const history::Event& e) { return std::holds_alternative<history::FetchEvent>(e); });
   const Expected x = Verdicts(h).expected(h.requests[1], 0, 0);
   EXPECT_FALSE(x.accepts(answer("duplicate", h.requests[0].responses[0].message_id)));
-  EXPECT_NE(x.because.find("fetched ids after it {}"), std::string::npos) << x.because;
+  EXPECT_NE(x.because.find("no fetch of that offset after it read the original's id"), std::string::npos) << x.because;
 }
 
 TEST(Verdicts, FailedPushMeansErrorForLeaderAndFollowers) {
@@ -77,7 +88,7 @@ TEST(Verdicts, FrameThatNeverGotAVerdictAcceptsNothing) {
   h.events.pop_back();
   const Expected x = Verdicts(h).expected(h.requests[1], 0, 0);
   EXPECT_TRUE(x.statuses.empty());
-  EXPECT_NE(x.because.find("never received a verdict"), std::string::npos) << x.because;
+  EXPECT_NE(x.because.find("storage never decided frame"), std::string::npos) << x.because;
 }
 
 TEST(Verdicts, LayerTwoFollowerAnswersExactlyItsLeaderFrame) {
@@ -119,7 +130,7 @@ TEST(Verdicts, ItemWithNoFrameAndNoRecordedLeaderAcceptsNothing) {
   EXPECT_TRUE(x.statuses.empty());
   EXPECT_FALSE(x.accepts(answer("duplicate", h.requests[0].responses[0].message_id)));
   EXPECT_FALSE(x.accepts(answer("duplicate", history::kZeroUuid)));
-  EXPECT_NE(x.because.find("nothing is acceptable"), std::string::npos) << x.because;
+  EXPECT_NE(x.because.find("no answer can be right"), std::string::npos) << x.because;
 }
 
 TEST(Verdicts, FrameThatFindsItsOwnCommitStaysQueued) {

@@ -9,9 +9,9 @@
 
 namespace qdt::sim {
 
-// "model answers duplicate, storage answered queued at base #" from
-// "event 23 (now 1767229200081 ms): model answers duplicate [1->5], storage
-// answered queued at base 6".
+// "model answers duplicate, storage answered queued from offset #" from
+// "event 23 (at 1767229200081 ms): model answers duplicate [frame 1 repeats
+// offset 5], storage answered queued from offset 6".
 std::string failure_rule(const std::string& detail);
 
 // The op of the step `step` names in `scenario` (an id, or a JSON path such
