@@ -9,6 +9,7 @@
 #include "sim/base/shell_word.h"
 #include "sim/cli/exit_codes.h"
 #include "sim/study/sweep.h"
+#include "sim/study/sweep_points.h"
 #include "sim/study/sweep_run.h"
 #include "sim/world/pg_process.h"
 #include "sim/world/pg_sql_choice.h"

@@ -12,6 +12,7 @@
 
 #include "sim/fuzz/fuzz_contract.h"
 #include "sim/study/sweep.h"
+#include "sim/study/sweep_points.h"
 
 namespace {
 

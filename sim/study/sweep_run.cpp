@@ -9,6 +9,7 @@
 #include "sim/base/outcome.h"
 #include "sim/campaign/campaign.h"
 #include "sim/scenario/runner.h"
+#include "sim/study/sweep_points.h"
 
 namespace qdt::sim {
 namespace {

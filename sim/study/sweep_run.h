@@ -13,6 +13,7 @@
 #include "sim/campaign/campaign_options.h"
 #include "sim/scenario/scenario.h"
 #include "sim/study/sweep.h"
+#include "sim/world/world_config.h"
 
 namespace qdt::sim {
 
