@@ -1,6 +1,8 @@
 #include "sim/base/fork_pool.h"
 
 #include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -32,6 +34,7 @@ std::optional<std::vector<nlohmann::json>> run_forked(size_t count, size_t jobs,
     if (ok && failed_task != nullptr) *failed_task = index;
     ok = false;
   };
+  const pid_t parent = getpid();
   std::cout.flush();  // a child must not print the parent's buffered output again
   std::cerr.flush();
   while (next < count || !running.empty()) {
@@ -49,6 +52,9 @@ std::optional<std::vector<nlohmann::json>> run_forked(size_t count, size_t jobs,
         break;
       }
       if (pid == 0) {
+        // A worker ends with qdt: killing qdt leaves no campaign running.
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
+        if (getppid() != parent) _exit(kChildWriteFailedStatus);  // the parent died before prctl
         close(fds[0]);
         for (const Worker& w : running) close(w.fd);
         const std::string text = task(next).dump();

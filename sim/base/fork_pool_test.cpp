@@ -1,7 +1,12 @@
 #include "sim/base/fork_pool.h"
 
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <fstream>
+#include <string>
 
 namespace qdt::sim {
 namespace {
@@ -24,6 +29,41 @@ TEST(ForkPool, ATaskThatDiesIsNamed) {
   }, &failed);
   EXPECT_FALSE(out.has_value());
   EXPECT_EQ(failed, 2u);
+}
+
+// Whether `pid` still runs (a zombie nobody reaps has ended).
+bool runs(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string pid_field, name, state;
+  if (!(stat >> pid_field >> name >> state)) return false;
+  return state != "Z" && state != "X";
+}
+
+TEST(ForkPool, AWorkerEndsWhenQdtIsKilled) {
+  int report[2];
+  ASSERT_EQ(pipe(report), 0);
+  const pid_t qdt = fork();
+  ASSERT_GE(qdt, 0);
+  if (qdt == 0) {
+    close(report[0]);
+    run_forked(1, 1, [&](size_t) {
+      const pid_t self = getpid();
+      if (write(report[1], &self, sizeof self) != sizeof self) _exit(1);
+      for (;;) pause();  // a long campaign
+      return nlohmann::json{};
+    });
+    _exit(0);
+  }
+  close(report[1]);
+  pid_t worker = 0;
+  ASSERT_EQ(read(report[0], &worker, sizeof worker), static_cast<ssize_t>(sizeof worker));
+  close(report[0]);
+  ASSERT_TRUE(runs(worker));
+  kill(qdt, SIGKILL);  // no handler runs: only the kernel can tell the worker
+  ASSERT_EQ(waitpid(qdt, nullptr, 0), qdt);
+  for (int i = 0; i < 5000 && runs(worker); ++i) usleep(1000);
+  EXPECT_FALSE(runs(worker)) << "worker " << worker << " outlived qdt";
+  if (runs(worker)) kill(worker, SIGKILL);
 }
 
 }  // namespace
