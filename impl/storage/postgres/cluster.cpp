@@ -184,6 +184,12 @@ pid_t spawn(const std::vector<std::string>& argv, const std::string& log_path, c
   return child;
 }
 
+// The process that first reached a server (see Cluster::process_tag).
+pid_t first_pid() {
+  static const pid_t first = getpid();
+  return first;
+}
+
 }  // namespace
 
 std::unique_ptr<Cluster> Cluster::start_local(const ClusterOptions& options) {
@@ -287,7 +293,10 @@ std::unique_ptr<Cluster> Cluster::start_local(const ClusterOptions& options) {
   return cluster;
 }
 
+std::string Cluster::process_tag() { return std::to_string(first_pid()) + "_" + std::to_string(getpid()); }
+
 std::unique_ptr<Cluster> Cluster::attach(const std::string& url) {
+  static_cast<void>(first_pid());  // before any worker is forked
   std::unique_ptr<Cluster> cluster(new Cluster());
   cluster->base_conninfo_ = url;
   // The URL's own database is where CREATE DATABASE runs.
@@ -309,7 +318,7 @@ std::vector<std::string> Cluster::prepare_template(const std::vector<SqlFile>& f
   // Unique per process and per Cluster: an external server may host several
   // qdt processes, and one process may attach to it more than once.
   static int templates_made = 0;
-  const std::string name = "qdt_template_" + std::to_string(getpid()) + "_" + std::to_string(templates_made++);
+  const std::string name = "qdt_template_" + process_tag() + "_" + std::to_string(templates_made++);
   {
     PgConnPtr conn = admin();
     exec_blocking(conn.get(),
@@ -365,6 +374,29 @@ void Cluster::stop() {
     } catch (const ClusterError&) {
       created_.pop_back();  // best effort on the way out; the server stays someone else's
     }
+  }
+  if (getpid() == first_pid()) drop_workers_databases();
+}
+
+void Cluster::drop_workers_databases() {
+  const std::string first = std::to_string(first_pid());
+  try {
+    PgConnPtr conn = admin();
+    // Runs before templates; this process's own names (first_first_n) are
+    // its Clusters' own business.
+    const std::string list =
+        "SELECT datname FROM pg_catalog.pg_database WHERE (starts_with(datname, 'qdt_run_" + first +
+        "_') OR starts_with(datname, 'qdt_template_" + first + "_')) AND NOT starts_with(datname, 'qdt_run_" + first +
+        "_" + first + "_') AND NOT starts_with(datname, 'qdt_template_" + first + "_" + first +
+        "_') ORDER BY starts_with(datname, 'qdt_template_'), datname";
+    PgResultPtr r = exec_blocking(conn.get(), list, "listing the workers' databases");
+    for (int i = 0; i < PQntuples(r.get()); ++i) {
+      const std::string name = PQgetvalue(r.get(), i, 0);
+      exec_blocking(conn.get(), "DROP DATABASE IF EXISTS " + quote_identifier(conn.get(), name) + " WITH (FORCE)",
+                    "dropping database " + name);
+    }
+  } catch (const ClusterError&) {
+    // Best effort on the way out, as above.
   }
 }
 

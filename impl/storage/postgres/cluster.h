@@ -73,13 +73,21 @@ class Cluster {
   void drop_database(const std::string& name);
   PgConnPtr connect(const std::string& dbname) const { return connect_blocking(base_conninfo_, dbname); }
 
+  // What names this process's databases: "<first pid>_<pid>", the first
+  // pid being the process that first reached a server, which the workers it
+  // forks inherit. A forked worker ends without running destructors, so the
+  // first process drops its workers' databases on an external server.
+  static std::string process_tag();
+
   // Stops the local server and removes its folder, or drops what was created
-  // on an external one. Idempotent.
+  // on an external one (and, in the first process, what its forked workers
+  // left there). Idempotent.
   void stop();
 
  private:
   Cluster() = default;
   PgConnPtr admin() const;
+  void drop_workers_databases();
   std::string folder_;
   std::string base_conninfo_;
   std::string admin_database_ = "postgres";

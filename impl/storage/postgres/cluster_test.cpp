@@ -134,13 +134,16 @@ int processes_naming(const std::string& folder) {
   return found;
 }
 
+// The server's databases, comma-separated in name order.
+std::string database_names() {
+  PgConnPtr conn = cluster().connect("postgres");
+  PgResultPtr r = exec_blocking(conn.get(), "SELECT string_agg(datname, ',' ORDER BY datname) FROM pg_database",
+                                "listing databases");
+  return std::string(PQgetvalue(r.get(), 0, 0));
+}
+
 TEST(ClusterSetup, OnAnExternalServerOnlyWhatWasCreatedIsDropped) {
-  const auto names = [] {
-    PgConnPtr conn = cluster().connect("postgres");
-    PgResultPtr r = exec_blocking(conn.get(), "SELECT string_agg(datname, ',' ORDER BY datname) FROM pg_database",
-                                  "listing databases");
-    return std::string(PQgetvalue(r.get(), 0, 0));
-  };
+  const auto names = database_names;
   const std::string before = names();
   {
     auto external = Cluster::attach(cluster().base_conninfo() + " dbname=postgres");
@@ -151,6 +154,37 @@ TEST(ClusterSetup, OnAnExternalServerOnlyWhatWasCreatedIsDropped) {
     EXPECT_THROW(external->drop_database(database()), ClusterError);  // not its own
   }
   EXPECT_EQ(names(), before);
+}
+
+// A forked campaign worker ends with _exit: the first process drops what it
+// left on an external server.
+TEST(ClusterSetup, AForkedWorkersDatabasesOnAnExternalServerGoWithTheFirstProcess) {
+  const std::string url = cluster().base_conninfo() + " dbname=postgres";
+  const std::string before = database_names();
+  {
+    auto first = Cluster::attach(url);
+    const pid_t worker = fork();
+    ASSERT_GE(worker, 0);
+    if (worker == 0) {
+      int status = 1;
+      try {
+        auto own = Cluster::attach(url);
+        own->prepare_template({});
+        own->create_database("qdt_run_" + Cluster::process_tag() + "_0");
+        status = 0;
+        static_cast<void>(own.release());  // a worker's objects live until _exit
+      } catch (const ClusterError&) {
+      }
+      _exit(status);  // as fork_pool's workers end: no destructors run
+    }
+    int status = 0;
+    ASSERT_EQ(waitpid(worker, &status, 0), worker);
+    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    const std::string tag = std::to_string(getpid()) + "_" + std::to_string(worker);
+    EXPECT_NE(database_names().find("qdt_run_" + tag + "_0"), std::string::npos) << database_names();
+    EXPECT_NE(database_names().find("qdt_template_" + tag + "_"), std::string::npos) << database_names();
+  }
+  EXPECT_EQ(database_names(), before);
 }
 
 class Signals : public ::testing::TestWithParam<int> {};

@@ -30,7 +30,7 @@ PgBackend::PgBackend(PgBackendOptions options) : options_(std::move(options)) {
   load_warnings_ = options_.sql.empty() ? cluster_->prepare_template(own_interface_sql())
                                         : cluster_->prepare_template(options_.sql, &adapter_function_names());
   static std::atomic<int> next{0};
-  database_ = "qdt_run_" + std::to_string(getpid()) + "_" + std::to_string(next.fetch_add(1));
+  database_ = "qdt_run_" + Cluster::process_tag() + "_" + std::to_string(next.fetch_add(1));
   cluster_->create_database(database_);
   control_ = cluster_->connect(database_);
   interface_ = check_interface(control_.get());
