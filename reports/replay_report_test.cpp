@@ -36,7 +36,11 @@ json document(bool failing) {
     events.push_back({{"index", i}, {"kind", "push"}, {"at_ms", 2 + 5 * i}, {"partition", "q/Default"},
                       {"step", i ? "p2" : "p1"}, {"summary", "1 frames [t]"}, {"answer", "queued at base " + std::to_string(i)},
                       {"model", i && failing ? "duplicate [0->0]" : "queued at base " + std::to_string(i)},
-                      {"agrees", !(i && failing)}, {"highlighted", i && failing}, {"in_failing_partition", failing}});
+                      {"agrees", !(i && failing)}, {"highlighted", i && failing}, {"in_failing_partition", failing},
+                      {"state", {{"broker", 0}, {"p_verified", i ? 0 : -1}, {"window_assumed_s", 60}, {"window_s", 60},
+                                 {"failed", false}, {"probe_ran", !failing}, {"rows_scanned", 1},
+                                 {"before", {{"last_offset", i - 1}, {"txns_start", 0}}}, {"after", {{"last_offset", i}, {"txns_start", 0}}},
+                                 {"segments_written", 1}, {"sidecar_rows_written", 1}}}});
   }
   json failures = json::array();
   if (failing) {
@@ -77,6 +81,14 @@ TEST(ReplayReport, FailingDocumentHighlightsTheOffendingRowsBesideTheModelsAnswe
   EXPECT_NE(html.find("model-agreement</span> at step <code>p2</code>"), std::string::npos);
   EXPECT_NE(html.find("(/steps/1)"), std::string::npos) << "a step without an id shows its path";
   EXPECT_NE(html.find("<tr class=\"fault\">"), std::string::npos);
+  // The state view of the failing push: its partition before and after, and the watermark it carried.
+  EXPECT_NE(html.find("State at the failing steps"), std::string::npos);
+  EXPECT_NE(html.find("<td>0 &rarr; <strong>1</strong></td>"), std::string::npos) << "last offset 0 -> 1";
+  EXPECT_NE(html.find("<td>0 (60 s)</td>"), std::string::npos) << "the watermark and the window it assumed";
+  EXPECT_NE(html.find("<td>skipped</td>"), std::string::npos) << "the probe the watermark skipped";
+  EXPECT_NE(html.find("<td>1, 1</td>"), std::string::npos) << "the rows it wrote";
+  EXPECT_EQ(replay_html(document(false), kNoGnuplot).find("State at the failing steps"), std::string::npos)
+      << "a passing run has no failing step";
 }
 
 TEST(ReplayReport, PassingDocumentHighlightsNothing) {

@@ -119,6 +119,59 @@ void model_answer(const json& t, int level, std::ostringstream& out) {
   }
 }
 
+// "before -> after" of one reading, the after in bold when it changed; the
+// after is missing when storage lost power before it could be read.
+std::string change(const json& state, const char* field) {
+  const std::string before = text(state["before"][field]);
+  if (state["after"].is_null()) return before + " &rarr; (not read: power lost)";
+  const std::string after = text(state["after"][field]);
+  if (after == before) return before;
+  return before + " &rarr; <strong>" + after + "</strong>";
+}
+
+// The partition as each failing push transaction found and left it, read
+// under its lock, with the broker's cache watermark it carried: what a
+// TLA+ trace shows as the state before and after a step.
+void state(const json& t, int level, std::ostringstream& out) {
+  constexpr size_t kRowsShown = 30;
+  std::vector<const json*> rows;
+  for (const json& ev : t["events"]) {
+    if (ev.contains("state") && ev.value("highlighted", false)) rows.push_back(&ev);
+  }
+  if (rows.empty()) return;
+  out << heading(level, "State at the failing steps")
+      << "<p>Each push transaction of a failing step: its partition as the transaction found it and left it (read "
+         "under its lock), and the cache watermark the broker sent with it (below it, storage may skip the "
+         "probe). A changed value is in bold.</p>\n"
+      << table_begin({"event", "step", "partition", "broker", "cache watermark (window it assumed)",
+                      "window in force", "last offset", "sidecar floor (txns_start)",
+                      "rows it wrote (segments, sidecar)", "probe", "storage answered"});
+  for (size_t i = 0; i < rows.size() && i < kRowsShown; ++i) {
+    const json& ev = *rows[i];
+    const json& st = ev["state"];
+    const int64_t watermark = st["p_verified"].get<int64_t>();
+    const int64_t assumed_s = st["window_assumed_s"].get<int64_t>();
+    out << "<tr class=\"hl\"><td>" << e(ev["index"]) << "</td><td class=\"id\">" << e(ev["step"])
+        << "</td><td class=\"id\">" << e(ev["partition"]) << "</td><td>" << e(st["broker"]) << "</td><td>"
+        << (watermark < 0 ? std::string("none (-1)")
+                          : std::to_string(watermark) + (assumed_s >= 0 ? " (" + std::to_string(assumed_s) + " s)" : ""))
+        << "</td><td>" << e(st["window_s"]) << " s</td><td>" << change(st, "last_offset") << "</td><td>"
+        << change(st, "txns_start") << "</td><td>"
+        << (st.contains("segments_written")
+                ? e(st["segments_written"]) + ", " + e(st["sidecar_rows_written"])
+                : std::string("not read"))
+        << "</td><td>"
+        << (st["probe_ran"].get<bool>() ? "ran, " + e(st["rows_scanned"]) + " rows scanned" : std::string("skipped"))
+        << "</td><td class=\"text\">"
+        << (st["failed"].get<bool>() ? std::string("failed: nothing committed") : e(ev.value("answer", json())))
+        << "</td></tr>\n";
+  }
+  out << table_end();
+  if (rows.size() > kRowsShown) {
+    out << "<p class=\"note\">" << rows.size() - kRowsShown << " more in the storage events below.</p>\n";
+  }
+}
+
 void steps(const json& t, int level, std::ostringstream& out) {
   out << heading(level, "Timeline")
       << "<p>Every step in order (children of <code>parallel</code> and <code>sequence</code> indented), "
@@ -234,6 +287,7 @@ std::string timeline_section(const json& t, const std::string& chart_svg, const 
   header(t, out);
   failures(t, level, out);
   model_answer(t, level, out);
+  state(t, level, out);
   steps(t, level, out);
   out << heading(level, "Offsets over virtual time");
   if (!chart_svg.empty()) {

@@ -135,6 +135,31 @@ std::string step_of_event(const history::Event& event, const properties::StepInd
   return "";
 }
 
+json fingerprint_of(const history::PartitionFingerprint& f) {
+  return {{"last_offset", f.last_offset}, {"txns_start", f.txns_start}};
+}
+
+// What a push transaction saw of its partition, read under its lock just
+// before and just after it, with the broker's cache watermark it carried:
+// the state view of a failing step. The row counters count writes over the
+// process's life, so only their difference is the transaction's.
+json state_of(const history::PushEvent& p) {
+  json state = {{"broker", p.broker},
+                {"p_verified", p.p_verified},
+                {"window_assumed_s", p.window_seconds_assumed},
+                {"window_s", p.window_seconds},
+                {"failed", p.failed},
+                {"probe_ran", p.probe_ran},
+                {"rows_scanned", p.rows_scanned},
+                {"before", fingerprint_of(p.rows_before)},
+                {"after", p.rows_after_read ? fingerprint_of(p.rows_after) : json()}};
+  if (p.rows_after_read) {
+    state["segments_written"] = p.rows_after.segments - p.rows_before.segments;
+    state["sidecar_rows_written"] = p.rows_after.sidecar_rows - p.rows_before.sidecar_rows;
+  }
+  return state;
+}
+
 json events_of(const history::History& h, const Blame& blame, const properties::StepIndex& index) {
   std::map<size_t, properties::PushVerdict> verdicts;
   for (properties::PushVerdict& v : properties::push_verdicts(h)) verdicts.emplace(v.event, std::move(v));
@@ -150,6 +175,7 @@ json events_of(const history::History& h, const Blame& blame, const properties::
                 {"summary", text.summary},
                 {"highlighted", blame.events.count(e) > 0 || blames(blame, step, text.partition)},
                 {"in_failing_partition", blame.partitions.count(text.partition) > 0}};
+    if (const auto* p = std::get_if<history::PushEvent>(&h.events[e])) row["state"] = state_of(*p);
     if (const auto v = verdicts.find(e); v != verdicts.end()) {
       row["answer"] = v->second.storage;
       row["model"] = v->second.model;

@@ -181,5 +181,27 @@ TEST(Timeline, SameRunSameDocument) {
   EXPECT_EQ(timeline(impl::Variant::trust_local_hit).dump(), timeline(impl::Variant::trust_local_hit).dump());
 }
 
+// Every push event carries the state view: its partition read under the
+// lock before and after it, and the watermark its broker sent.
+TEST(Timeline, APushEventCarriesThePartitionBeforeAndAfterItAndTheWatermark) {
+  const json doc = timeline(impl::Variant::none);
+  std::vector<json> states;
+  for (const json& e : doc["events"]) {
+    if (e["kind"] == "push") states.push_back(e["state"]);
+  }
+  ASSERT_EQ(states.size(), 3u);
+  for (size_t i = 0; i < states.size(); ++i) {
+    const json& st = states[i];
+    EXPECT_EQ(st["before"]["last_offset"], static_cast<int64_t>(i) - 1) << i;
+    EXPECT_EQ(st["after"]["last_offset"], static_cast<int64_t>(i)) << i;
+    EXPECT_EQ(st["segments_written"], 1) << i;
+    EXPECT_EQ(st["sidecar_rows_written"], 1) << i;
+    EXPECT_EQ(st["window_s"], 60) << i;
+    EXPECT_FALSE(st["failed"].get<bool>());
+  }
+  // The first push finds the broker's cache empty; the watermark is what it sent.
+  EXPECT_EQ(states[0]["p_verified"], -1);
+}
+
 }  // namespace
 }  // namespace qdt::sim
