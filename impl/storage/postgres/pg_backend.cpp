@@ -18,9 +18,6 @@ std::string join(const std::vector<std::string>& parts) {
 }
 
 // The control connection reads the virtual clock like every session.
-// A run opens a connection per client (brokers, the admin, retention and the
-// inspector): a few more cover the largest scenarios without holding many.
-constexpr size_t kIdleSessionsKept = 12;
 constexpr const char* kControlSearchPath = "SET search_path = qdt_clock, pg_catalog, public";
 
 }  // namespace
@@ -42,13 +39,12 @@ PgBackend::PgBackend(PgBackendOptions options) : options_(std::move(options)) {
   exec_blocking(control_.get(), kControlSearchPath, "setting the search_path");
   probe_ = std::make_unique<LockProbe>(cluster_->connect(database_));
   reset_ = std::make_unique<DatabaseReset>(interface_.reset_tables);
-  sessions_ = std::make_unique<SessionPool>(kIdleSessionsKept);
 }
 
 PgBackend::~PgBackend() = default;
 
 std::unique_ptr<PgRun> PgBackend::begin_run() {
-  PgRunShared shared{cluster_->base_conninfo(), database_, probe_.get(), control_.get(), &interface_, reset_.get(), sessions_.get()};
+  PgRunShared shared{cluster_->base_conninfo(), database_, probe_.get(), control_.get(), &interface_, reset_.get()};
   auto run = std::make_unique<PgRun>(std::move(shared), options_.wait);
   run->reset_rows();
   return run;

@@ -77,8 +77,6 @@ class PgBackend {
   std::unique_ptr<LockProbe> probe_;
   std::unique_ptr<DatabaseReset> reset_;
   Variant sql_variant_ = Variant::none;  // whose SQL the database holds
-  // Last, so its connections close before the server stops.
-  std::unique_ptr<SessionPool> sessions_;
 };
 
 }  // namespace qdt::impl::postgres

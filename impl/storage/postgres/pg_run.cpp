@@ -10,15 +10,6 @@ PgRun::PgRun(PgRunShared shared, WaitOptions wait) : shared_(std::move(shared)),
   assert(shared_.probe && shared_.control && shared_.interface && shared_.reset);
 }
 
-std::unique_ptr<Session> PgRun::open_session(std::string name) {
-  if (!shared_.sessions) return std::make_unique<Session>(shared_.base_conninfo, shared_.database, std::move(name));
-  return shared_.sessions->take(shared_.base_conninfo, shared_.database, std::move(name));
-}
-
-void PgRun::close_session(std::unique_ptr<Session> session) {
-  if (shared_.sessions) shared_.sessions->give(std::move(session));
-}
-
 void PgRun::attach(Session& session) {
   for (const Member& m : members_) assert(m.session->name() != session.name() && "client names are unique in a run");
   Member m;

@@ -12,7 +12,6 @@
 // by PostgreSQL's detector, whose victim depends on timing.
 //
 // Not thread-safe: the fibers of one world drive it from one thread.
-#include <memory>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -22,7 +21,6 @@
 #include "impl/storage/postgres/pg_connection.h"
 #include "impl/storage/postgres/reset.h"
 #include "impl/storage/postgres/session.h"
-#include "impl/storage/postgres/session_pool.h"
 
 namespace qdt::impl::postgres {
 
@@ -41,7 +39,6 @@ struct PgRunShared {
   PGconn* control = nullptr;  // blocking, holds no locks between calls
   const InterfaceCheck* interface = nullptr;
   DatabaseReset* reset = nullptr;
-  SessionPool* sessions = nullptr;  // idle connections kept between runs; none kept when null
 };
 
 class PgRun {
@@ -54,11 +51,6 @@ class PgRun {
   const std::string& database() const { return shared_.database; }
   const InterfaceCheck& interface() const { return *shared_.interface; }
   LockProbe& probe() { return *shared_.probe; }
-
-  // A client's connection: an idle one kept from an earlier run, or a new
-  // one; closing gives it back to be kept when it ends idle.
-  std::unique_ptr<Session> open_session(std::string name);
-  void close_session(std::unique_ptr<Session> session);
 
   // A session of the run joins (by its client name, unique in the run) and leaves.
   void attach(Session& session);

@@ -12,15 +12,12 @@ PgStorage::PgStorage(PgRun& run, std::string client_name, StorageClock& clock, S
       clock_(clock),
       gate_(gate != nullptr ? gate : &default_gate_),
       options_(options),
-      session_(run.open_session(std::move(client_name))) {
+      session_(std::make_unique<Session>(run.base_conninfo(), run.database(), std::move(client_name))) {
   assert(options_.purge_batch >= 1);
   run_.attach(*session_);
 }
 
-PgStorage::~PgStorage() {
-  run_.detach(*session_);
-  run_.close_session(std::move(session_));
-}
+PgStorage::~PgStorage() { run_.detach(*session_); }
 
 void PgStorage::reopen_if_closed() {
   if (!session_->closed()) return;

@@ -76,14 +76,6 @@ Session::Session(const std::string& base, const std::string& dbname, std::string
   }
 }
 
-bool Session::still_idle() {
-  if (in_flight_ || closed() || PQtransactionStatus(conn_.get()) != PQTRANS_IDLE) return false;
-  // An idle connection hears nothing (qdt listens for no notifications):
-  // anything readable is the server's farewell or the end of the stream.
-  pollfd fd{PQsocket(conn_.get()), POLLIN, 0};
-  return poll(&fd, 1, 0) == 0;
-}
-
 void Session::send(const std::string& sql, const std::vector<Param>& params) {
   assert(!in_flight_);
   if (closed()) {

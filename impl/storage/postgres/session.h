@@ -59,11 +59,6 @@ class Session {
   Session& operator=(const Session&) = delete;
 
   const std::string& name() const { return name_; }
-  // A pooled connection takes the name of the client that takes it.
-  void rename(std::string name) { name_ = std::move(name); }
-  // No statement in flight, no transaction open, and the connection open as
-  // far as the socket tells now.
-  bool still_idle();
   int backend_pid() const { return backend_pid_; }
   bool in_flight() const { return in_flight_; }
   // Inside a transaction block (or a statement is running); a closed

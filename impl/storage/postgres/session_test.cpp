@@ -9,7 +9,6 @@
 #include "impl/storage/postgres/pg_sql.h"
 #include "impl/storage/postgres/postgres_test_env.h"
 #include "impl/storage/postgres/session.h"
-#include "impl/storage/postgres/session_pool.h"
 
 namespace qdt::impl::postgres::testing {
 namespace {
@@ -179,35 +178,6 @@ TEST_F(Stepping, AStatementSentAgainRunsPreparedAndAnUnparsableOneStillReportsIt
   const StatementOutcome failed = a_->take_outcome();
   EXPECT_FALSE(failed.ok);
   EXPECT_EQ(failed.sqlstate, "42P01");
-}
-
-TEST_F(Stepping, APoolKeepsAnIdleConnectionAndClosesOneLeftInATransaction) {
-  SessionPool pool(1);
-  std::unique_ptr<Session> first = pool.take(cluster().base_conninfo(), database(), "first");
-  const int first_pid = first->backend_pid();
-  pool.give(std::move(first));
-  EXPECT_EQ(pool.idle(), 1u);
-  std::unique_ptr<Session> again = pool.take(cluster().base_conninfo(), database(), "again");
-  EXPECT_EQ(again->backend_pid(), first_pid);
-  EXPECT_EQ(again->name(), "again");
-
-  step(*again, "BEGIN");
-  pool.give(std::move(again));  // a transaction left open: closed, not kept
-  EXPECT_EQ(pool.idle(), 0u);
-  std::unique_ptr<Session> fresh = pool.take(cluster().base_conninfo(), database(), "fresh");
-  EXPECT_NE(fresh->backend_pid(), first_pid);
-
-  // A backend the server ended while the connection idled in the pool.
-  const int fresh_pid = fresh->backend_pid();
-  pool.give(std::move(fresh));
-  step(*b_, "SELECT pg_terminate_backend(" + std::to_string(fresh_pid) + ")");
-  // Once the backend is gone, its farewell and end of stream are on the socket.
-  const std::string alive = "SELECT count(*) FROM pg_stat_activity WHERE pid = " + std::to_string(fresh_pid);
-  for (int i = 0; i < 100000 && step(*b_, alive).value(0, 0) != "0"; ++i) {
-  }
-  std::unique_ptr<Session> after = pool.take(cluster().base_conninfo(), database(), "after");
-  EXPECT_NE(after->backend_pid(), fresh_pid);
-  EXPECT_FALSE(after->closed());
 }
 
 TEST_F(Stepping, TwoBundlesOverTheSamePartitionsInOppositeOrdersDoNotDeadlock) {
