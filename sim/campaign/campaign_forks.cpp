@@ -46,7 +46,8 @@ std::vector<ForkOutcome> RareForker::after_seed(const SeedOutcome& o, json& fork
           {"mode", "fork"}, {"fork_after_picks", picks}, {"fork_seed", fork_seed(o.seed, point, k)}};
       f.run.scenario["description"] = o.scenario.value("description", std::string()) + " Forked at " + point +
                                       " (fork " + std::to_string(k) + ").";
-      if (std::optional<RunResult> result = run_document(f.run.scenario, variant_)) {
+      if (std::optional<RunResult> result = run_document(f.run.scenario, variant_, /*checked_mode=*/true,
+                                                                /*check_schema=*/true, /*step_responses=*/true, engine_)) {
         f.run.result = std::move(*result);
         f.run.passed = f.run.result.passed;
         f.run.signature = failure_signature(f.run.result);

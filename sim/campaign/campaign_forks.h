@@ -33,8 +33,9 @@ struct ForkOutcome {
 
 class RareForker {
  public:
-  RareForker(double rare_share, uint64_t forks, impl::Variant variant)
-      : rare_share_(rare_share), forks_(forks), variant_(variant) {}
+  RareForker(double rare_share, uint64_t forks, impl::Variant variant,
+             StorageEngineKind engine = StorageEngineKind::sqlite)
+      : rare_share_(rare_share), forks_(forks), variant_(variant), engine_(engine) {}
   bool enabled() const { return rare_share_ > 0 && forks_ > 0; }
   // After seed `o` of the worker ran: forks it at each point it made rare
   // and first, adds the counts to `forking` (the share's "forking" object)
@@ -45,6 +46,7 @@ class RareForker {
   double rare_share_;
   uint64_t forks_;
   impl::Variant variant_;
+  StorageEngineKind engine_;  // the seeds' engine: a fork runs where its seed ran
   uint64_t seeds_ = 0;
   std::map<std::string, uint64_t> seeds_reaching_;  // point -> this worker's seeds that reached it
   std::set<std::string> forked_;                    // points already forked at

@@ -89,7 +89,7 @@ void add_seed(json& share, const std::string& profile, uint64_t seed, const Seed
 }  // namespace
 
 std::optional<std::string> engine_refuses_campaign(StorageEngineKind engine, const std::string& profile,
-                                                  impl::Variant variant, double fork_rare_share) {
+                                                  impl::Variant variant) {
   if (engine == StorageEngineKind::sqlite) {
     if (profile_needs_postgres(profile)) {
       return "profile " + profile + " needs per-partition row locks: run it with --storage postgres";
@@ -101,8 +101,6 @@ std::optional<std::string> engine_refuses_campaign(StorageEngineKind engine, con
     return "--storage postgres: profile " + profile + " needs crash_storage (power loss), which is SQLite's";
   }
   if (auto reason = engine_refuses_variant(engine, variant)) return "--storage postgres: " + *reason;
-  // The forker replays on the default engine (sim/campaign/campaign_forks.h).
-  if (fork_rare_share > 0) return "--storage postgres: --fork-rare is not wired to PostgreSQL yet";
   return std::nullopt;
 }
 
@@ -120,7 +118,7 @@ json run_share(const CampaignOptions& a, impl::Variant variant, uint64_t worker,
   uint64_t done = 0, failed = 0, shrinks = 0;
   bool out_of_time = false;
   json share = empty_share();
-  RareForker forker(a.fork_rare_share, a.forks, variant);
+  RareForker forker(a.fork_rare_share, a.forks, variant, a.engine);
   if (forker.enabled()) {
     share["forking"] = empty_forking();
     share["fork_failures"] = json::array();
@@ -176,7 +174,8 @@ json run_share(const CampaignOptions& a, impl::Variant variant, uint64_t worker,
                   {"fork", {{"point", fork.point}, {"fork", fork.fork}}}};
         if (shrinks < static_cast<uint64_t>(a.max_shrinks) && fork.run.loaded) {
           ++shrinks;
-          add_file(f, write_failure_file(fork.run, profile + "-fork" + std::to_string(fork.fork), variant, a.out_dir));
+          add_file(f, write_failure_file(fork.run, profile + "-fork" + std::to_string(fork.fork), variant, a.out_dir,
+                                        a.engine));
           if (!a.as_json) {
             std::cout << "FAIL " << profile << " seed " << seed << " forked at " << fork.point << " (fork "
                       << fork.fork << "): " << fork.run.signature << " — " << f["detail"].get<std::string>()
@@ -213,13 +212,13 @@ Outcome run_campaign(const CampaignOptions& a, impl::Variant variant, uint64_t j
     return Outcome::bad_input;
   }
   if (a.engine == StorageEngineKind::sqlite) {
-    if (auto refusal = engine_refuses_campaign(a.engine, a.profile, variant, a.fork_rare_share)) {
+    if (auto refusal = engine_refuses_campaign(a.engine, a.profile, variant)) {
       std::cerr << "error: " << *refusal << "\nnothing was run (exit 2)\n";
       return Outcome::bad_input;
     }
   }
   if (a.engine == StorageEngineKind::postgres) {
-    if (auto refusal = engine_refuses_campaign(a.engine, a.profile, variant, a.fork_rare_share)) {
+    if (auto refusal = engine_refuses_campaign(a.engine, a.profile, variant)) {
       std::cerr << "error: " << *refusal << "\nnothing was run (exit 2)\n";
       return Outcome::bad_input;
     }

@@ -27,12 +27,11 @@ struct Shard {
 std::optional<Shard> parse_shard(const std::string& text);
 
 // Why `engine` cannot run campaign seeds of `profile` ("all" included) under
-// `variant`, with forking at rare states when fork_rare_share > 0; nullopt: it
-// can. Every command that runs generated seeds asks before anything runs
+// `variant`; nullopt: it can. Every command that runs generated seeds asks before anything runs
 // (docs/semantics.md §9): PostgreSQL has no power loss, and some variants
 // need SQL of their own.
 std::optional<std::string> engine_refuses_campaign(StorageEngineKind engine, const std::string& profile,
-                                                  impl::Variant variant, double fork_rare_share = 0);
+                                                  impl::Variant variant);
 
 // One worker's share: every profile's seeds of this shard that fall to
 // `worker` of `workers`. Failures are shrunk (at most options.max_shrinks)

@@ -5,7 +5,7 @@
 # printed, and what PostgreSQL cannot run is refused with exit 2 before
 # anything runs: --pg-url without --storage postgres, a variant or a profile
 # it lacks, --resume with the other engine. Resuming without --storage runs
-# the journal's engine. Usage: check-postgres-commands.sh QDT SOURCE_DIR
+# the journal's engine; --fork-rare forks on PostgreSQL. Usage: check-postgres-commands.sh QDT SOURCE_DIR
 set -uo pipefail
 # shellcheck source=sim/cli/postgres-script-env.sh
 source "$(dirname "$0")/postgres-script-env.sh"
@@ -107,4 +107,19 @@ refused "ran on postgres" check --resume "$tmp/pg" --storage sqlite
 rm -f "$tmp/pg"/journal/part-*.json
 again=$(timeout 120 "$qdt" check --resume "$tmp/pg" --quiet 2>"$tmp/err" | digest)
 [ "$again" = "$pg" ] || fail "check --resume without --storage: digest '$again', the PostgreSQL campaign's is '$pg'"
+
+# check --fork-rare: forks run where their seed ran. bundles loads on
+# PostgreSQL only, so a fork run on SQLite would fail to load; two runs fork
+# alike.
+for i in 1 2; do
+  timeout 120 "$qdt" check --storage postgres --profile bundles --seeds 6 --fork-rare 0.3 --forks 2 --quiet --json \
+    --out "$tmp/forks$i" >"$tmp/forks$i.json" 2>"$tmp/err" || fail "check --storage postgres --fork-rare: $(cat "$tmp/err")"
+done
+python3 - "$tmp/forks1.json" "$tmp/forks2.json" <<'PY' || fail "forking on PostgreSQL"
+import json, sys
+one, two = (json.load(open(f)) for f in sys.argv[1:])
+assert one["forking"]["runs"] > 0, one["forking"]
+assert one["forking"]["failed"] == 0, one["fork_failures"]
+assert one["forking"] == two["forking"], (one["forking"], two["forking"])
+PY
 echo "ok"
