@@ -232,6 +232,7 @@ World::World(const WorldConfig& config, bool keep_trace_text)
     std::string pattern = (std::filesystem::temp_directory_path() / (name + "-XXXXXX")).string();
     if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("cannot create a folder for " + config.storage.path);
     temp_dir_.path = pattern;
+    temp_dir_.doomed = std::make_unique<DoomedFolder>(std::filesystem::absolute(pattern).string());
     const std::string file = std::filesystem::path(config.storage.path).filename().string();
     // Through the disk that can lose power (crash_storage).
     storage_uri_ = "file:" + uri_path((std::filesystem::path(pattern) / (file.empty() ? "qdt.db" : file)).string()) +

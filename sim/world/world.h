@@ -25,6 +25,7 @@
 #include "impl/storage/sqlite/storage.h"
 #include "properties/history.h"
 #include "properties/recovered_view.h"
+#include "sim/base/doomed_folders.h"
 #include "sim/base/rng.h"
 #include "sim/base/trace.h"
 #include "sim/faults/storage_faults.h"
@@ -153,6 +154,7 @@ class World {
   // connection closed (declared before the clients, so destroyed after them).
   struct TempDir {
     std::string path;
+    std::unique_ptr<DoomedFolder> doomed;  // removed on a fatal signal too
     ~TempDir();
   } temp_dir_;
   // Memory storage: a database of the process's pool (sim/world/storage_pool.h),
