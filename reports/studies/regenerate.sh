@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Regenerates the six curated studies under reports/studies/results/ (the
 # command of each is also written at the top of its report), with the commit
-# recorded. Measured with --jobs 2 on two shared cores: the six sweeps 90 s
-# (most of it study 2, 100 800 pushes), the catalogue 54 s. Usage: reports/studies/regenerate.sh [JOBS] [STUDY...]
+# recorded. Study 2 (100 800 pushes) takes most of the time.
+# Usage: reports/studies/regenerate.sh [JOBS] [STUDY...]
 # STUDY names a sweep file (reports/studies/NAME.json) or variant-catalogue.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
