@@ -10,6 +10,13 @@ PgRun::PgRun(PgRunShared shared, WaitOptions wait) : shared_(std::move(shared)),
   assert(shared_.probe && shared_.control && shared_.interface && shared_.reset);
 }
 
+bool PgRun::others_outside_transactions(const Session& session) const {
+  for (const Member& m : members_) {
+    if (m.session != &session && (m.session->in_flight() || m.session->in_transaction())) return false;
+  }
+  return true;
+}
+
 void PgRun::attach(Session& session) {
   for (const Member& m : members_) assert(m.session->name() != session.name() && "client names are unique in a run");
   Member m;

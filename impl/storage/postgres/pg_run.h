@@ -52,6 +52,10 @@ class PgRun {
   const InterfaceCheck& interface() const { return *shared_.interface; }
   LockProbe& probe() { return *shared_.probe; }
 
+  // Whether every other session of the run is idle outside a transaction:
+  // then none holds a lock, and `session` may prepare a statement.
+  bool others_outside_transactions(const Session& session) const;
+
   // A session of the run joins (by its client name, unique in the run) and leaves.
   void attach(Session& session);
   void detach(Session& session);

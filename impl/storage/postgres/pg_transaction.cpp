@@ -71,7 +71,7 @@ void PgTransaction::finish(bool gated) {
 StatementOutcome PgTransaction::execute(const std::string& sql, const std::vector<Param>& params) {
   try {
     run_.advance_clock(clock_.now_ms());
-    session_.send(sql, params);
+    session_.send(sql, params, run_.others_outside_transactions(session_));
     Progress progress = run_.wait(session_);
     for (uint32_t attempt = 1; progress == Progress::blocked; ++attempt) {
       if (!gate_.wait_busy_on_server(kind_, attempt, *this)) {

@@ -76,7 +76,7 @@ Session::Session(const std::string& base, const std::string& dbname, std::string
   }
 }
 
-void Session::send(const std::string& sql, const std::vector<Param>& params) {
+void Session::send(const std::string& sql, const std::vector<Param>& params, bool may_prepare) {
   assert(!in_flight_);
   if (closed()) {
     throw StorageError("postgres: client " + name_ +
@@ -92,7 +92,21 @@ void Session::send(const std::string& sql, const std::vector<Param>& params) {
     lengths.push_back(p.value ? static_cast<int>(p.value->size()) : 0);
     formats.push_back(p.binary ? 1 : 0);
   }
-  const std::string* prepared = params.empty() ? nullptr : prepare(sql, static_cast<int>(params.size()));
+  const std::string* prepared = nullptr;
+  if (auto known = prepared_.find(sql); known != prepared_.end()) {
+    prepared = &known->second;
+  } else if (!params.empty() && may_prepare) {
+    auto named = prepare(sql, static_cast<int>(params.size()));
+    if (auto* refused = std::get_if<StatementOutcome>(&named)) {
+      // The statement is over before it ran: its outcome is the server's error.
+      in_flight_ = true;
+      returned_ = true;
+      outcome_ = std::move(*refused);
+      ++totals.statements;
+      return;
+    }
+    prepared = std::get<const std::string*>(named);
+  }
   const int sent = params.empty() ? PQsendQuery(conn_.get(), sql.c_str())
                    : prepared    ? PQsendQueryPrepared(conn_.get(), prepared->c_str(), static_cast<int>(params.size()),
                                                        values.data(), lengths.data(), formats.data(), 0)
@@ -124,15 +138,15 @@ void Session::send(const std::string& sql, const std::vector<Param>& params) {
   }
 }
 
-const std::string* Session::prepare(const std::string& sql, int parameter_count) {
-  if (auto known = prepared_.find(sql); known != prepared_.end()) return &known->second;
+std::variant<const std::string*, StatementOutcome> Session::prepare(const std::string& sql, int parameter_count) {
+  assert(!prepared_.contains(sql));
   std::string name = "qdt_" + std::to_string(prepared_.size());
   if (!PQsendPrepare(conn_.get(), name.c_str(), sql.c_str(), parameter_count, nullptr)) {
     throw StorageError::connection_lost("postgres: session " + name_ + " cannot send: " + PQerrorMessage(conn_.get()));
   }
-  // Parsing takes no lock another client could hold (the run changes no table's
-  // definition), so waiting here without the lock probe cannot hang.
-  bool ok = true;
+  // No other client of the run holds a lock (see the header), so this wait
+  // needs no lock probe.
+  StatementOutcome refused;
   for (;;) {
     if (PQflush(conn_.get()) < 0 || !PQconsumeInput(conn_.get())) {
       throw StorageError::connection_lost("postgres: session " + name_ + " lost: " + PQerrorMessage(conn_.get()));
@@ -145,11 +159,9 @@ const std::string* Session::prepare(const std::string& sql, int parameter_count)
     PGresult* raw = PQgetResult(conn_.get());
     if (!raw) break;
     PgResultPtr result(raw);
-    if (PQresultStatus(raw) != PGRES_COMMAND_OK) ok = false;
+    if (PQresultStatus(raw) != PGRES_COMMAND_OK && refused.sqlstate.empty()) refused = outcome_of(raw);
   }
-  // A statement that does not parse is sent unprepared, so its error comes
-  // back as the statement's outcome like any other.
-  if (!ok) return nullptr;
+  if (!refused.sqlstate.empty()) return refused;
   return &prepared_.emplace(sql, std::move(name)).first->second;
 }
 
@@ -235,8 +247,9 @@ void Session::cancel() {
   if (!sent) throw StorageError(std::string("postgres: cancelling session ") + name_ + ": " + error);
 }
 
-StatementOutcome Session::run(LockProbe& probe, const std::string& sql, const std::vector<Param>& params) {
-  send(sql, params);
+StatementOutcome Session::run(LockProbe& probe, const std::string& sql, const std::vector<Param>& params,
+                             bool may_prepare) {
+  send(sql, params, may_prepare);
   if (wait_until_done_or_blocked(probe, {backend_pid_}) != Progress::returned) {
     throw StorageError("postgres: session " + name_ + " blocked where nothing may block it");
   }

@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <variant>
 #include <vector>
 
 #include "impl/storage/postgres/lock_probe.h"
@@ -73,7 +74,9 @@ class Session {
   // left, and the server rolled back the transaction when its backend
   // ended); StorageError::connection_lost when the connection breaks while
   // sending.
-  void send(const std::string& sql, const std::vector<Param>& params = {});
+  // A statement prepared before runs prepared; `may_prepare` false sends a
+  // new one unprepared (see prepare()).
+  void send(const std::string& sql, const std::vector<Param>& params = {}, bool may_prepare = true);
 
   // With no statement in flight, after the server ended the backend: reads
   // the connection until libpq sees it closed (the server's farewell is
@@ -97,15 +100,18 @@ class Session {
 
   // send() + wait, for a statement no other session of the run can block;
   // throws StorageError on an error outcome or a block.
-  StatementOutcome run(LockProbe& probe, const std::string& sql, const std::vector<Param>& params = {});
+  StatementOutcome run(LockProbe& probe, const std::string& sql, const std::vector<Param>& params = {},
+                       bool may_prepare = true);
 
  private:
   void drain_ready_results();
-  // The name of `sql` prepared on this connection (prepared on first use:
-  // a campaign sends the same few statements thousands of times, and
-  // planning them again each time is most of a simple statement's cost);
-  // null when the server refused to prepare it.
-  const std::string* prepare(const std::string& sql, int parameter_count);
+  // Prepares `sql` on this connection on its first use: a campaign sends the
+  // same few statements thousands of times, and planning them again each time
+  // is most of a simple statement's cost. Parsing takes a share lock on each
+  // table named, so the caller prepares only while no other client of the run
+  // is inside a transaction (none can hold a lock parsing waits for). The
+  // statement's name, or the server's error as the statement's outcome.
+  std::variant<const std::string*, StatementOutcome> prepare(const std::string& sql, int parameter_count);
   PgConnPtr conn_;
   std::string name_;
   int backend_pid_ = 0;

@@ -180,6 +180,27 @@ TEST_F(Stepping, AStatementSentAgainRunsPreparedAndAnUnparsableOneStillReportsIt
   EXPECT_EQ(failed.sqlstate, "42P01");
 }
 
+// Parsing waits for a table lock like any statement, so a statement is
+// prepared only while no other client is in a transaction; sent unprepared,
+// it is stepped: blocked behind the holder, then done once it commits.
+TEST_F(Stepping, AStatementNotPreparedBesideALockHolderIsSteppedAndPreparedLater) {
+  const std::string count = "SELECT count(*) FROM queen.log_txns WHERE partition_id = $1::uuid";
+  const std::vector<Param> params{Param::text("00000000-0000-0000-0000-000000000000")};
+  step(*b_, "BEGIN");
+  step(*b_, "LOCK TABLE queen.log_txns IN ACCESS EXCLUSIVE MODE");
+  a_->send(count, params, /*may_prepare=*/false);
+  EXPECT_EQ(a_->wait_until_done_or_blocked(*probe_, pids_), Progress::blocked);
+  step(*b_, "COMMIT");
+  ASSERT_EQ(a_->wait_until_done_or_blocked(*probe_, pids_), Progress::returned);
+  EXPECT_EQ(a_->take_outcome().value(0, 0), "0");
+  EXPECT_EQ(step(*a_, "SELECT count(*) FROM pg_prepared_statements").value(0, 0), "0");
+  step(*a_, count, params);  // nobody else in a transaction now
+  EXPECT_EQ(step(*a_, "SELECT count(*) FROM pg_prepared_statements").value(0, 0), "1");
+  a_->send(count, params, /*may_prepare=*/false);  // prepared before: runs prepared
+  ASSERT_EQ(a_->wait_until_done_or_blocked(*probe_, pids_), Progress::returned);
+  EXPECT_TRUE(a_->take_outcome().ok);
+}
+
 TEST_F(Stepping, TwoBundlesOverTheSamePartitionsInOppositeOrdersDoNotDeadlock) {
   ASSERT_EQ(push("q", "p1", {"seed"})["status"], "queued");
   ASSERT_EQ(push("q", "p2", {"seed"})["status"], "queued");
