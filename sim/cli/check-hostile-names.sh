@@ -50,6 +50,8 @@ PY
 "$qdt" replay "$tmp/hostile.json" --html "$tmp/replay.html" --report "$tmp/replay.md" --quiet >"$tmp/stdout" 2>"$tmp/stderr"
 code=$?
 [ $code -eq 1 ] || fail "replay --html: exit $code, expected 1"
+# The failing push's state view renders its hostile partition too.
+grep -q "State at the failing steps" "$tmp/replay.html" || fail "replay --html: no state view of the failing step"
 "$qdt" explore "$tmp/sweep.json" --out "$tmp/sweep" >"$tmp/stdout" 2>"$tmp/stderr"
 code=$?
 [ $code -le 1 ] || fail "explore: exit $code"

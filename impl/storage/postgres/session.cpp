@@ -145,13 +145,20 @@ std::variant<const std::string*, StatementOutcome> Session::prepare(const std::s
     throw StorageError::connection_lost("postgres: session " + name_ + " cannot send: " + PQerrorMessage(conn_.get()));
   }
   // No other client of the run holds a lock (see the header), so this wait
-  // needs no lock probe.
+  // needs no lock probe; a connection outside the run (on a server of the
+  // user's own) still may, which ends as a hang like a statement's.
+  const int64_t hang_ms = WaitOptions{}.hang_ms;
+  const auto deadline = Clock::now() + std::chrono::milliseconds(hang_ms);
   StatementOutcome refused;
   for (;;) {
     if (PQflush(conn_.get()) < 0 || !PQconsumeInput(conn_.get())) {
       throw StorageError::connection_lost("postgres: session " + name_ + " lost: " + PQerrorMessage(conn_.get()));
     }
     if (PQisBusy(conn_.get())) {
+      if (Clock::now() > deadline) {
+        throw StorageError("postgres: session " + name_ + ": preparing a statement took over " +
+                           std::to_string(hang_ms) + " ms (hang; a lock held outside the run?)");
+      }
       pollfd fd{PQsocket(conn_.get()), POLLIN, 0};
       poll(&fd, 1, 100);
       continue;
