@@ -29,6 +29,7 @@ constexpr Named kVariants[] = {
     {Variant::shipped_meta_ttl, "shipped-meta-ttl", "broker: learns a window change through a 30 s metadata TTL; storage has no window guard (as shipped)"},
     {Variant::no_window_guard, "no-window-guard", "storage: applies any watermark whatever window it was computed with"},
     {Variant::sidecar_with_segment, "sidecar-with-segment", "storage SQL: retention deletes a segment's sidecar row together with the segment"},
+    {Variant::keep_cache_on_reconnect, "keep-cache-on-reconnect", "broker: keeps its cache and learnt windows when its connection to storage was lost"},
 };
 }  // namespace
 

@@ -31,6 +31,7 @@ enum class Variant {
   shipped_meta_ttl,       // the broker learns window changes through a 30 s TTL; storage has no window guard
   no_window_guard,        // storage applies any watermark whatever window it was computed with
   sidecar_with_segment,   // retention deletes a segment's sidecar row together with the segment
+  keep_cache_on_reconnect,  // the broker keeps its cache and learnt windows when its connection to storage was lost
 };
 
 std::optional<Variant> parse_variant(const std::string& name);

@@ -20,11 +20,13 @@
 //    received, or a retention pass at T with retentionSeconds R > 0 and
 //    received < T - R, or completedRetentionSeconds C > 0, received < T - C
 //    and the id acked before T (fully acknowledged needs its own offset
-//    acked).
+//    acked), or a power loss under synchronous off at or after received
+//    (properties/power_loss.h).
 // 2. A duplicate names an original. A non-zero id must be one answered
 //    `queued` for the same key and partition to a delivery received before
 //    the duplicate was answered and possibly inside the window at its probe
-//    (answered >= dup.received - max window in force); an id no client was
+//    (answered >= dup.received - max window in force), with no power loss
+//    under synchronous off between its answer and the probe; an id no client was
 //    answered must be read (final read or a client read) with that key and
 //    partition, or the key must have a delivery whose commit the clients
 //    cannot see (lost in a crash). The
@@ -67,6 +69,7 @@
 #include "properties/key_ids.h"
 #include "properties/key_view.h"
 #include "properties/message_ids.h"
+#include "properties/power_loss.h"
 #include "properties/step_index.h"
 
 namespace qdt::properties {
@@ -132,7 +135,18 @@ class ClientView {
       }
     }
     std::map<std::string, history::ConfigureEvent> options;
-    for (const history::Event& event : h_.events) {
+    // A power loss that empties storage takes the queues' settings too: every
+    // queue is back to the defaults (a 3600 s window, no retention).
+    std::map<size_t, int64_t> emptied_at_ms;  // event index -> instant
+    for (const history::StorageCrash& crash : h_.storage_crashes) {
+      if (loses_every_commit(crash)) emptied_at_ms.emplace(crash.event_index, crash.at_ms);
+    }
+    for (size_t e = 0; e < h_.events.size(); ++e) {
+      const history::Event& event = h_.events[e];
+      if (const auto emptied = emptied_at_ms.find(e); emptied != emptied_at_ms.end()) {
+        options.clear();
+        for (auto& [queue, windows] : windows_) windows.emplace_back(emptied->second, history::ConfigureEvent{}.window_seconds);
+      }
       if (const auto* c = std::get_if<history::ConfigureEvent>(&event)) {
         options[c->queue] = *c;
         windows_[c->queue].emplace_back(c->now_ms, c->window_seconds);
@@ -212,6 +226,11 @@ class ClientView {
   bool may_be_gone(const Answer& a) const {
     const history::ItemRecord& item = a.request->items[a.item];
     const int64_t received = a.request->received_at_ms;
+    // Storage emptied by a power loss at or after the commit (power_loss.h).
+    if (emptied_between(h_, timed_ ? received - 1 : std::numeric_limits<int64_t>::min(),
+                        std::numeric_limits<int64_t>::max())) {
+      return true;
+    }
     if (auto it = deletes_.find({item.queue, item.partition}); it != deletes_.end()) {
       if (!timed_ || std::any_of(it->second.begin(), it->second.end(), [&](int64_t t) { return t >= received; })) {
         return true;
@@ -250,8 +269,8 @@ class ClientView {
     const std::string label = partition_label(item.queue, item.partition);
     failures.emplace_back(a.id(), Failure{{}, a.request->step, label,
                                           at() + ", but the final read of " + label +
-                                              " does not hold it, and no retention pass or delete_segment fault the "
-                                              "model replays could have removed its segment"});
+                                              " does not hold it, and no retention pass, delete_segment fault or "
+                                              "power loss under synchronous off could have removed its segment"});
   }
 
   // A queued answer of the duplicate's key that may be its original.
@@ -259,6 +278,8 @@ class ClientView {
     if (!timed_) return true;
     const history::ItemRecord& item = d.request->items[d.item];
     if (q.request->received_at_ms > d.request->answered_at_ms) return false;  // committed after the probe
+    // A power loss emptied storage between the commit and the probe.
+    if (emptied_between(h_, q.request->answered_at_ms, d.request->received_at_ms)) return false;
     const int64_t w_max = window_bound(item.queue, d.request->received_at_ms, d.request->answered_at_ms, false);
     return q.request->answered_at_ms >= d.request->received_at_ms - w_max * 1000;
   }

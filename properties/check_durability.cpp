@@ -1,7 +1,9 @@
 // durability (docs/semantics.md §8, storage that loses power): after every crash_storage,
 // every message storage had committed before the crash (a queued push that
 // no retention pass or delete_segment removed before it) is still there with
-// its id, and PRAGMA integrity_check says "ok".
+// its id, and PRAGMA integrity_check says "ok". Under synchronous off no
+// commit was ever durable (properties/power_loss.h): such a crash expects
+// nothing, and the commits before it are expected by no later crash.
 //
 // Why a property of its own rather than client-visible alone: client-visible
 // judges the final read, so a lost message that retention later deletes, or
@@ -21,6 +23,7 @@
 #include "properties/checks.h"
 #include "properties/event_pass.h"
 #include "properties/failure_sink.h"
+#include "properties/power_loss.h"
 #include "properties/recovered_view.h"
 #include "properties/step_index.h"
 
@@ -69,6 +72,11 @@ class Durability final : public PassChecker {
           }
         }
       }
+      if (loses_every_commit(crash)) {
+        // Nothing was promised: synchronous off never made a commit durable.
+        expected_.clear();
+        wrong_.clear();
+      }
       recovered_.apply(crash.recovered);
       for (const history::RecoveredChange& change : crash.recovered) {
         const Key key{change.queue, change.partition};
@@ -78,6 +86,17 @@ class Durability final : public PassChecker {
       const std::string at = "storage crash " + std::to_string(c) + " (synchronous " + crash.synchronous + ", at " +
                              std::to_string(crash.at_ms) + " ms, after " + std::to_string(crash.event_index) +
                              (crash.event_index == 1 ? " event" : " events") + "): ";
+      if (loses_every_commit(crash)) {
+        // Nothing synced, so nothing can come back: not even a commit.
+        for (const auto& [key, messages] : recovered_.partitions()) {
+          if (messages.empty()) continue;
+          const history::ReadMessage& m = messages.begin()->second;
+          sink_.add("", partition_label(key.first, key.second),
+                    at + "recovered " + std::to_string(messages.size()) + " message(s) from offset " +
+                        std::to_string(m.offset) + " (txn " + m.transaction_id +
+                        "), but under synchronous off nothing is ever synced, so nothing can survive");
+        }
+      }
       if (crash.integrity != "ok") {
         sink_.add("", "", at + "the integrity check after recovery (PRAGMA integrity_check) said " + crash.integrity +
                               ", not ok");

@@ -33,6 +33,9 @@ class Offsets final : public PassChecker {
   explicit Offsets(const HistoryIndex& index)
       : PassChecker("offsets", {}), h_(index.history()), steps_(index.steps()) {}
 
+  // Storage numbers an emptied partition from 0 again.
+  void storage_emptied(size_t /*e*/, const PassState& /*before*/) override { lanes_.clear(); }
+
   void before(size_t e, const history::Event& event, const PassState& /*state*/) override {
     const auto* push = std::get_if<history::PushEvent>(&event);
     if (push == nullptr || push->failed) return;

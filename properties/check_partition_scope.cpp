@@ -71,6 +71,13 @@ class PartitionScope final : public PassChecker {
     }
   }
 
+  // What storage held before a power loss emptied it still names the ids
+  // answered then; the keys it stored are gone.
+  void storage_emptied(size_t /*e*/, const PassState& before) override {
+    emptied_.push_back(&before.replay);
+    stored_.assign(stored_.size(), false);
+  }
+
   void finish(const PassState& state) override {
     const StorageReplay& replay = state.replay;
     const MessageIds& messages = index_.messages();
@@ -90,7 +97,9 @@ class PartitionScope final : public PassChecker {
           return "item " + std::to_string(i) + " (txn " + item.transaction_id + ") was answered " + got.status +
                  " with id " + got.message_id;
         };
-        if (const StorageReplay::Location* at = replay.locate(ids[i])) {
+        const StorageReplay::Location* at = replay.locate(ids[i]);
+        for (auto it = emptied_.rbegin(); at == nullptr && it != emptied_.rend(); ++it) at = (*it)->locate(ids[i]);
+        if (at != nullptr) {
           const StoredMessage* m = at->message;
           if (at->queue != item.queue || at->partition != item.partition) {
             sink_.add(r.step, partition_label(item.queue, item.partition),
@@ -139,6 +148,7 @@ class PartitionScope final : public PassChecker {
   // table from transactionId to partitions, filled per frame, cost a string
   // hash and a node per push for a question only a broken history asks.
   std::vector<bool> stored_;
+  std::vector<const StorageReplay*> emptied_;  // storage as each power loss found it, oldest first
   std::pmr::unordered_map<std::string_view, std::pmr::vector<uint32_t>> keys_by_txn_{&arena_};
 };
 

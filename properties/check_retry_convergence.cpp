@@ -148,6 +148,13 @@ class RetryConvergence final : public PassChecker {
     }
   }
 
+  // A power loss emptied storage: the copies stored before are gone, and
+  // the ids answered then are found in what it emptied.
+  void storage_emptied(size_t /*e*/, const PassState& before) override {
+    for (std::pmr::vector<int64_t>& earlier : stored_by_push_) earlier.clear();
+    emptied_.push_back(&before.replay);
+  }
+
   void finish(const PassState& state) override {
     // Numbered in a flat table; the ids by that number.
     model::DenseValues<PushKey, PushKeyHash> items;
@@ -188,12 +195,34 @@ class RetryConvergence final : public PassChecker {
       return std::tie(d.first.push, d.first.item, item.queue, item.partition, item.transaction_id);
     };
     std::sort(diverged.begin(), diverged.end(), [&](const auto& x, const auto& y) { return order(x) < order(y); });
-    for (const auto& [where, ids] : diverged) judge_ids(where.item, *ids, state.replay);
+    std::vector<const StorageReplay*> epochs = emptied_;
+    epochs.push_back(&state.replay);
+    for (const auto& [where, ids] : diverged) judge_ids(where.item, *ids, epochs);
   }
 
  private:
-  // Push item `i` received two or more different ids.
-  void judge_ids(size_t i, const Received& ids, const StorageReplay& replay) {
+  // Push item `i` received two or more different ids. `epochs`: storage as
+  // each power loss emptied it, oldest first, then as the run ended.
+  void judge_ids(size_t i, const Received& all_ids, const std::vector<const StorageReplay*>& epochs) {
+    // An id stored before a power loss emptied storage conflicts with no
+    // later one: the later answers came after it was lost.
+    size_t latest = 0;
+    std::vector<size_t> epoch_of(all_ids.size(), epochs.size());  // epochs.size(): stored nowhere
+    for (size_t k = 0; k < all_ids.size(); ++k) {
+      for (size_t ep = epochs.size(); ep-- > 0;) {
+        if (epochs[ep]->locate(all_ids[k].number) != nullptr) {
+          epoch_of[k] = ep;
+          latest = std::max(latest, ep);
+          break;
+        }
+      }
+    }
+    Received ids(&arena_);
+    for (size_t k = 0; k < all_ids.size(); ++k) {
+      if (epoch_of[k] == latest || epoch_of[k] == epochs.size()) ids.push_back(all_ids[k]);
+    }
+    if (ids.size() < 2) return;
+    const StorageReplay& replay = *epochs[latest];
     // Order the ids by where they are stored; an id stored nowhere under the
     // item's key conflicts with every other.
     const history::RequestRecord& any = *ids.front().request;
@@ -251,6 +280,7 @@ class RetryConvergence final : public PassChecker {
   // (push, key) of every stored frame, numbered; by that number, the offsets.
   model::DenseValues<PushKey, PushKeyHash> pushes_;
   std::pmr::vector<std::pmr::vector<int64_t>> stored_by_push_{&arena_};
+  std::vector<const StorageReplay*> emptied_;  // storage as each power loss found it, oldest first
 };
 
 }  // namespace

@@ -1,7 +1,10 @@
 #include "properties/event_pass.h"
 
 #include <cassert>
+#include <memory>
 #include <variant>
+
+#include "properties/power_loss.h"
 
 namespace qdt::properties {
 
@@ -12,25 +15,47 @@ void run_pass(const HistoryIndex& index, const std::vector<PassChecker*>& checke
     needs.replay = needs.replay || c->needs().replay;
     needs.model = needs.model || c->needs().model;
   }
-  StorageReplay replay(index);
-  ModelFollower model;
-  PassState state{replay, model};
+  // A power loss that empties storage starts both over; the old ones live
+  // on until the pass ends, as checkers may still hold views into them.
+  std::vector<std::unique_ptr<StorageReplay>> replays;
+  std::vector<std::unique_ptr<ModelFollower>> models;
+  std::vector<std::unique_ptr<PassState>> states;
+  PassState* state = nullptr;
+  auto start_over = [&] {
+    replays.push_back(std::make_unique<StorageReplay>(index));
+    models.push_back(std::make_unique<ModelFollower>());
+    states.push_back(std::make_unique<PassState>(PassState{*replays.back(), *models.back()}));
+    state = states.back().get();
+  };
+  start_over();
   const history::History& h = index.history();
+  const std::vector<size_t> emptied = storage_emptied_at(h);
+  auto next_emptied = emptied.begin();
+  auto empty_before = [&](size_t e) {
+    if (next_emptied == emptied.end() || *next_emptied != e) return;
+    ++next_emptied;
+    for (PassChecker* c : checkers) c->storage_emptied(e, *state);
+    start_over();
+  };
   for (size_t e = 0; e < h.events.size(); ++e) {
+    empty_before(e);
+    StorageReplay& replay = *replays.back();
+    ModelFollower& model = *models.back();
     const history::Event& event = h.events[e];
     const auto* push = std::get_if<history::PushEvent>(&event);
     if (needs.replay && push != nullptr) {
-      state.push_partition = replay.find(push->queue, push->partition);
-      state.push_window_seconds = replay.window_seconds(push->queue);
+      state->push_partition = replay.find(push->queue, push->partition);
+      state->push_window_seconds = replay.window_seconds(push->queue);
     }
-    for (PassChecker* c : checkers) c->before(e, event, state);
-    state.push_partition = nullptr;  // only before() of that push may use them
-    state.push_window_seconds = 0;
+    for (PassChecker* c : checkers) c->before(e, event, *state);
+    state->push_partition = nullptr;  // only before() of that push may use them
+    state->push_window_seconds = 0;
     if (needs.replay) replay.apply(event, e);
     if (needs.model) model.apply(event);
-    for (PassChecker* c : checkers) c->after(e, event, state);
+    for (PassChecker* c : checkers) c->after(e, event, *state);
   }
-  for (PassChecker* c : checkers) c->finish(state);
+  empty_before(h.events.size());
+  for (PassChecker* c : checkers) c->finish(*state);
 }
 
 std::vector<Failure> check_alone(PassCheckerFactory make, const history::History& history) {

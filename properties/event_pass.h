@@ -51,6 +51,11 @@ class PassChecker {
   virtual void before(size_t /*e*/, const history::Event& /*event*/, const PassState& /*state*/) {}
   // After it is applied.
   virtual void after(size_t /*e*/, const history::Event& /*event*/, const PassState& /*state*/) {}
+  // Before event `e` (or, e == events.size(), before finish()): a power
+  // loss emptied storage (properties/power_loss.h). `before` is the state it
+  // emptied, valid until the pass ends; the state is empty from here on, and
+  // a checker drops what it derived from the events before.
+  virtual void storage_emptied(size_t /*e*/, const PassState& /*before*/) {}
   // After the last event: response-level checks against the final state.
   virtual void finish(const PassState& /*state*/) {}
   std::vector<Failure> take() { return sink_.take(); }

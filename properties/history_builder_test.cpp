@@ -27,6 +27,19 @@ HistoryBuilder& HistoryBuilder::configure(const std::string& queue, int64_t wind
   return *this;
 }
 
+HistoryBuilder& HistoryBuilder::power_loss_off() {
+  assert(history_.storage_crashes.empty() && "recovered is recorded as changes to a previous crash's view");
+  history::StorageCrash crash;
+  crash.event_index = history_.events.size();
+  crash.at_ms = now_ms_;
+  crash.synchronous = "off";
+  crash.integrity = "ok";
+  history_.storage_crashes.push_back(crash);
+  model_ = model::Model{};
+  refresh_final_reads();
+  return *this;
+}
+
 HistoryBuilder& HistoryBuilder::fail(Txn kind, int count) {
   assert(count >= 0);
   fail_pending_[kind] += count;

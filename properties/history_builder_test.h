@@ -78,6 +78,9 @@ class HistoryBuilder {
   HistoryBuilder& fail(Txn kind, int count = 1);
   // Fault: removes the segment covering `offset`, leaving its sidecar row.
   HistoryBuilder& delete_segment(const std::string& queue, const std::string& partition, int64_t offset);
+  // The run's first power loss, on storage with synchronous off: every commit
+  // and queue setting is gone (properties/power_loss.h) and nothing recovered.
+  HistoryBuilder& power_loss_off();
   // One purge step removing the first `batch` sidecar rows older than the floor.
   HistoryBuilder& purge(const std::string& queue, const std::string& partition, int64_t batch = 1000);
   // One retention pass over every partition of `queue` (a RetentionEvent each).

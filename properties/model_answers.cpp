@@ -7,6 +7,8 @@
 #include <optional>
 #include <variant>
 
+#include "properties/power_loss.h"
+
 namespace qdt::properties {
 
 model::PushAnswer model_probe(const ModelFollower& follower, const history::PushEvent& push) {
@@ -35,8 +37,12 @@ std::string describe_push_answer(bool queued, int64_t base_offset,
 
 std::vector<PushVerdict> push_verdicts(const history::History& history) {
   std::vector<PushVerdict> out;
-  ModelFollower follower;
+  std::optional<ModelFollower> following(std::in_place);
+  const std::vector<size_t> emptied = storage_emptied_at(history);
   for (size_t e = 0; e < history.events.size(); ++e) {
+    // A power loss that emptied storage starts the model over, as the pass does.
+    if (std::binary_search(emptied.begin(), emptied.end(), e)) following.emplace();
+    ModelFollower& follower = *following;
     const history::Event& event = history.events[e];
     const auto* push = std::get_if<history::PushEvent>(&event);
     if (push && !push->failed && !push->frames.empty()) {
@@ -104,16 +110,18 @@ std::vector<ItemAnswer> item_answers(const history::History& history) {
   std::stable_sort(by_answer.begin(), by_answer.end(),
                    [](const auto* x, const auto* y) { return x->received_at_ms < y->received_at_ms; });
   std::map<std::pair<uint64_t, size_t>, std::string> alone;  // (request, item) -> model_on_arrival
-  ModelFollower follower;
+  std::optional<ModelFollower> follower(std::in_place);
+  const std::vector<size_t> emptied = storage_emptied_at(history);
   size_t next_event = 0;
   for (const history::RequestRecord* r : by_answer) {
     if (!history.recorded_request_times) break;
     while (next_event < history.events.size() &&
            event_time_ms(history.events[next_event]).value_or(INT64_MIN) < r->received_at_ms) {
-      follower.apply(history.events[next_event++]);
+      if (std::binary_search(emptied.begin(), emptied.end(), next_event)) follower.emplace();
+      follower->apply(history.events[next_event++]);
     }
     for (const ItemAnswer& a : item_answers(verdicts, *r)) {
-      alone[{a.request, a.item}] = model_alone(follower, a, r->received_at_ms);
+      alone[{a.request, a.item}] = model_alone(*follower, a, r->received_at_ms);
     }
   }
   for (const history::RequestRecord& r : history.requests) {

@@ -53,6 +53,7 @@ void Broker::set_variant(Variant variant) {
   on_repeat_ = variant == Variant::last_wins ? &Broker::repeat_takes_over : &Broker::repeat_follows;
   duplicate_id_ = variant == Variant::fresh_id_on_duplicate ? &Broker::fresh_duplicate_id : &Broker::resolve_original_id;
   watermark_slack_ = variant == Variant::watermark_off_by_one ? 1 : 0;
+  forget_on_lost_connection_ = variant != Variant::keep_cache_on_reconnect;
   CacheConfig config = cache_.config();
   config.variant = variant;
   cache_ = DedupCache(config);
@@ -381,6 +382,9 @@ void Broker::crash() {
 
 void Broker::forget_storage() {
   stats_.storage_resets++;
+  // The variant's reasoning: the rows are still there. Not after a power
+  // loss under synchronous off, nor in storage that was rebuilt.
+  if (!forget_on_lost_connection_) return;
   cache_.clear();
   known_window_.clear();
 }

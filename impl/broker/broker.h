@@ -176,6 +176,7 @@ class Broker : private HydrationSource {
   OnRepeat on_repeat_ = &Broker::repeat_follows;
   DuplicateId duplicate_id_ = &Broker::resolve_original_id;
   int64_t watermark_slack_ = 0;  // watermark-off-by-one: 1
+  bool forget_on_lost_connection_ = true;  // false: keep-cache-on-reconnect
 };
 
 }  // namespace qdt::impl

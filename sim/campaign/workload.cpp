@@ -60,7 +60,10 @@ class Generator {
     if (k_.zero_latency) storage["latency_ms"] = {0, 0};
     if (k_.crash_storage_pm > 0) {
       storage["path"] = "qdt.db";
-      storage["synchronous"] = "full";
+      // A stream of its own, so that every other draw of the seed stays put.
+      Rng sync(seed ^ 0x7c1f4e2b95a3d861ULL);
+      synchronous_off_ = static_cast<int>(sync.below(1000)) < k_.synchronous_off_pm;
+      storage["synchronous"] = synchronous_off_ ? "off" : "full";
     }
     world["storage"] = std::move(storage);
     doc["world"] = std::move(world);
@@ -281,8 +284,32 @@ class Generator {
     return {{"op", "sequence"}, {"steps", std::move(steps)}};
   }
 
+  // Storage forgets what a broker's cache vouches for (synchronous off):
+  // broker 0 stores a key, power fails, broker 1 stores another key at the
+  // offset storage hands out again, and broker 0 repeats that key, whose
+  // probe must not skip offsets broker 0 vouched for before the loss. The
+  // window is the default first: the loss resets it to that, and a broker
+  // whose learnt window is smaller has its watermark refused by the guard.
+  json lost_commits_race(json crash) {
+    window_ = 3600;
+    json configure = {{"op", "configure"}, {"queue", "q0"}, {"options", {{"dedupWindowSeconds", window_}}}};
+    const std::string part = partition();
+    auto here = [this, &part] { return item("q0", part); };
+    json vouched = push_request(here, 0);
+    json learnt = push_request(here, 0);  // its answer leaves broker 0's cache vouching for the first
+    json reused = push_request(here, 1);
+    json repeat = reused;
+    repeat["id"] = id();
+    repeat["broker"] = 0;
+    json steps = json::array({std::move(configure), std::move(vouched), std::move(learnt), std::move(crash),
+                              std::move(reused), std::move(repeat)});
+    return {{"op", "sequence"}, {"steps", std::move(steps)}};
+  }
+
   json crash_storage() {
-    const json crash = {{"op", "crash_storage"}, {"torn", rng_.below(2) == 0}};
+    json crash = {{"op", "crash_storage"}, {"torn", rng_.below(2) == 0}};
+    // The side stream: seeds on synchronous full draw as before.
+    if (synchronous_off_ && brokers_ >= 2 && side_.below(4) != 0) return lost_commits_race(std::move(crash));
     if (rng_.below(2)) return crash;
     // Power fails while pushes are out: their transactions fail mid-way. Only
     // pushes race it (an admin step has no retry to absorb a lost connection).
@@ -350,6 +377,7 @@ class Generator {
   // so a seed that does not use them generates what it always did.
   Rng side_;
   bool fusion_off_ = false;  // world.fusion false for this seed
+  bool synchronous_off_ = false;  // file storage on synchronous off: a power loss empties it
   json leading_ = json::array();  // steps the last step drawn needs before it
   int64_t window_ = 3600;
   int next_id_ = 0;

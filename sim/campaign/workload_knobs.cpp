@@ -135,11 +135,15 @@ Knobs knobs_for(const std::string& profile, Rng& rng) {
     k.contention_pm = 60;
     k.loss_response_pm = 30;
   } else if (profile == "power-loss") {
-    // File storage (synchronous full) loses power between pushes and while
+    // File storage (synchronous full, or off in a quarter of seeds) loses power between pushes and while
     // pushes, retries and lost responses are in flight; a second broker's
     // cache must forget what it learnt too. Few steps (6..10): file storage
     // is slower per push, and the profile stays within ~5x of default per seed.
     k.crash_storage_pm = 120;
+    // Under synchronous off a power loss takes every commit: offsets are
+    // handed out again, and a cache that survived the loss vouches for rows
+    // that are gone.
+    k.synchronous_off_pm = 250;
     k.brokers_max = 2;
     k.steps_max = 10;
     k.loss_response_pm = 40;

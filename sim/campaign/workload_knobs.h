@@ -31,6 +31,7 @@ struct Knobs {
   int skew_pm = 0;
   int crash_pm = 0;
   int crash_storage_pm = 0;
+  int synchronous_off_pm = 0;  // of file-storage seeds: synchronous off, so a power loss empties storage
   // Per mille of steps drawn as a cache command racing flushes (cache_race)
   // and as a key's life across the purge floor (lifecycle).
   int cache_race_pm = 0;

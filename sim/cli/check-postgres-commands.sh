@@ -41,7 +41,7 @@ refused "needs SQL of its own" explore sim/testdata/sweeps/tiny.json --storage p
 sed 's/"profile": "default"/"profile": "power-loss"/' sim/testdata/sweeps/tiny.json >"$tmp/power-sweep.json"
 refused "needs crash_storage" explore "$tmp/power-sweep.json" --storage postgres --out "$tmp/nothing"
 refused "needs SQL of its own" explore-schedules "$schedules" --storage postgres --variant queue-scope --out "$tmp/nothing"
-refused "crash_storage" explore-schedules sim/testdata/power/crash-storage-off-loses-commits.json --storage postgres --out "$tmp/nothing"
+refused "crash_storage" explore-schedules scenarios/crash-storage-off-loses-commits.json --storage postgres --out "$tmp/nothing"
 refused "no --only" bench --storage postgres --only items --quick
 refused "cannot connect" mutants --storage postgres --profile default --variant last-wins --seeds 1 --pg-url "host=$tmp/none" --out "$tmp/nothing"
 

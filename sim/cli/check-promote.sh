@@ -53,7 +53,7 @@ for name in 'a/b' 'a b' '$(touch x)' '.hidden' '-x' 'x.json' "it's" ''; do
 done
 [ "$(ls "$dir" | wc -l)" -eq 1 ] || fail "a refused name wrote a file: $(ls "$dir")"
 # A failure the reference fails too is no regression: exit 1, nothing written.
-expect 1 qdt promote "$src/sim/testdata/power/crash-storage-off-loses-commits.json" lost --dir "$dir"
+expect 1 qdt promote "$src/sim/testdata/power/keep-cache-on-reconnect-double-write.json" lost --dir "$dir"
 grep -qF "reference implementation fails it too" "$tmp/err" || fail "no reason for a failing reference"
 [ ! -e "$dir/lost.json" ] || fail "a failing reference's file was written"
 # From a repository root, the default folder, and the line that registers its ctest.
