@@ -94,6 +94,7 @@ class Loader {
           r_.fail(p + "/synchronous", "applies to file storage only: set /world/storage/path to a file name");
         } else {
           s.world.storage.synchronous = *v;
+          steps_.set_synchronous_off(*v == "off");
         }
       }
       if (auto v = r_.integer(*it, p, "purge_batch", 1, 1'000'000)) s.world.storage.purge_batch = *v;

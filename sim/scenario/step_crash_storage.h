@@ -7,6 +7,7 @@ namespace qdt::sim {
 
 struct CrashStorageArgs {
   bool torn = true;  // the last unsynced write keeps a seeded prefix
+  bool synchronous_off = false;  // nothing was ever synced: the loss takes every commit
 };
 
 extern const StepKind crash_storage_step;

@@ -26,6 +26,9 @@ class StepLoader {
   // world.storage.path names a file (crash_storage needs one); set before the steps are read.
   void set_file_storage(bool file_storage) { file_storage_ = file_storage; }
   bool file_storage() const { return file_storage_; }
+  // world.storage.synchronous is "off": a power loss takes every commit.
+  void set_synchronous_off(bool off) { synchronous_off_ = off; }
+  bool synchronous_off() const { return synchronous_off_; }
 
   // The script's top-level steps.
   void steps(const nlohmann::json& list, const std::string& path, std::vector<Step>& out);
@@ -58,6 +61,7 @@ class StepLoader {
   int nesting_ = 0;       // > 0 while loading the children of a composite step
   int repeat_depth_ = 0;  // > 0 while loading the children of a repeat
   bool file_storage_ = false;
+  bool synchronous_off_ = false;
   std::map<std::string, int64_t> item_counts_;
   std::vector<std::pair<std::string, uint32_t>> brokers_used_;
 };
