@@ -30,6 +30,7 @@ constexpr Named kVariants[] = {
     {Variant::no_window_guard, "no-window-guard", "storage: applies any watermark whatever window it was computed with"},
     {Variant::sidecar_with_segment, "sidecar-with-segment", "storage SQL: retention deletes a segment's sidecar row together with the segment"},
     {Variant::keep_cache_on_reconnect, "keep-cache-on-reconnect", "broker: keeps its cache and learnt windows when its connection to storage was lost"},
+    {Variant::merge_read_after_reset, "merge-read-after-reset", "cache: merges a hydration read into a partition reset (evicted and made anew) while the read was in flight"},
 };
 }  // namespace
 

@@ -32,6 +32,7 @@ enum class Variant {
   no_window_guard,        // storage applies any watermark whatever window it was computed with
   sidecar_with_segment,   // retention deletes a segment's sidecar row together with the segment
   keep_cache_on_reconnect,  // the broker keeps its cache and learnt windows when its connection to storage was lost
+  merge_read_after_reset,   // the cache merges a hydration read into a partition reset while it was in flight
 };
 
 std::optional<Variant> parse_variant(const std::string& name);

@@ -45,7 +45,7 @@ bool DedupCache::hydrate(const Key& key, bool full, int64_t now_ms, int64_t wind
   auto it = partitions_.find(key);
   if (it == partitions_.end()) QDT_REACHED("cache.hydration_outlived_its_partition");
   if (it != partitions_.end() && it->second.generation != generation) QDT_REACHED("cache.reset_during_hydration");
-  if (it == partitions_.end() || it->second.generation != generation) return false;
+  if (it == partitions_.end() || !policy_.read_applies(generation, it->second.generation)) return false;
   Partition& q = it->second;
   q.hydrating = false;
   if (failed) {

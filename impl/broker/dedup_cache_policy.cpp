@@ -55,6 +55,11 @@ void remove_counted(HashMultiset& set, size_t i) {
 void remove_plain(HashMultiset& set, size_t i) { set.unindex(set[i]); }
 
 bool window_differs(int64_t built_seconds, int64_t seen_seconds) { return built_seconds != seen_seconds; }
+
+bool same_generation(uint64_t read_from, uint64_t now) { return read_from == now; }
+
+// merge-read-after-reset: the read is merged whatever came between.
+bool any_generation(uint64_t, uint64_t) { return true; }
 // stale-window: the window the partition was built with stands.
 bool window_never_changes(int64_t, int64_t) { return false; }
 
@@ -70,7 +75,7 @@ void remember_on_evict(EvictedUpto& memory, const std::pair<std::string, std::st
 
 CachePolicy cache_policy(Variant variant) {
   CachePolicy p{cutoff_by_storage_floor, cutoff_by_storage_floor, since_by_storage_floor, add_indexed,
-                remove_counted,          window_differs,          forget_on_evict};
+                remove_counted,          window_differs,          forget_on_evict,        same_generation};
   switch (variant) {
     case Variant::no_expire_before_verify: p.answer_cutoff = cutoff_none; break;
     case Variant::plain_set:
@@ -78,6 +83,7 @@ CachePolicy cache_policy(Variant variant) {
       break;
     case Variant::stale_window: p.window_changed = window_never_changes; break;
     case Variant::span_hydration: p.on_evict = remember_on_evict; break;
+    case Variant::merge_read_after_reset: p.read_applies = any_generation; break;
     case Variant::shipped_expiry:
       p.answer_cutoff = cutoff_by_broker_clock;
       p.hydrate_cutoff = cutoff_by_broker_clock;

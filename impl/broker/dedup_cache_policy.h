@@ -39,6 +39,10 @@ struct CachePolicy {
   bool (*window_changed)(int64_t built_seconds, int64_t seen_seconds);
   // An eviction of a hydrated partition verified up to `verified_upto`.
   void (*on_evict)(EvictedUpto& memory, const std::pair<std::string, std::string>& key, int64_t verified_upto);
+  // Whether a hydration read begun in generation `read_from` of a partition
+  // may be merged into its entry of generation `now` (a reset, an eviction
+  // and a new entry, came between them when they differ).
+  bool (*read_applies)(uint64_t read_from, uint64_t now);
 };
 
 // The policy of `variant`: the reference for every variant that does not

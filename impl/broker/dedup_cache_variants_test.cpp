@@ -190,5 +190,33 @@ TEST_F(VariantPair, OtherVariantsLeaveTheCacheAsIs) {
   }
 }
 
+// Unsafe: a span read that returns to a partition evicted and made anew
+// while it was out (another flush made it, and its full read failed) is
+// merged, so the new entry vouches up to the read's last_offset holding only
+// the span: the key below the span, which the evicted entry held, is missed.
+TEST_F(VariantPair, MergeReadAfterResetVouchesBelowTheSpan) {
+  use(Variant::merge_read_after_reset);
+  ours(hs({1}));            // offset 0
+  Answers a = wm(hs({9}));  // both hydrate: verified up to 0
+  EXPECT_EQ(a.ref, 0);
+  EXPECT_EQ(a.var, 0);
+  storage.commit(q, p, hs({2}));  // offset 1, another broker: a gap
+  ours(hs({3}));                   // offset 2, recorded past the gap
+  // Each cache's span read is out while it is evicted and made anew.
+  auto span_read_beside_a_reset = [&](DedupCache& cache) {
+    storage.during_read = [&] {
+      cache.evict(q, p);
+      storage.fail_next = 1;
+      EXPECT_EQ(cache.watermark(q, p, hs({9}), storage.now, kWindow, storage), -1);  // its full read failed
+    };
+    return cache.watermark(q, p, hs({1}), storage.now, kWindow, storage);  // offset 0 holds 1, below the span
+  };
+  const int64_t ref_answer = span_read_beside_a_reset(ref);
+  const int64_t var_answer = span_read_beside_a_reset(var);
+  EXPECT_EQ(ref_answer, -1);
+  EXPECT_EQ(var_answer, 2);
+  EXPECT_TRUE(in_window_at_or_below(h(1), var_answer));
+}
+
 }  // namespace
 }  // namespace qdt::impl

@@ -20,7 +20,7 @@ import json, sys
 spec = """skip-probe probe-outside-lock queue-scope bloom-filter watermark-off-by-one no-expire-before-verify
 plain-set stale-window purge-below-floor last-wins fresh-id-on-duplicate trust-local-hit stamp-before-lock
 span-hydration shipped-expiry shipped-meta-ttl no-window-guard sidecar-with-segment no-row-lock
-bundle-unordered-locks keep-cache-on-reconnect""".split()
+bundle-unordered-locks keep-cache-on-reconnect merge-read-after-reset""".split()
 rows = [l.split()[0] for l in open(sys.argv[1]).read().splitlines()[1:] if l and not l.startswith(" ")]
 listed = json.load(open(sys.argv[2]))
 assert sorted(rows) == sorted(spec), ("text", sorted(set(rows) ^ set(spec)))
