@@ -58,8 +58,9 @@ std::string failures_section(const json& failures, const std::vector<json>& time
     out << "<tr class=\"hl\"><td>" << e(f["profile"]) << "</td><td>" << e(f["seed"]) << "</td><td>"
         << e(f["property"]) << "</td><td class=\"text\">" << e(f["detail"]) << "</td><td>"
         << (f.contains("steps") ? e(f["steps"]) + " steps" : std::string("not shrunk")) << "</td><td class=\"text\">"
-        << (f.contains("replay") ? "<a href=\"#failure-" + std::to_string(i) + "\"><code>" + e(f["replay"]) +
-                                        "</code></a>"
+        << (f.contains("replay")  ? "<a href=\"#failure-" + std::to_string(i) + "\"><code>" + e(f["replay"]) +
+                                         "</code></a>"
+            : f.contains("check") ? "shrink it with <code>" + e(f["check"]) + "</code>"
                                   : std::string())
         << "</td></tr>\n";
   }

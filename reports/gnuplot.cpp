@@ -21,6 +21,7 @@ namespace fs = std::filesystem;
 
 constexpr unsigned kGnuplotSeconds = 120;
 constexpr int kChartWidth = 640, kChartHeight = 440, kChartFontPt = 14;
+constexpr int kUprightExtraHeight = 160;  // room for category names set upright
 
 // A gnuplot double-quoted string that reads as data whatever it holds:
 // gnuplot substitutes `...` (a shell command) and @name (a macro) on the
@@ -133,10 +134,14 @@ std::string gnuplot_script(const std::vector<Chart>& charts) {
   for (size_t i = 0; i < charts.size(); ++i) {
     const Chart& c = charts[i];
     const std::string n = std::to_string(i);
+    // Many categories side by side: upright names, so neighbours never
+    // overlap, on a taller chart that keeps the plot its height.
+    const size_t bars = c.style == ChartStyle::bars && !c.series.empty() ? c.series.front().points.size() : 0;
+    const bool upright = c.style == ChartStyle::bars && std::max(bars, c.x_ticks.size()) > 8;
     out << "reset\n"
         // Sized so that the page's figure (at most 1.25 times this width, two to a row on a wide screen) shows
         // the text at 12 px or more.
-        << "set terminal svg size " << kChartWidth << "," << kChartHeight << " dynamic noenhanced font \"sans,"
+        << "set terminal svg size " << kChartWidth << "," << kChartHeight + (upright ? kUprightExtraHeight : 0) << " dynamic noenhanced font \"sans,"
         << kChartFontPt << "\" background rgb \"white\"\n"
         << "set output 'chart" << n << ".svg'\n"
         << "set title " << quoted(c.title) << "\n"
@@ -173,7 +178,11 @@ std::string gnuplot_script(const std::vector<Chart>& charts) {
     }
     if (c.log_y) out << "set logscale y 10\nset yrange [0.8:*]\n";
     else if (y_lo >= 0) out << "set yrange [0:*]\n";
-    if (c.style == ChartStyle::bars) out << "set style fill solid 0.6 border -1\nset boxwidth 0.6\nset xtics rotate by -40\nset bmargin 8\n";
+    if (c.style == ChartStyle::bars) {
+      out << "set style fill solid 0.6 border -1\nset boxwidth 0.6\n";
+      if (upright) out << "set xtics rotate by 90 right\nset bmargin 13\n";
+      else out << "set xtics rotate by -40\nset bmargin 8\n";
+    }
     if (c.series.size() > 1 || c.style == ChartStyle::points) {  // markers need a legend to be read
       out << "set key outside below center horizontal";
       if (!c.legend_title.empty()) out << " title " << quoted(c.legend_title);

@@ -100,5 +100,23 @@ TEST(GnuplotScript, WholeNumberTicksAreRoundAndTheTextIsLargeEnoughToRead) {
   EXPECT_NE(gnuplot_script({c}).find("svg size 640,440 dynamic noenhanced font \"sans,14\""), std::string::npos);
 }
 
+// Many bars side by side get upright names on a taller chart; a few keep the slant.
+TEST(GnuplotScript, ManyCategoriesAreNamedUprightOnATallerChart) {
+  Chart c;
+  c.style = ChartStyle::bars;
+  c.categorical_x = true;
+  ChartSeries bars{"s", {}, kPointCircleFilled, ""};
+  for (int i = 0; i < 8; ++i) bars.points.push_back({static_cast<double>(i), "variant-name", 1, 1, 1});
+  c.series.push_back(bars);
+  std::string script = gnuplot_script({c});
+  EXPECT_NE(script.find("set xtics rotate by -40\n"), std::string::npos) << script;
+  EXPECT_NE(script.find("svg size 640,440 "), std::string::npos) << script;
+  c.series[0].points.push_back({8, "variant-name", 1, 1, 1});
+  script = gnuplot_script({c});
+  EXPECT_NE(script.find("set xtics rotate by 90 right\n"), std::string::npos) << script;
+  EXPECT_EQ(script.find("rotate by -40"), std::string::npos) << script;
+  EXPECT_NE(script.find("svg size 640,600 "), std::string::npos) << script;
+}
+
 }  // namespace
 }  // namespace qdt::reports

@@ -204,6 +204,15 @@ TEST(CheckReport, FailuresComeBeforeTheCountsAndTheCoverageTable) {
   EXPECT_LT(failures, html.find("<h2 id=\"coverage\">"));
   EXPECT_LT(html.find("<details>"), html.find("cache.declined"));
 
+  // A failure left unshrunk carries the command that shrinks it.
+  summary["failures"].push_back({{"profile", "default"}, {"seed", 7}, {"property", "offsets"}, {"detail", "d"},
+                                 {"check", "qdt check --profile default --seed 7 --seeds 1 --out reports/out/failures"}});
+  const std::string unshrunk = check_html(summary, {document(true), json()}, "qdt check", "", kNoGnuplot);
+  EXPECT_NE(unshrunk.find("<td>not shrunk</td><td class=\"text\">shrink it with <code>qdt check --profile default "
+                          "--seed 7 --seeds 1 --out reports/out/failures</code></td>"),
+            std::string::npos)
+      << unshrunk;
+
   summary["failures"] = json::array();
   summary["failed"] = 0;
   const std::string passing = check_html(summary, {}, "qdt check", "", kNoGnuplot);
