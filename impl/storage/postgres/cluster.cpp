@@ -1,5 +1,6 @@
 #include "impl/storage/postgres/cluster.h"
 
+#include "impl/storage/postgres/janitor.h"
 #include "impl/storage/postgres/sql_loader.h"
 
 #include <fcntl.h>
@@ -305,6 +306,7 @@ std::unique_ptr<Cluster> Cluster::attach(const std::string& url) {
     throw ClusterError("postgres: cannot connect to " + url + ": " + (conn ? PQerrorMessage(conn.get()) : "?"));
   }
   cluster->admin_database_ = PQdb(conn.get());
+  if (getpid() == first_pid()) start_janitor(url, first_pid());
   return cluster;
 }
 
@@ -379,22 +381,10 @@ void Cluster::stop() {
 }
 
 void Cluster::drop_workers_databases() {
-  const std::string first = std::to_string(first_pid());
   try {
     PgConnPtr conn = admin();
-    // Runs before templates; this process's own names (first_first_n) are
-    // its Clusters' own business.
-    const std::string list =
-        "SELECT datname FROM pg_catalog.pg_database WHERE (starts_with(datname, 'qdt_run_" + first +
-        "_') OR starts_with(datname, 'qdt_template_" + first + "_')) AND NOT starts_with(datname, 'qdt_run_" + first +
-        "_" + first + "_') AND NOT starts_with(datname, 'qdt_template_" + first + "_" + first +
-        "_') ORDER BY starts_with(datname, 'qdt_template_'), datname";
-    PgResultPtr r = exec_blocking(conn.get(), list, "listing the workers' databases");
-    for (int i = 0; i < PQntuples(r.get()); ++i) {
-      const std::string name = PQgetvalue(r.get(), i, 0);
-      exec_blocking(conn.get(), "DROP DATABASE IF EXISTS " + quote_identifier(conn.get(), name) + " WITH (FORCE)",
-                    "dropping database " + name);
-    }
+    // This process's own names (first_first_n) are its Clusters' own business.
+    drop_databases_named_after(conn.get(), first_pid(), false);
   } catch (const ClusterError&) {
     // Best effort on the way out, as above.
   }

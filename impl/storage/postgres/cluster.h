@@ -13,7 +13,8 @@
 //
 // Databases come from a template holding clock.sql and the interface SQL,
 // so creating one costs a file copy, not a schema load. On an external
-// server the Cluster drops only the databases it created.
+// server the Cluster drops only the databases it created, and the first
+// process's janitor (janitor.h) whatever a killed qdt left.
 //
 // Not thread-safe; one Cluster per process. A local cluster must be started
 // from the thread that outlives it (the parent-death signal follows that

@@ -37,12 +37,26 @@ PgResultPtr exec_blocking(PGconn* conn, const std::string& sql, const std::strin
   return last;
 }
 
-std::string quote_identifier(PGconn* conn, const std::string& name) {
-  char* quoted = PQescapeIdentifier(conn, name.data(), name.size());
-  if (!quoted) throw ClusterError(std::string("postgres: cannot quote an identifier: ") + PQerrorMessage(conn));
+namespace {
+
+// PQescapeIdentifier or PQescapeLiteral, into a std::string.
+std::string escaped(PGconn* conn, const std::string& text, char* (*escape)(PGconn*, const char*, size_t),
+                    const char* what) {
+  char* quoted = escape(conn, text.data(), text.size());
+  if (!quoted) throw ClusterError(std::string("postgres: cannot quote ") + what + ": " + PQerrorMessage(conn));
   std::string out(quoted);
   PQfreemem(quoted);
   return out;
+}
+
+}  // namespace
+
+std::string quote_identifier(PGconn* conn, const std::string& name) {
+  return escaped(conn, name, PQescapeIdentifier, "an identifier");
+}
+
+std::string quote_literal(PGconn* conn, const std::string& text) {
+  return escaped(conn, text, PQescapeLiteral, "a literal");
 }
 
 }  // namespace qdt::impl::postgres

@@ -40,5 +40,7 @@ PgResultPtr exec_blocking(PGconn* conn, const std::string& sql, const std::strin
 
 // `name` quoted as an SQL identifier, whatever it contains.
 std::string quote_identifier(PGconn* conn, const std::string& name);
+// `text` as an SQL string literal (PQescapeLiteral).
+std::string quote_literal(PGconn* conn, const std::string& text);
 
 }  // namespace qdt::impl::postgres
