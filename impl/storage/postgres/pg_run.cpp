@@ -5,6 +5,16 @@
 #include <functional>
 
 namespace qdt::impl::postgres {
+namespace {
+constexpr const char* kClockWriteName = "qdt_clock_write";
+}
+
+void prepare_clock_write(PGconn* control) {
+  PgResultPtr prepared(PQprepare(control, kClockWriteName, "SELECT qdt_clock.set_us($1::bigint)", 1, nullptr));
+  if (!prepared || PQresultStatus(prepared.get()) != PGRES_COMMAND_OK) {
+    throw ClusterError(std::string("postgres: cannot prepare the clock write: ") + PQerrorMessage(control));
+  }
+}
 
 PgRun::PgRun(PgRunShared shared, WaitOptions wait) : shared_(std::move(shared)), wait_(wait) {
   assert(shared_.probe && shared_.control && shared_.interface && shared_.reset);
@@ -49,9 +59,10 @@ PgRun::Member& PgRun::member(const Session& session) {
 
 void PgRun::advance_clock(int64_t now_ms) {
   if (now_ms <= clock_ms_) return;
-  const std::string sql = "SELECT qdt_clock.set_us(" + std::to_string(now_ms * 1000) + ")";
+  const std::string now_us = std::to_string(now_ms * 1000);
+  const char* values[] = {now_us.c_str()};
   const ServerWait waiting;
-  PgResultPtr r(PQexec(shared_.control, sql.c_str()));
+  PgResultPtr r(PQexecPrepared(shared_.control, kClockWriteName, 1, values, nullptr, nullptr, 0));
   if (!r || PQresultStatus(r.get()) != PGRES_TUPLES_OK) {
     throw StorageError::connection_lost(std::string("postgres: cannot write the virtual clock: ") +
                                         PQerrorMessage(shared_.control));

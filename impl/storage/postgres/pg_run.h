@@ -41,6 +41,11 @@ struct PgRunShared {
   DatabaseReset* reset = nullptr;
 };
 
+// Prepares the clock write PgRun::advance_clock sends on `control`, once per
+// connection: a run writes the clock before most statements, and parsing and
+// planning it each time is a share of every write.
+void prepare_clock_write(PGconn* control);
+
 class PgRun {
  public:
   explicit PgRun(PgRunShared shared, WaitOptions wait = {});
@@ -61,7 +66,8 @@ class PgRun {
   void detach(Session& session);
 
   // Writes the virtual clock when `now_ms` is later than what was last
-  // written; never moves it backwards.
+  // written; never moves it backwards. The control connection must have been
+  // through prepare_clock_write().
   void advance_clock(int64_t now_ms);
   int64_t clock_ms() const { return clock_ms_; }
 
