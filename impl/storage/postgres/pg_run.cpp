@@ -74,7 +74,12 @@ Progress PgRun::wait(Session& session) {
   Member& m = member(session);
   assert(session.in_flight());
   if (m.state == State::returned) return Progress::returned;
-  const Progress p = session.wait_until_done_or_blocked(*shared_.probe, pids_, wait_);
+  WaitOptions options = wait_;
+  if (others_outside_transactions(session)) {
+    options.first_check_us = std::max(options.first_check_us,
+                                      std::min(options.first_check_us_others_idle, options.check_interval_us_max));
+  }
+  const Progress p = session.wait_until_done_or_blocked(*shared_.probe, pids_, options);
   if (p == Progress::returned) {
     m.state = State::returned;
     return p;
