@@ -58,6 +58,7 @@ PgRun::Member& PgRun::member(const Session& session) {
 }
 
 void PgRun::advance_clock(int64_t now_ms) {
+  now_ms = std::max(now_ms, deferred_ms_);
   if (now_ms <= clock_ms_) return;
   const std::string now_us = std::to_string(now_ms * 1000);
   const char* values[] = {now_us.c_str()};
@@ -157,6 +158,7 @@ void PgRun::reset_rows() {
   const ServerWait waiting;
   (*shared_.reset)(shared_.control);
   clock_ms_ = 0;
+  deferred_ms_ = 0;
 }
 
 std::vector<int> PgRun::blocking_pids(int pid) {

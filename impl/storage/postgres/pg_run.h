@@ -12,6 +12,7 @@
 // by PostgreSQL's detector, whose victim depends on timing.
 //
 // Not thread-safe: the fibers of one world drive it from one thread.
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -69,6 +70,13 @@ class PgRun {
   // written; never moves it backwards. The control connection must have been
   // through prepare_clock_write().
   void advance_clock(int64_t now_ms);
+  // For a statement that cannot read the clock (a BEGIN: its text carries
+  // its time): `now_ms` is written with the next statement that can
+  // (advance_clock or flush_clock), so every statement that reads the clock
+  // reads what it would have read had the write come first.
+  void defer_clock(int64_t now_ms) { deferred_ms_ = std::max(deferred_ms_, now_ms); }
+  // Writes a deferred time, before a statement outside a transaction.
+  void flush_clock() { advance_clock(deferred_ms_); }
   int64_t clock_ms() const { return clock_ms_; }
 
   // Waits for `session`'s statement in flight to return or block; a new
@@ -119,6 +127,7 @@ class PgRun {
   std::vector<Member> members_;  // sorted by client name
   std::vector<int> pids_;
   int64_t clock_ms_ = 0;
+  int64_t deferred_ms_ = 0;
   uint64_t next_blocked_seq_ = 0;
   std::vector<PgDeadlock> deadlocks_;
 };

@@ -137,6 +137,30 @@ TEST(PgStorageFibers, AWaitCycleIsBrokenByCancellingTheClientThatWaitedLast) {
   EXPECT_EQ(r.deadlocks[0].cycle, (std::vector<std::string>{"b", "a"}));
 }
 
+// A BEGIN carries its time in its text, so the run writes the clock with
+// the transaction's next statement; that statement reads the clock as if
+// the write had come before the BEGIN.
+TEST(PgStorageFibers, TheClockWriteOfABeginWaitsForTheNextStatement) {
+  ManualClock clock(kT0Ms);
+  auto run = backend().begin_run();
+  YieldGate gate;
+  Session s(run->base_conninfo(), run->database(), "a");
+  run->attach(s);
+  {
+    PgTransaction tx(*run, s, gate, clock, TxnKind::read);
+    EXPECT_EQ(run->clock_ms(), 0);
+    clock.set(kT0Ms - 1);  // an earlier time cannot undo the deferred one
+    const StatementOutcome out = tx.run("SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint, "
+                                        "(extract(epoch FROM now()) * 1000)::bigint",
+                                        {}, StatementKind::read);
+    EXPECT_EQ(out.value(0, 0), std::to_string(kT0Ms));
+    EXPECT_EQ(out.value(0, 1), std::to_string(kT0Ms));
+    EXPECT_EQ(run->clock_ms(), kT0Ms);
+    tx.commit();
+  }
+  run->detach(s);
+}
+
 TEST(PgStorageFibers, AnswersAndTheDeadlockVictimAreTheSameOverTwentyRepetitions) {
   const TwoPushes first_push = two_pushes("p", "p");
   const CycleOutcome first_cycle = wait_cycle();
