@@ -45,7 +45,8 @@ PgBackend::PgBackend(PgBackendOptions options) : options_(std::move(options)) {
 PgBackend::~PgBackend() = default;
 
 std::unique_ptr<PgRun> PgBackend::begin_run() {
-  PgRunShared shared{cluster_->base_conninfo(), database_, probe_.get(), control_.get(), &interface_, reset_.get()};
+  PgRunShared shared{cluster_->base_conninfo(), database_, probe_.get(), control_.get(), &interface_, reset_.get(),
+                     options_.sql.empty()};
   auto run = std::make_unique<PgRun>(std::move(shared), options_.wait);
   run->reset_rows();
   return run;

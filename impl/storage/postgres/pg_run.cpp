@@ -1,5 +1,7 @@
 #include "impl/storage/postgres/pg_run.h"
 
+#include "impl/storage/postgres/pg_sql.h"
+
 #include <algorithm>
 #include <cassert>
 #include <functional>
@@ -55,6 +57,20 @@ PgRun::Member& PgRun::member(const Session& session) {
   }
   assert(false && "the session is not attached to this run");
   __builtin_unreachable();
+}
+
+void PgRun::clock_before(const Session& session, const std::string& sql, bool reads_clock, int64_t now_ms) {
+  bool others_running = false;
+  for (const Member& m : members_) others_running |= m.session != &session && m.session->in_flight();
+  if (others_running || (reads_clock && (!shared_.own_sql || sql::own_sql_may_read_clock(sql)))) {
+    advance_clock(now_ms);
+  } else {
+    deferred_ms_ = std::max(deferred_ms_, now_ms);
+  }
+}
+
+void PgRun::clock_before_inspection(const std::string& sql) {
+  if (!shared_.own_sql || sql::own_sql_may_read_clock(sql)) advance_clock(deferred_ms_);
 }
 
 void PgRun::advance_clock(int64_t now_ms) {

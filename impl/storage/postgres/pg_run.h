@@ -40,6 +40,9 @@ struct PgRunShared {
   PGconn* control = nullptr;  // blocking, holds no locks between calls
   const InterfaceCheck* interface = nullptr;
   DatabaseReset* reset = nullptr;
+  // The SQL is qdt's own (or one of its variants): which statements may read
+  // the clock is known (sql::own_sql_may_read_clock); else any may.
+  bool own_sql = false;
 };
 
 // Prepares the clock write PgRun::advance_clock sends on `control`, once per
@@ -70,13 +73,16 @@ class PgRun {
   // written; never moves it backwards. The control connection must have been
   // through prepare_clock_write().
   void advance_clock(int64_t now_ms);
-  // For a statement that cannot read the clock (a BEGIN: its text carries
-  // its time): `now_ms` is written with the next statement that can
-  // (advance_clock or flush_clock), so every statement that reads the clock
-  // reads what it would have read had the write come first.
-  void defer_clock(int64_t now_ms) { deferred_ms_ = std::max(deferred_ms_, now_ms); }
-  // Writes a deferred time, before a statement outside a transaction.
-  void flush_clock() { advance_clock(deferred_ms_); }
+  // Before `session` sends `sql` at `now_ms`: writes the clock, or defers
+  // the write when `sql` cannot read the clock (`reads_clock` false: a BEGIN,
+  // whose text carries its time; under qdt's own SQL every statement but a
+  // push) and no other session has a statement in flight (a push waiting
+  // for a lock this one may release reads the clock when it is granted).
+  // A deferred time is written with the next write, so every statement
+  // reads the clock it would have read had every write come first.
+  void clock_before(const Session& session, const std::string& sql, bool reads_clock, int64_t now_ms);
+  // Writes a deferred time before an inspection that may read the clock.
+  void clock_before_inspection(const std::string& sql);
   int64_t clock_ms() const { return clock_ms_; }
 
   // Waits for `session`'s statement in flight to return or block; a new

@@ -71,11 +71,7 @@ void PgTransaction::finish(bool gated) {
 StatementOutcome PgTransaction::execute(const std::string& sql, const std::vector<Param>& params,
                                         bool reads_clock) {
   try {
-    if (reads_clock) {
-      run_.advance_clock(clock_.now_ms());
-    } else {
-      run_.defer_clock(clock_.now_ms());
-    }
+    run_.clock_before(session_, sql, reads_clock, clock_.now_ms());
     session_.send(sql, params, run_.others_outside_transactions(session_));
     Progress progress = run_.wait(session_);
     for (uint32_t attempt = 1; progress == Progress::blocked; ++attempt) {

@@ -51,7 +51,7 @@ class PgTransaction final : private ServerBackend {
  private:
   void finish(bool gated);
   // `reads_clock` false: the statement cannot read the virtual clock (see
-  // PgRun::defer_clock).
+  // PgRun::clock_before).
   StatementOutcome execute(const std::string& sql, const std::vector<Param>& params, bool reads_clock = true);
   // ROLLBACK, settle, on_ended(false); never throws.
   void abort();
