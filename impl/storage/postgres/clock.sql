@@ -13,10 +13,15 @@ CREATE TABLE IF NOT EXISTS qdt_clock.clock (
 INSERT INTO qdt_clock.clock (one_row, now_us) VALUES (true, 0) ON CONFLICT DO NOTHING;
 
 -- Exact to the microsecond: interval arithmetic on whole microseconds never
--- goes through a fractional seconds value.
+-- goes through a fractional seconds value. PL/pgSQL keeps the plan across
+-- calls (a SQL function reading a table is planned again at every call).
 CREATE OR REPLACE FUNCTION qdt_clock.clock_timestamp() RETURNS timestamptz
-LANGUAGE sql VOLATILE
-AS $$ SELECT pg_catalog.to_timestamp(0) + c.now_us * interval '1 microsecond' FROM qdt_clock.clock c $$;
+LANGUAGE plpgsql VOLATILE
+AS $$
+BEGIN
+    RETURN (SELECT pg_catalog.to_timestamp(0) + c.now_us * interval '1 microsecond' FROM qdt_clock.clock c);
+END;
+$$;
 
 -- now() and transaction_timestamp() are the virtual time at BEGIN, as the
 -- server's own are the real time at BEGIN: qdt opens every transaction with

@@ -37,6 +37,7 @@ PgBackend::PgBackend(PgBackendOptions options) : options_(std::move(options)) {
   }
   if (interface_.reset_tables.empty()) throw ClusterError("postgres: the SQL creates none of the interface's tables");
   exec_blocking(control_.get(), kControlSearchPath, "setting the search_path");
+  prepare_clock_write(control_.get());
   probe_ = std::make_unique<LockProbe>(cluster_->connect(database_));
   reset_ = std::make_unique<DatabaseReset>(interface_.reset_tables);
 }
@@ -44,7 +45,8 @@ PgBackend::PgBackend(PgBackendOptions options) : options_(std::move(options)) {
 PgBackend::~PgBackend() = default;
 
 std::unique_ptr<PgRun> PgBackend::begin_run() {
-  PgRunShared shared{cluster_->base_conninfo(), database_, probe_.get(), control_.get(), &interface_, reset_.get()};
+  PgRunShared shared{cluster_->base_conninfo(), database_, probe_.get(), control_.get(), &interface_, reset_.get(),
+                     options_.sql.empty()};
   auto run = std::make_unique<PgRun>(std::move(shared), options_.wait);
   run->reset_rows();
   return run;

@@ -1,10 +1,22 @@
 #include "impl/storage/postgres/pg_run.h"
 
+#include "impl/storage/postgres/pg_sql.h"
+
 #include <algorithm>
 #include <cassert>
 #include <functional>
 
 namespace qdt::impl::postgres {
+namespace {
+constexpr const char* kClockWriteName = "qdt_clock_write";
+}
+
+void prepare_clock_write(PGconn* control) {
+  PgResultPtr prepared(PQprepare(control, kClockWriteName, "SELECT qdt_clock.set_us($1::bigint)", 1, nullptr));
+  if (!prepared || PQresultStatus(prepared.get()) != PGRES_COMMAND_OK) {
+    throw ClusterError(std::string("postgres: cannot prepare the clock write: ") + PQerrorMessage(control));
+  }
+}
 
 PgRun::PgRun(PgRunShared shared, WaitOptions wait) : shared_(std::move(shared)), wait_(wait) {
   assert(shared_.probe && shared_.control && shared_.interface && shared_.reset);
@@ -47,11 +59,27 @@ PgRun::Member& PgRun::member(const Session& session) {
   __builtin_unreachable();
 }
 
+void PgRun::clock_before(const Session& session, const std::string& sql, bool reads_clock, int64_t now_ms) {
+  bool others_running = false;
+  for (const Member& m : members_) others_running |= m.session != &session && m.session->in_flight();
+  if (others_running || (reads_clock && (!shared_.own_sql || sql::own_sql_may_read_clock(sql)))) {
+    advance_clock(now_ms);
+  } else {
+    deferred_ms_ = std::max(deferred_ms_, now_ms);
+  }
+}
+
+void PgRun::clock_before_inspection(const std::string& sql) {
+  if (!shared_.own_sql || sql::own_sql_may_read_clock(sql)) advance_clock(deferred_ms_);
+}
+
 void PgRun::advance_clock(int64_t now_ms) {
+  now_ms = std::max(now_ms, deferred_ms_);
   if (now_ms <= clock_ms_) return;
-  const std::string sql = "SELECT qdt_clock.set_us(" + std::to_string(now_ms * 1000) + ")";
+  const std::string now_us = std::to_string(now_ms * 1000);
+  const char* values[] = {now_us.c_str()};
   const ServerWait waiting;
-  PgResultPtr r(PQexec(shared_.control, sql.c_str()));
+  PgResultPtr r(PQexecPrepared(shared_.control, kClockWriteName, 1, values, nullptr, nullptr, 0));
   if (!r || PQresultStatus(r.get()) != PGRES_TUPLES_OK) {
     throw StorageError::connection_lost(std::string("postgres: cannot write the virtual clock: ") +
                                         PQerrorMessage(shared_.control));
@@ -63,7 +91,12 @@ Progress PgRun::wait(Session& session) {
   Member& m = member(session);
   assert(session.in_flight());
   if (m.state == State::returned) return Progress::returned;
-  const Progress p = session.wait_until_done_or_blocked(*shared_.probe, pids_, wait_);
+  WaitOptions options = wait_;
+  if (others_outside_transactions(session)) {
+    options.first_check_us = std::max(options.first_check_us,
+                                      std::min(options.first_check_us_others_idle, options.check_interval_us_max));
+  }
+  const Progress p = session.wait_until_done_or_blocked(*shared_.probe, pids_, options);
   if (p == Progress::returned) {
     m.state = State::returned;
     return p;
@@ -141,6 +174,7 @@ void PgRun::reset_rows() {
   const ServerWait waiting;
   (*shared_.reset)(shared_.control);
   clock_ms_ = 0;
+  deferred_ms_ = 0;
 }
 
 std::vector<int> PgRun::blocking_pids(int pid) {

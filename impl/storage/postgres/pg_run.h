@@ -12,6 +12,7 @@
 // by PostgreSQL's detector, whose victim depends on timing.
 //
 // Not thread-safe: the fibers of one world drive it from one thread.
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -39,7 +40,15 @@ struct PgRunShared {
   PGconn* control = nullptr;  // blocking, holds no locks between calls
   const InterfaceCheck* interface = nullptr;
   DatabaseReset* reset = nullptr;
+  // The SQL is qdt's own (or one of its variants): which statements may read
+  // the clock is known (sql::own_sql_may_read_clock); else any may.
+  bool own_sql = false;
 };
+
+// Prepares the clock write PgRun::advance_clock sends on `control`, once per
+// connection: a run writes the clock before most statements, and parsing and
+// planning it each time is a share of every write.
+void prepare_clock_write(PGconn* control);
 
 class PgRun {
  public:
@@ -61,8 +70,19 @@ class PgRun {
   void detach(Session& session);
 
   // Writes the virtual clock when `now_ms` is later than what was last
-  // written; never moves it backwards.
+  // written; never moves it backwards. The control connection must have been
+  // through prepare_clock_write().
   void advance_clock(int64_t now_ms);
+  // Before `session` sends `sql` at `now_ms`: writes the clock, or defers
+  // the write when `sql` cannot read the clock (`reads_clock` false: a BEGIN,
+  // whose text carries its time; under qdt's own SQL every statement but a
+  // push) and no other session has a statement in flight (a push waiting
+  // for a lock this one may release reads the clock when it is granted).
+  // A deferred time is written with the next write, so every statement
+  // reads the clock it would have read had every write come first.
+  void clock_before(const Session& session, const std::string& sql, bool reads_clock, int64_t now_ms);
+  // Writes a deferred time before an inspection that may read the clock.
+  void clock_before_inspection(const std::string& sql);
   int64_t clock_ms() const { return clock_ms_; }
 
   // Waits for `session`'s statement in flight to return or block; a new
@@ -113,6 +133,7 @@ class PgRun {
   std::vector<Member> members_;  // sorted by client name
   std::vector<int> pids_;
   int64_t clock_ms_ = 0;
+  int64_t deferred_ms_ = 0;
   uint64_t next_blocked_seq_ = 0;
   std::vector<PgDeadlock> deadlocks_;
 };

@@ -3,6 +3,8 @@
 // interface's functions, qdt's own reads, and plain reads of the interface's
 // tables for inspection and for foreign implementations. Times cross as
 // Unix microseconds, names sort byte-wise (COLLATE "C", as SQLite does).
+#include <string>
+
 namespace qdt::impl::postgres::sql {
 
 #define QDT_PG_US(x) "(extract(epoch FROM " x ") * 1000000)::bigint"
@@ -129,6 +131,18 @@ inline constexpr const char* kStoredMessages =
     "WHERE q.name = $1 AND p.name = $2";
 inline constexpr const char* kSidecarCount = "SELECT count(*) FROM queen.log_txns";
 inline constexpr const char* kSegmentCount = "SELECT count(*) FROM queen.log_segments";
+
+// Whether a statement may read the virtual clock table under qdt's own SQL
+// and its variants: only the push functions (qdt_lock_partition and
+// qdt_push_segment read clock_timestamp()) and variant probe-outside-lock's
+// probe do; now() inside a transaction reads qdt.txn_start_us instead.
+// sql_loader_test checks which of the own functions name a clock.
+inline bool own_sql_may_read_clock(const std::string& statement) {
+  for (const char* reader : {"queen.log_push_one_v1(", "queen.log_push_multi_v1(", "queen.qdt_probe_outside_lock_v1("}) {
+    if (statement.find(reader) != std::string::npos) return true;
+  }
+  return false;
+}
 
 #undef QDT_PG_US
 #undef QDT_PG_TS

@@ -35,6 +35,7 @@ PgTransaction PgStorage::begin(TxnKind kind) {
 
 StatementOutcome PgStorage::inspect(const std::string& sql, const std::vector<Param>& params) {
   reopen_if_closed();
+  run_.clock_before_inspection(sql);
   return session_->run(run_.probe(), sql, params, run_.others_outside_transactions(*session_));
 }
 

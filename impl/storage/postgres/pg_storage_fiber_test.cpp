@@ -137,6 +137,53 @@ TEST(PgStorageFibers, AWaitCycleIsBrokenByCancellingTheClientThatWaitedLast) {
   EXPECT_EQ(r.deadlocks[0].cycle, (std::vector<std::string>{"b", "a"}));
 }
 
+// A BEGIN carries its time in its text, and under qdt's own SQL only a push
+// reads the clock table: the run writes the clock with the next push, which
+// reads it as if every write had come first.
+TEST(PgStorageFibers, TheClockIsWrittenForTheNextPushWithTheLatestTime) {
+  ManualClock clock(kT0Ms);
+  auto run = backend().begin_run();
+  auto a = backend().connect(*run, "a", clock, nullptr, {});
+  EXPECT_EQ(a->push(segment({"k1"})).now_ms, kT0Ms);
+  EXPECT_EQ(run->clock_ms(), kT0Ms);
+  clock.set(kT0Ms + 7);
+  EXPECT_EQ(a->sidecar_rows(), 1);
+  EXPECT_EQ(run->clock_ms(), kT0Ms);
+  const PushResult second = a->push(segment({"k2"}));
+  EXPECT_EQ(second.now_ms, kT0Ms + 7);
+  EXPECT_EQ(run->clock_ms(), kT0Ms + 7);
+}
+
+// A push waiting for a lock reads the clock when it is granted, at the
+// holder's COMMIT: the run writes the clock before every statement while
+// another statement is in flight.
+TEST(PgStorageFibers, APushGrantedAtTheHoldersCommitReadsTheTimeOfThatCommit) {
+  ManualClock clock(kT0Ms);
+  auto run = backend().begin_run();
+  {
+    auto admin = backend().connect(*run, "admin", clock, nullptr, {});
+    admin->push(segment({"seed"}, "q", "p"));
+  }
+  YieldGate gate_a, gate_b;
+  Session sa(run->base_conninfo(), run->database(), "a");
+  run->attach(sa);
+  auto b = backend().connect(*run, "b", clock, &gate_b, {});
+  PushResult pushed;
+  boost::fibers::fiber fa([&] {
+    PgTransaction tx(*run, sa, gate_a, clock, TxnKind::push);
+    tx.run(kLockByName, {Param::text("p")}, StatementKind::read, true);
+    for (int i = 0; i < 1000 && gate_b.waits == 0; ++i) boost::this_fiber::yield();
+    clock.set(kT0Ms + 9);
+    tx.commit();
+  });
+  boost::fibers::fiber fb([&] { pushed = b->push(segment({"k"}, "q", "p")); });
+  fa.join();
+  fb.join();
+  EXPECT_GT(gate_b.waits, 0u);
+  EXPECT_EQ(pushed.now_ms, kT0Ms + 9);
+  run->detach(sa);
+}
+
 TEST(PgStorageFibers, AnswersAndTheDeadlockVictimAreTheSameOverTwentyRepetitions) {
   const TwoPushes first_push = two_pushes("p", "p");
   const CycleOutcome first_cycle = wait_cycle();

@@ -30,7 +30,7 @@ PgTransaction::PgTransaction(PgRun& run, Session& session, StatementGate& gate, 
     throw injected(code, index, kind_);
   }
   open_ = true;
-  execute(begin_statement(clock_.now_ms()), {});
+  execute(begin_statement(clock_.now_ms()), {}, false);
 }
 
 PgTransaction::~PgTransaction() {
@@ -68,9 +68,10 @@ void PgTransaction::finish(bool gated) {
   gate_.on_ended(kind_, true);
 }
 
-StatementOutcome PgTransaction::execute(const std::string& sql, const std::vector<Param>& params) {
+StatementOutcome PgTransaction::execute(const std::string& sql, const std::vector<Param>& params,
+                                        bool reads_clock) {
   try {
-    run_.advance_clock(clock_.now_ms());
+    run_.clock_before(session_, sql, reads_clock, clock_.now_ms());
     session_.send(sql, params, run_.others_outside_transactions(session_));
     Progress progress = run_.wait(session_);
     for (uint32_t attempt = 1; progress == Progress::blocked; ++attempt) {

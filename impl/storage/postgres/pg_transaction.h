@@ -50,7 +50,9 @@ class PgTransaction final : private ServerBackend {
 
  private:
   void finish(bool gated);
-  StatementOutcome execute(const std::string& sql, const std::vector<Param>& params);
+  // `reads_clock` false: the statement cannot read the virtual clock (see
+  // PgRun::clock_before).
+  StatementOutcome execute(const std::string& sql, const std::vector<Param>& params, bool reads_clock = true);
   // ROLLBACK, settle, on_ended(false); never throws.
   void abort();
   void terminate() override;

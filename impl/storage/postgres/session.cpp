@@ -197,7 +197,10 @@ Progress Session::wait_until_done_or_blocked(LockProbe& probe, const std::vector
   assert(options.first_check_us > 0 && options.check_interval_us_max >= options.first_check_us);
   const ServerWait waiting;
   const auto deadline = Clock::now() + std::chrono::milliseconds(options.hang_ms);
-  int64_t interval_us = options.first_check_us;
+  // A backend never waits for a lock it holds itself.
+  const bool others_in_run = std::any_of(pids_of_run.begin(), pids_of_run.end(),
+                                         [&](int pid) { return pid != backend_pid_; });
+  int64_t interval_us = others_in_run ? options.first_check_us : options.check_interval_us_max;
   auto next_check = Clock::now() + std::chrono::microseconds(interval_us);
   for (;;) {
     drain_ready_results();
@@ -211,7 +214,7 @@ Progress Session::wait_until_done_or_blocked(LockProbe& probe, const std::vector
       ppoll(&fd, 1, &timeout, nullptr);
       continue;  // readable or not, drain before judging
     }
-    if (probe.is_blocked(backend_pid_, pids_of_run)) return Progress::blocked;
+    if (others_in_run && probe.is_blocked(backend_pid_, pids_of_run)) return Progress::blocked;
     if (now > deadline) {
       throw StorageError("postgres: session " + name_ + ": a statement neither returned nor waited for a lock in " +
                          std::to_string(options.hang_ms) + " ms (hang)");

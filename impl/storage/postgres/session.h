@@ -47,6 +47,11 @@ enum class Progress : uint8_t { returned, blocked };
 
 struct WaitOptions {
   int64_t first_check_us = 200;     // the first lock probe after the send
+  // The first probe when no other session of the run is in a transaction or
+  // running a statement (PgRun::wait): none holds a lock then but a
+  // session-level one, which qdt's own SQL never takes, so a probe after
+  // first_check_us would only cost the server time the statement needs.
+  int64_t first_check_us_others_idle = 5'000;
   int64_t check_interval_us_max = 10'000;
   int64_t hang_ms = 20'000;         // neither returned nor blocked by then: a hang
 };
@@ -86,8 +91,10 @@ class Session {
   // docs/semantics.md §9.2's loop: drain the socket (PQconsumeInput; PQgetResult only while
   // the connection is not busy); else wait on the socket until the next lock
   // probe, the first after first_check_us, then doubling up to
-  // check_interval_us_max. Throws StorageError on a hang or a lost
-  // connection (the statement may still run: cancel() it).
+  // check_interval_us_max. No probe when `pids_of_run` names no other
+  // backend: nothing of the run can block the statement then. Throws
+  // StorageError on a hang or a lost connection (the statement may still
+  // run: cancel() it).
   Progress wait_until_done_or_blocked(LockProbe& probe, const std::vector<int>& pids_of_run,
                                       const WaitOptions& options = {});
 

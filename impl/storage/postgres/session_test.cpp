@@ -261,6 +261,36 @@ TEST_F(Stepping, ASlowStatementIsNeverBlockedAndAHangIsAnError) {
   EXPECT_EQ(a_->take_outcome().sqlstate, "57014");
 }
 
+TEST_F(Stepping, ASessionAloneInTheRunIsNeverProbedAndAHangIsStillAnError) {
+  const std::vector<int> alone = {a_->backend_pid()};
+  a_->send("SELECT pg_sleep(0.05)");
+  EXPECT_EQ(a_->wait_until_done_or_blocked(*probe_, alone), Progress::returned);
+  EXPECT_TRUE(a_->take_outcome().ok);
+  EXPECT_EQ(probe_->checks(), 0u);
+  a_->send("SELECT pg_sleep(30)");
+  WaitOptions short_bound;
+  short_bound.hang_ms = 100;
+  EXPECT_THROW(a_->wait_until_done_or_blocked(*probe_, alone, short_bound), StorageError);
+  EXPECT_EQ(probe_->checks(), 0u);
+  a_->cancel();
+  EXPECT_EQ(a_->wait_until_done_or_blocked(*probe_, alone), Progress::returned);
+  EXPECT_EQ(a_->take_outcome().sqlstate, "57014");
+}
+
+// PgRun's later first probe while the other sessions are idle outside a
+// transaction: a session-level lock one of them holds still blocks.
+TEST_F(Stepping, ALockHeldOutsideATransactionIsSeenWithTheLaterFirstProbe) {
+  step(*b_, "SELECT pg_advisory_lock(42)");
+  WaitOptions others_idle;
+  others_idle.first_check_us = others_idle.first_check_us_others_idle;
+  a_->send("SELECT pg_advisory_lock(42)");
+  ASSERT_EQ(a_->wait_until_done_or_blocked(*probe_, pids_, others_idle), Progress::blocked);
+  step(*b_, "SELECT pg_advisory_unlock(42)");
+  ASSERT_EQ(a_->wait_until_done_or_blocked(*probe_, pids_, others_idle), Progress::returned);
+  EXPECT_TRUE(a_->take_outcome().ok);
+  step(*a_, "SELECT pg_advisory_unlock(42)");
+}
+
 // PostgreSQL's own detector's victim is a deadlock, as the breaker's is.
 TEST(StorageErrorOf, Sqlstate40P01IsADeadlock) {
   StatementOutcome out;

@@ -3,8 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "impl/storage/postgres/postgres_test_env.h"
 
@@ -30,6 +32,35 @@ TEST(SplitStatements, SplitsOnlyAtTopLevelSemicolons) {
   EXPECT_NE(statements[3].text.find("RETURN $1; END;\n$body$"), std::string::npos);
   EXPECT_EQ(statements[4].line, 8);
   EXPECT_NE(statements[4].text.find("SELECT a$b FROM t"), std::string::npos);
+}
+
+// PgRun writes the virtual clock only before the statements
+// sql::own_sql_may_read_clock names (the pushes, variant
+// probe-outside-lock's probe): a new reader of the clock among qdt's own
+// functions must be reached only from those, or join that list.
+TEST(OwnSql, OnlyThePushPathReadsTheClock) {
+  std::vector<SqlFile> files = own_interface_sql();
+  files.insert(files.end(), own_variant_sql().begin(), own_variant_sql().end());
+  std::set<std::string> readers;
+  for (const SqlFile& file : files) {
+    for (const SqlStatement& statement : split_statements(file.text)) {
+      std::string lower;
+      for (char c : statement.text) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      const size_t at = lower.find("create or replace function ");
+      if (at == std::string::npos) continue;
+      const size_t name_at = at + std::string("create or replace function ").size();
+      const std::string name = lower.substr(name_at, lower.find('(', name_at) - name_at);
+      if (name.rfind("qdt_clock.", 0) == 0) continue;  // the clock itself
+      const size_t body = lower.find("$$");
+      if (body == std::string::npos) continue;
+      for (const char* clock : {"clock_timestamp(", "now(", "statement_timestamp(", "transaction_timestamp(",
+                                "current_timestamp", "localtimestamp", "current_time", "timeofday("}) {
+        if (lower.find(clock, body) != std::string::npos) readers.insert(name);
+      }
+    }
+  }
+  EXPECT_EQ(readers, (std::set<std::string>{"queen.qdt_lock_partition", "queen.qdt_probe_outside_lock_v1",
+                                             "queen.qdt_push_segment"}));
 }
 
 TEST(SplitStatements, DropsEmptyStatements) {

@@ -5,12 +5,18 @@
 -- offset holding an equal hash among the sidecar rows above p_from, at or
 -- below p_upto, not older than the window. {"dups": [{"i","off"}] or null,
 -- "rows": sidecar rows examined}. Variants replace this function alone.
+-- PL/pgSQL only to keep the query's plan across calls: a SQL function that
+-- cannot be inlined is planned again at every call. The generic plan is
+-- forced: against the custom plans' row counts for constant arguments it
+-- would never be chosen, and planning again is most of the probe's cost.
 CREATE OR REPLACE FUNCTION queen.qdt_probe_v1(p_pid uuid, p_from bigint, p_hashes bytea, p_window int,
                                               p_now timestamptz, p_upto bigint)
 RETURNS jsonb
-LANGUAGE sql STABLE
+LANGUAGE plpgsql STABLE
+SET plan_cache_mode = force_generic_plan
 AS $$
-    WITH candidates AS (
+BEGIN
+    RETURN (WITH candidates AS (
         SELECT t.base_offset, t.hashes FROM queen.log_txns t
         WHERE t.partition_id = p_pid
           AND t.end_offset > p_from
@@ -26,7 +32,8 @@ AS $$
     SELECT jsonb_build_object(
         'dups', (SELECT jsonb_agg(jsonb_build_object('i', m.frame_index, 'off', m.original) ORDER BY m.frame_index)
                  FROM matches m),
-        'rows', (SELECT count(*) FROM candidates))
+        'rows', (SELECT count(*) FROM candidates)));
+END;
 $$;
 
 -- What qdt's own answers carry beyond the interface (docs/semantics.md §9.3): the
@@ -34,7 +41,7 @@ $$;
 CREATE OR REPLACE FUNCTION queen.qdt_push_extras(p_pid uuid, p_now timestamptz, p_window int, p_last_before bigint,
                                                  p_txns_start bigint, p_probe_ran boolean, p_rows bigint)
 RETURNS jsonb
-LANGUAGE sql IMMUTABLE
+LANGUAGE sql STABLE
 AS $$
     SELECT jsonb_build_object('qdtPid', p_pid, 'qdtNowUs',
                               (extract(epoch FROM p_now) * 1000000)::bigint,
