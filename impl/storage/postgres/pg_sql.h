@@ -34,12 +34,10 @@ inline constexpr const char* kFindPartitionShared =
 // the push's serializer: the turn, then the row.
 inline constexpr const char* kFindPartitionLocked =
     QDT_PG_FIND_PARTITION_TAKING("pg_advisory_xact_lock", "FOR UPDATE OF p");
-// The turn qdt_resolve_partition takes before it creates any of the
-// tenant's rows (one for all its queues: sql/procedures/001_log_schema.sql
-// computes the same key); a configure takes it before it reads the options
-// it will rewrite.
-inline constexpr const char* kCreationTurn =
-    "SELECT pg_advisory_xact_lock(hashtextextended('qdt-provision:' || " QDT_PG_TENANT "::text, 0))";
+// The turn qdt_resolve_partition takes before it creates a queue's rows;
+// a configure takes it before it reads the options it will rewrite.
+inline constexpr const char* kQueueCreationTurn =
+    "SELECT pg_advisory_xact_lock(hashtextextended(" QDT_PG_TENANT "::text || ':' || $1, 0))";
 // Then the turns of the queue's partitions, in ascending id (the order
 // bundles take them); no partition of the queue can be created meanwhile.
 inline constexpr const char* kQueuePartitionTurns =
@@ -53,7 +51,7 @@ inline constexpr const char* kSelectOptions =
 // does not depend on which client created the queue first), and in the same
 // statement every partition row of the queue in ascending id, so a push that read the window under its row lock commits
 // before the window changes or reads the new one. A partition being created
-// meanwhile is not among them, but its creator holds the creation
+// meanwhile is not among them, but its creator holds the queue's creation
 // turn, which the configure took first. (Holding the queue row in share mode
 // in every push instead would make a configure and the pushes queued on a
 // partition row wait on one transaction for different rows and wake

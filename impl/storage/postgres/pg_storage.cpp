@@ -68,9 +68,9 @@ std::optional<PgStorage::PartitionRow> PgStorage::find_partition(PgTransaction* 
 
 QueueOptions PgStorage::configure(const std::string& queue, const nlohmann::json& patch) {
   PgTransaction tx = begin(TxnKind::admin);
-  // Configures, and pushes creating rows, take turns (one turn per tenant):
-  // the options read here are still the queue's when the upsert commits.
-  tx.run(sql::kCreationTurn, {}, StatementKind::write);
+  // Configures of one queue, and pushes creating its rows, take turns: the
+  // options read here are still the queue's when the upsert commits.
+  tx.run(sql::kQueueCreationTurn, {Param::text(queue)}, StatementKind::write);
   tx.run(sql::kQueuePartitionTurns, {Param::text(queue)}, StatementKind::write);
   QueueOptions next;
   const StatementOutcome current = tx.run(sql::kSelectOptions, {Param::text(queue)}, StatementKind::read);

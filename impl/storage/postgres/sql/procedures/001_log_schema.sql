@@ -95,14 +95,10 @@ BEGIN
            OR coalesce(octet_length(p_partition), 0) NOT BETWEEN 1 AND 255 THEN
             RAISE EXCEPTION 'QPUSH queue and partition names must be 1-255 bytes';
         END IF;
-        -- Creators of a tenant's rows take turns in one lock's queue: waiting
+        -- Creators of one queue's rows take turns in a lock's queue: waiting
         -- on another's unique insert instead would wake every waiter at
         -- once, and which of them locks the new row first would be chance.
-        -- One lock for all of a tenant's queues, not one per queue: a
-        -- bundle creating rows in two queues would otherwise wake a waiter
-        -- of each at its commit, and the two would race for the partitions
-        -- they share.
-        PERFORM pg_advisory_xact_lock(hashtextextended('qdt-provision:' || p_tenant::text, 0));
+        PERFORM pg_advisory_xact_lock(hashtextextended(p_tenant::text || ':' || p_queue, 0));
         INSERT INTO queen.queues (id, tenant_id, name)
         VALUES (queen.qdt_queue_id(p_tenant, p_queue), p_tenant, p_queue)
         ON CONFLICT (tenant_id, name) DO NOTHING;
