@@ -15,6 +15,8 @@
 namespace qdt::sim {
 namespace {
 
+constexpr double kPostgresOverSqliteSeedsTarget = 0.1;
+
 using Steady = std::chrono::steady_clock;
 
 // What one measured stretch cost: wall seconds, and the server's share of
@@ -132,7 +134,9 @@ void engines_group(Bench& b) {
     b.add(bench_figure("seeds_per_s." + profile + "_sqlite", lite_rate, "seeds/s", cmd, 0, 0,
                        "one process, seeds 1.." + std::to_string(sqlite_seeds) + " judged as a campaign judges them"));
     b.add(bench_figure("seeds_per_s." + profile + "_postgres", pg_rate, "seeds/s", cmd, 0, 0, note));
-    b.add(bench_figure("postgres_over_sqlite.seeds_per_s_" + profile, pg_rate / std::max(lite_rate, 1e-9), "x", cmd));
+    // The goal PostgreSQL campaigns are held to (docs/benchmarks.md): a tenth of SQLite's seeds/s.
+    b.add(bench_figure("postgres_over_sqlite.seeds_per_s_" + profile, pg_rate / std::max(lite_rate, 1e-9), "x", cmd,
+                       '>', kPostgresOverSqliteSeedsTarget));
     server_figures(b, profile, pg, cmd, note, pg_seeds);
   }
   // The items workload (8 producers, 8 partitions, cache on, checked mode
