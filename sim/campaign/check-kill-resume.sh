@@ -10,6 +10,9 @@ set -uo pipefail
 qdt=$1
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
+# A SIGKILLed qdt leaves its file-storage folders behind: here, not in /tmp.
+export TMPDIR=$out/tmp
+mkdir "$TMPDIR"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 campaign=(--profile all --seeds 150 --variant stale-window --max-shrinks 3)
 journaled() {  # seeds in a journal's parts

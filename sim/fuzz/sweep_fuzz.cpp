@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -21,14 +22,22 @@ const char* kBase = R"({"name": "base", "world": {"brokers": 2},
   "steps": [{"op": "push", "items": [{"queue": "q", "transactionId": "t", "data": 1}]},
             {"op": "advance", "seconds": 1}]})";
 
-std::string sweep_file() {
-  static const std::string file = [] {
-    std::string dir = "/tmp/qdt-fuzz-sweep-XXXXXX";
+// The sweep's base file, in a folder of the process's own, removed at exit.
+struct SweepFolder {
+  std::string dir = (std::filesystem::temp_directory_path() / "qdt-fuzz-sweep-XXXXXX").string();
+  SweepFolder() {
     if (!mkdtemp(dir.data())) std::abort();
     std::ofstream(dir + "/base.json") << kBase;
-    return dir + "/sweep.json";
-  }();
-  return file;
+  }
+  ~SweepFolder() {
+    std::error_code ignored;
+    std::filesystem::remove_all(dir, ignored);
+  }
+};
+
+std::string sweep_file() {
+  static const SweepFolder folder;
+  return folder.dir + "/sweep.json";
 }
 
 }  // namespace
