@@ -246,19 +246,25 @@ TEST_F(Stepping, AWaitCycleIsTwoBlockedSessionsUntilOneIsCancelled) {
   step(*a_, "COMMIT");
 }
 
+// A statement that neither returns nor waits for a lock within the bound is
+// a hang; cancelled, it returns with SQLSTATE 57014.
+void expect_a_hang_is_an_error(Session& session, LockProbe& probe, const std::vector<int>& pids) {
+  session.send("SELECT pg_sleep(30)");
+  WaitOptions short_bound;
+  short_bound.hang_ms = 100;
+  EXPECT_THROW(session.wait_until_done_or_blocked(probe, pids, short_bound), StorageError);
+  session.cancel();
+  EXPECT_EQ(session.wait_until_done_or_blocked(probe, pids), Progress::returned);
+  EXPECT_EQ(session.take_outcome().sqlstate, "57014");
+}
+
 TEST_F(Stepping, ASlowStatementIsNeverBlockedAndAHangIsAnError) {
   // Slower than every lock probe interval, and blocked by nobody.
   a_->send("SELECT pg_sleep(0.05)");
   EXPECT_EQ(a_->wait_until_done_or_blocked(*probe_, pids_), Progress::returned);
   EXPECT_TRUE(a_->take_outcome().ok);
   EXPECT_GT(probe_->checks(), 3u);
-  a_->send("SELECT pg_sleep(30)");
-  WaitOptions short_bound;
-  short_bound.hang_ms = 100;
-  EXPECT_THROW(a_->wait_until_done_or_blocked(*probe_, pids_, short_bound), StorageError);
-  a_->cancel();
-  EXPECT_EQ(a_->wait_until_done_or_blocked(*probe_, pids_), Progress::returned);
-  EXPECT_EQ(a_->take_outcome().sqlstate, "57014");
+  expect_a_hang_is_an_error(*a_, *probe_, pids_);
 }
 
 TEST_F(Stepping, ASessionAloneInTheRunIsNeverProbedAndAHangIsStillAnError) {
@@ -267,14 +273,8 @@ TEST_F(Stepping, ASessionAloneInTheRunIsNeverProbedAndAHangIsStillAnError) {
   EXPECT_EQ(a_->wait_until_done_or_blocked(*probe_, alone), Progress::returned);
   EXPECT_TRUE(a_->take_outcome().ok);
   EXPECT_EQ(probe_->checks(), 0u);
-  a_->send("SELECT pg_sleep(30)");
-  WaitOptions short_bound;
-  short_bound.hang_ms = 100;
-  EXPECT_THROW(a_->wait_until_done_or_blocked(*probe_, alone, short_bound), StorageError);
+  expect_a_hang_is_an_error(*a_, *probe_, alone);
   EXPECT_EQ(probe_->checks(), 0u);
-  a_->cancel();
-  EXPECT_EQ(a_->wait_until_done_or_blocked(*probe_, alone), Progress::returned);
-  EXPECT_EQ(a_->take_outcome().sqlstate, "57014");
 }
 
 // PgRun's later first probe while the other sessions are idle outside a
