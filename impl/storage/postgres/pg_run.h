@@ -60,6 +60,7 @@ class PgRun {
   const std::string& database() const { return shared_.database; }
   const InterfaceCheck& interface() const { return *shared_.interface; }
   LockProbe& probe() { return *shared_.probe; }
+  bool own_sql() const { return shared_.own_sql; }
 
   // Whether every other session of the run is idle outside a transaction:
   // then none holds a lock, and `session` may prepare a statement.

@@ -34,16 +34,27 @@ inline constexpr const char* kFindPartitionShared =
 // the push's serializer: the turn, then the row.
 inline constexpr const char* kFindPartitionLocked =
     QDT_PG_FIND_PARTITION_TAKING("pg_advisory_xact_lock", "FOR UPDATE OF p");
-// The turn qdt_resolve_partition takes before it creates a queue's rows;
-// a configure takes it before it reads the options it will rewrite.
+// The line's session-level lock (queen.qdt_line_enter in
+// sql/procedures/001_log_schema.sql takes the same): a statement taking
+// several turns enters it first and leaves once it holds them all.
+#define QDT_PG_LINE_KEY "hashtextextended('qdt-line', 0)"
+// Releases the line if a failed statement left it held (false, silently, if not).
+inline constexpr const char* kLeaveLine = "SELECT pg_catalog.pg_advisory_unlock(" QDT_PG_LINE_KEY ")";
+// A configure takes several turns in two statements, so it enters the line
+// in the first, then takes the turn qdt_resolve_partition takes before it
+// creates a queue's rows, before it reads the options it will rewrite. The
+// subquery (never flattened past OFFSET 0) enters the line first.
 inline constexpr const char* kQueueCreationTurn =
-    "SELECT pg_advisory_xact_lock(hashtextextended(" QDT_PG_TENANT "::text || ':' || $1, 0))";
+    "SELECT pg_advisory_xact_lock(hashtextextended(" QDT_PG_TENANT "::text || ':' || $1, 0)) "
+    "FROM (SELECT pg_advisory_lock(" QDT_PG_LINE_KEY ") OFFSET 0) line";
 // Then the turns of the queue's partitions, in ascending id (the order
-// bundles take them); no partition of the queue can be created meanwhile.
+// bundles take them), and it leaves the line; no partition of the queue can
+// be created meanwhile. The aggregate takes every turn before the leave.
 inline constexpr const char* kQueuePartitionTurns =
-    "SELECT pg_advisory_xact_lock(" QDT_PG_TURN_KEY("s.id") ") FROM (SELECT p.id FROM queen.log_partitions p "
+    "SELECT pg_advisory_unlock(" QDT_PG_LINE_KEY ") FROM (SELECT count(pg_advisory_xact_lock(" QDT_PG_TURN_KEY("s.id")
+    ")) FROM (SELECT p.id FROM queen.log_partitions p "
     "JOIN queen.queues q ON q.id = p.queue_id WHERE q.tenant_id = " QDT_PG_TENANT " AND q.name = $1 "
-    "ORDER BY p.id OFFSET 0) s";
+    "ORDER BY p.id OFFSET 0) s OFFSET 0) turns";
 inline constexpr const char* kSelectOptions =
     "SELECT dedup_window_seconds, retention_seconds, completed_retention_seconds FROM queen.queues "
     "WHERE tenant_id = " QDT_PG_TENANT " AND name = $1";

@@ -71,7 +71,7 @@ QueueOptions PgStorage::configure(const std::string& queue, const nlohmann::json
   // Configures of one queue, and pushes creating its rows, take turns: the
   // options read here are still the queue's when the upsert commits.
   tx.run(sql::kQueueCreationTurn, {Param::text(queue)}, StatementKind::write);
-  tx.run(sql::kQueuePartitionTurns, {Param::text(queue)}, StatementKind::write);
+  tx.run(sql::kQueuePartitionTurns, {Param::text(queue)}, StatementKind::write, false, true);
   QueueOptions next;
   const StatementOutcome current = tx.run(sql::kSelectOptions, {Param::text(queue)}, StatementKind::read);
   if (!current.rows.empty()) {

@@ -184,6 +184,104 @@ TEST(PgStorageFibers, APushGrantedAtTheHoldersCommitReadsTheTimeOfThatCommit) {
   run->detach(sa);
 }
 
+// A statement releasing a session-level lock (the line) before it returns
+// grants it to a waiter at once: the waiter's statement has returned, or
+// waits again, before the releasing client's transaction goes on.
+TEST(PgStorageFibers, AClientGrantedTheLineMidStatementSettlesBeforeTheReleaserGoesOn) {
+  ManualClock clock(kT0Ms);
+  auto run = backend().begin_run();
+  YieldGate gate_a, gate_b;
+  Session sa(run->base_conninfo(), run->database(), "a");
+  Session sb(run->base_conninfo(), run->database(), "b");
+  run->attach(sa);
+  run->attach(sb);
+  const std::string line = "hashtextextended('qdt-settle-test', 0)";
+  // Slow after the grant, so without settling it would still be sleeping.
+  const std::string enter_then_lock =
+      "SELECT pg_advisory_xact_lock(77) FROM (SELECT pg_sleep(0.3) FROM (SELECT pg_advisory_lock(" + line +
+      ") OFFSET 0) l OFFSET 0) s";
+  auto holds_77 = [&] {
+    const PgConnPtr observer = connect_blocking(run->base_conninfo(), run->database());
+    const PgResultPtr r = exec_blocking(observer.get(),
+                                        "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted "
+                                        "AND objid = 77 AND pid = " + std::to_string(sb.backend_pid()),
+                                        "read the locks");
+    return std::string(PQgetvalue(r.get(), 0, 0)) == "1";
+  };
+  bool held_when_a_went_on = false;
+  boost::fibers::fiber fa([&] {
+    PgTransaction tx(*run, sa, gate_a, clock, TxnKind::admin);
+    tx.run("SELECT pg_advisory_lock(" + line + ")", {}, StatementKind::write);
+    for (int i = 0; i < 1000 && gate_b.waits == 0; ++i) boost::this_fiber::yield();
+    tx.run("SELECT pg_advisory_unlock(" + line + ")", {}, StatementKind::write, false, /*leaves_line=*/true);
+    held_when_a_went_on = holds_77();
+    tx.commit();
+  });
+  boost::fibers::fiber fb([&] {
+    PgTransaction tx(*run, sb, gate_b, clock, TxnKind::admin);
+    tx.run(enter_then_lock, {}, StatementKind::write);
+    tx.run("SELECT pg_advisory_unlock(" + line + ")", {}, StatementKind::write);
+    tx.commit();
+  });
+  fa.join();
+  fb.join();
+  EXPECT_GT(gate_b.waits, 0u);
+  EXPECT_TRUE(held_when_a_went_on);
+  run->detach(sa);
+  run->detach(sb);
+}
+
+// A gate that gives up the first lock wait, as a broker's busy budget does.
+class GiveUpGate : public YieldGate {
+ public:
+  bool wait_busy(TxnKind kind, uint32_t attempt) override {
+    YieldGate::wait_busy(kind, attempt);
+    return false;
+  }
+};
+
+// A bundle that fails while it waits for a turn holds the line, a lock that
+// outlives transactions: its rollback leaves the line, or every later
+// bundle would wait for it forever.
+TEST(PgStorageFibers, ABundleThatGivesUpItsWaitLeavesTheLine) {
+  ManualClock clock(kT0Ms);
+  auto run = backend().begin_run();
+  {
+    auto admin = backend().connect(*run, "admin", clock, nullptr, {});
+    admin->push(segment({"seed"}, "q", "p1"));
+    admin->push(segment({"seed"}, "q", "p2"));
+  }
+  YieldGate gate_a;
+  GiveUpGate gate_b;
+  Session sa(run->base_conninfo(), run->database(), "a");
+  run->attach(sa);
+  auto b = backend().connect(*run, "b", clock, &gate_b, {});
+  std::string answer;
+  boost::fibers::fiber fa([&] {
+    PgTransaction tx(*run, sa, gate_a, clock, TxnKind::push);
+    tx.run("SELECT queen.qdt_partition_turn(p.id) FROM queen.log_partitions p WHERE p.name = 'p2'", {},
+           StatementKind::read, true);
+    for (int i = 0; i < 1000 && gate_b.waits == 0; ++i) boost::this_fiber::yield();
+    tx.commit();
+  });
+  boost::fibers::fiber fb([&] {
+    try {
+      b->push_bundle({segment({"k1"}, "q", "p1"), segment({"k2"}, "q", "p2")});
+      answer = "pushed";
+    } catch (const StorageError& e) {
+      answer = "gave up";
+    }
+  });
+  fa.join();
+  fb.join();
+  EXPECT_EQ(answer, "gave up");
+  const PgConnPtr observer = connect_blocking(run->base_conninfo(), run->database());
+  const PgResultPtr locks = exec_blocking(observer.get(), "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'",
+                                          "read the locks");
+  EXPECT_STREQ(PQgetvalue(locks.get(), 0, 0), "0");
+  run->detach(sa);
+}
+
 TEST(PgStorageFibers, AnswersAndTheDeadlockVictimAreTheSameOverTwentyRepetitions) {
   const TwoPushes first_push = two_pushes("p", "p");
   const CycleOutcome first_cycle = wait_cycle();

@@ -182,7 +182,9 @@ std::vector<PushResult> PgStorage::push_bundle(const std::vector<SegmentPush>& s
     if (guard) params.push_back(w.assumed ? Param::text(std::to_string(*w.assumed)) : Param::null());
   }
   PgTransaction tx = begin(TxnKind::push);
-  const StatementOutcome out = tx.run(multi_call(segments.size(), guard), params, StatementKind::write, true);
+  // qdt's own bundle takes its turns in the line (sql/procedures/001_log_schema.sql).
+  const StatementOutcome out =
+      tx.run(multi_call(segments.size(), guard), params, StatementKind::write, true, run_.own_sql());
   const nlohmann::json answers = nlohmann::json::parse(out.value(0, 0));
   if (!answers.is_array() || answers.size() != segments.size()) {
     throw StorageError("postgres: log_push_multi_v1 answered " + answers.dump() + " for " +

@@ -2,6 +2,7 @@
 
 #include <cassert>
 
+#include "impl/storage/postgres/pg_sql.h"
 #include "impl/storage/postgres/timestamp_text.h"
 
 namespace qdt::impl::postgres {
@@ -38,11 +39,12 @@ PgTransaction::~PgTransaction() {
 }
 
 StatementOutcome PgTransaction::run(const std::string& sql, const std::vector<Param>& params, StatementKind kind,
-                                    bool takes_lock) {
+                                    bool takes_lock, bool leaves_line) {
   assert(open_);
   const int64_t index = next_index_++;
   if (const int code = gate_.before_server_statement(kind_, index, kind, *this)) fail(injected(code, index, kind_));
   StatementOutcome out = execute(sql, params);
+  if (leaves_line) run_.settle(&session_);
   if (takes_lock) gate_.on_locked(kind_);
   return out;
 }
@@ -124,7 +126,9 @@ void PgTransaction::abort() {
       session_.take_outcome();
       run_.taken(session_);
     }
-    session_.send("ROLLBACK", {});
+    // A statement that failed inside the line (a bundle's or a configure's
+    // turns) leaves its session-level lock held: leave it with the rollback.
+    session_.send(std::string("ROLLBACK; ") + sql::kLeaveLine, {});
     while (run_.wait(session_) != Progress::returned) {
     }
     session_.take_outcome();

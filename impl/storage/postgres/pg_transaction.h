@@ -34,11 +34,14 @@ class PgTransaction final : private ServerBackend {
   ~PgTransaction();
 
   // The next statement. `takes_lock`: it takes the partition row's lock
-  // (the gate hears on_locked once it returned). Throws StorageError after
-  // rolling back when it fails, when the gate injects a fault, when a lock
-  // wait is given up, or when the run cancelled it to break a wait cycle.
+  // (the gate hears on_locked once it returned). `leaves_line`: it may
+  // release the line (pg_sql.h) before it returns, which grants it to a
+  // waiter at once: every other client settles before anything else happens,
+  // as after a commit. Throws StorageError after rolling back when it fails,
+  // when the gate injects a fault, when a lock wait is given up, or when the
+  // run cancelled it to break a wait cycle.
   StatementOutcome run(const std::string& sql, const std::vector<Param>& params, StatementKind kind,
-                       bool takes_lock = false);
+                       bool takes_lock = false, bool leaves_line = false);
   // A statement outside the gate (an instrument, not work).
   StatementOutcome run_ungated(const std::string& sql, const std::vector<Param>& params);
   void commit();

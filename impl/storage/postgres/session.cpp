@@ -121,7 +121,7 @@ void Session::send(const std::string& sql, const std::vector<Param>& params, boo
   ++totals.statements;
   if (name_ == "inspector") {
     ++totals.inspections;
-  } else if (sql.rfind("BEGIN", 0) == 0 || sql == "COMMIT" || sql == "ROLLBACK") {
+  } else if (sql.rfind("BEGIN", 0) == 0 || sql == "COMMIT" || sql.rfind("ROLLBACK", 0) == 0) {
     ++totals.transaction_bounds;
   }
   // A large statement may not fit the socket buffer at once.

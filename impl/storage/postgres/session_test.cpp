@@ -221,6 +221,49 @@ TEST_F(Stepping, TwoBundlesOverTheSamePartitionsInOppositeOrdersDoNotDeadlock) {
   EXPECT_EQ(answers[1]["status"], "duplicate");
 }
 
+// One commit granting two bundles a turn each must not leave them racing
+// for a third: a bundle waiting for a turn holds the line, and a second
+// bundle waits for the line, not for a turn.
+TEST_F(Stepping, ASecondBundleWaitsForTheLineWhileTheFirstWaitsForATurn) {
+  for (const char* p : {"p1", "p2", "p3"}) ASSERT_EQ(push("q", p, {"seed"})["status"], "queued");
+  Session c(cluster().base_conninfo(), database(), "c");
+  pids_.push_back(c.backend_pid());
+  const std::string multi =
+      "SELECT queen.log_push_multi_v1(ARRAY['q','q'], ARRAY[$1,$2], ARRAY[1,1], ARRAY[$3::bytea,$3::bytea], "
+      "ARRAY[-1,-1]::int8[], ARRAY['\\x00'::bytea,'\\x00'::bytea])";
+  const std::string waits_for_line =
+      "SELECT count(*) FROM pg_locks WHERE pid = $1::int AND NOT granted AND locktype = 'advisory' "
+      "AND ((classid::bigint << 32) | objid::bigint) = " QDT_PG_LINE_KEY;
+  step(*a_, "BEGIN");
+  for (const char* p : {"p1", "p2"}) {
+    step(*a_, "SELECT queen.qdt_partition_turn($1::uuid)", {Param::text(partition_id("q", p))});
+  }
+  step(*b_, "BEGIN");
+  b_->send(multi, {Param::text("p1"), Param::text("p3"), Param::bytes(hashes({"k"}))});
+  ASSERT_EQ(b_->wait_until_done_or_blocked(*probe_, pids_), Progress::blocked);
+  c.send(multi, {Param::text("p2"), Param::text("p3"), Param::bytes(hashes({"k"}))});
+  ASSERT_EQ(c.wait_until_done_or_blocked(*probe_, pids_), Progress::blocked);
+  EXPECT_EQ(step(*a_, waits_for_line, {Param::text(std::to_string(c.backend_pid()))}).value(0, 0), "1");
+  EXPECT_EQ(step(*a_, waits_for_line, {Param::text(std::to_string(b_->backend_pid()))}).value(0, 0), "0");
+
+  // The commit grants b its turn; c then enters the line and waits for b's p3.
+  step(*a_, "COMMIT");
+  ASSERT_EQ(b_->wait_until_done_or_blocked(*probe_, pids_), Progress::returned);
+  ASSERT_TRUE(b_->take_outcome().ok);
+  ASSERT_EQ(c.wait_until_done_or_blocked(*probe_, pids_), Progress::blocked);
+  EXPECT_EQ(step(*a_, "SELECT pg_blocking_pids($1::int) = ARRAY[$2::int]",
+                 {Param::text(std::to_string(c.backend_pid())), Param::text(std::to_string(b_->backend_pid()))})
+                .value(0, 0),
+            "t");
+  step(*b_, "COMMIT");
+  ASSERT_EQ(c.wait_until_done_or_blocked(*probe_, pids_), Progress::returned);
+  const StatementOutcome settled = c.take_outcome();
+  ASSERT_TRUE(settled.ok) << settled.message;
+  EXPECT_EQ(json::parse(settled.value(0, 0))[1]["status"], "duplicate");  // b pushed k to p3 first
+  // Every bundle left the line: a session-level lock outlives its statement.
+  EXPECT_EQ(step(*a_, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'").value(0, 0), "0");
+}
+
 TEST_F(Stepping, AWaitCycleIsTwoBlockedSessionsUntilOneIsCancelled) {
   ASSERT_EQ(push("q", "p1", {"seed"})["status"], "queued");
   ASSERT_EQ(push("q", "p2", {"seed"})["status"], "queued");

@@ -80,6 +80,22 @@ BEGIN
 END;
 $$;
 
+-- The line: a statement that takes more than one turn (a bundle, or a
+-- configure's two statements) queues here first and leaves once it holds
+-- every turn, so at most one such statement waits for a turn at a time. One
+-- commit may grant several waiters their turns at once, and two of them
+-- going on to ask for the same further turn would race: then only one of
+-- them can still be asking. A session-level lock, released by the
+-- statement itself (or by qdt's ROLLBACK when it fails on the way). The key
+-- is the one pg_sql.h's statements compute.
+CREATE OR REPLACE FUNCTION queen.qdt_line_enter() RETURNS void
+LANGUAGE sql
+AS $$ SELECT pg_advisory_lock(hashtextextended('qdt-line', 0)) $$;
+
+CREATE OR REPLACE FUNCTION queen.qdt_line_leave() RETURNS void
+LANGUAGE sql
+AS $$ SELECT pg_advisory_unlock(hashtextextended('qdt-line', 0)) $$;
+
 -- The partition's id and its queue's window, provisioning both on first
 -- contact. Takes no lock on an existing partition row.
 CREATE OR REPLACE FUNCTION queen.qdt_resolve_partition(p_queue text, p_partition text, p_tenant uuid,

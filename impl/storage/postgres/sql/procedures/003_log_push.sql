@@ -219,6 +219,7 @@ BEGIN
     ELSE
         v_tenants := p_tenants;
     END IF;
+    PERFORM queen.qdt_line_enter();
     -- Provisioning in one fixed order, so two bundles creating the same
     -- partitions wait on each other's inserts the same way every run.
     FOR v_rec IN
@@ -237,6 +238,7 @@ BEGIN
     LOOP
         PERFORM queen.qdt_partition_turn(v_rec.id);
     END LOOP;
+    PERFORM queen.qdt_line_leave();
     PERFORM 1
     FROM unnest(v_tenants, p_queues, p_partitions) AS u(tenant, queue, part)
     JOIN queen.queues q ON q.tenant_id = u.tenant AND q.name = u.queue
