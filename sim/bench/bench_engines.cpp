@@ -72,6 +72,10 @@ void server_figures(Bench& b, const std::string& what, const Stretch& s, const s
   b.add(bench_figure("server_wait_share." + what + "_postgres", s.wait_s / s.wall_s, "share", cmd, 0, 0,
                      "wall time spent waiting for the server (statements, lock probes, clock writes, resets) over "
                      "the wall time of the same run"));
+  // With statements_per_seed, what a seed costs: one round trip per statement.
+  b.add(bench_figure("server_wait_us_per_statement." + what + "_postgres",
+                     s.wait_s * 1e6 / static_cast<double>(std::max<uint64_t>(s.statements, 1)), "us", cmd, 0, 0,
+                     "the same wait over the statements sent: a round trip to the server and its work"));
 }
 
 // `seeds` seeds of `profile` on `engine`, one after the other in this

@@ -82,10 +82,12 @@ figures = {f["name"]: f for f in doc["figures"]}
 required = []
 for p in ["default", "retention", "swarm"]:
     required += [f"seeds_per_s.{p}_sqlite", f"seeds_per_s.{p}_postgres", f"postgres_over_sqlite.seeds_per_s_{p}",
-                 f"statements_per_s.{p}_postgres", f"server_wait_share.{p}_postgres"]
+                 f"statements_per_s.{p}_postgres", f"server_wait_share.{p}_postgres",
+                 f"statements_per_seed.{p}_postgres", f"server_wait_us_per_statement.{p}_postgres"]
 for b in ["batch1", "batch10"]:
     required += [f"pushes_per_s.{b}_sqlite", f"pushes_per_s.{b}_postgres", f"postgres_over_sqlite.pushes_per_s_{b}",
-                 f"statements_per_s.{b}_postgres", f"server_wait_share.{b}_postgres"]
+                 f"statements_per_s.{b}_postgres", f"server_wait_share.{b}_postgres",
+                 f"server_wait_us_per_statement.{b}_postgres"]
 missing = [n for n in required if n not in figures]
 assert not missing, missing
 assert not any("power-loss" in n for n in figures), "power-loss is SQLite's"
