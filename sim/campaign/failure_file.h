@@ -13,6 +13,8 @@ namespace qdt::sim {
 
 // Adds the reference implementation's answers for top-level push and ack
 // steps as `expect` (left out when the reference itself fails the scenario).
+// The reference runs without the scenario's world.variant, which the
+// returned scenario keeps.
 nlohmann::json with_reference_expectations(nlohmann::json scenario,
                                           StorageEngineKind engine = StorageEngineKind::sqlite);
 

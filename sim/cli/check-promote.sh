@@ -52,10 +52,21 @@ for name in 'a/b' 'a b' '$(touch x)' '.hidden' '-x' 'x.json' "it's" ''; do
   expect 2 qdt promote "$failure" "$name" --dir "$dir"
 done
 [ "$(ls "$dir" | wc -l)" -eq 1 ] || fail "a refused name wrote a file: $(ls "$dir")"
-# A failure the reference fails too is no regression: exit 1, nothing written.
-expect 1 qdt promote "$src/sim/testdata/power/keep-cache-on-reconnect-double-write.json" lost --dir "$dir"
-grep -qF "reference implementation fails it too" "$tmp/err" || fail "no reason for a failing reference"
-[ ! -e "$dir/lost.json" ] || fail "a failing reference's file was written"
+# A failure file naming world.variant: the regression runs the reference
+# (the variant dropped), and the printed variant line fails as printed.
+expect 0 qdt promote "$src/sim/testdata/power/keep-cache-on-reconnect-double-write.json" lost --dir "$dir"
+python3 - "$dir/lost.json" <<'PY' || fail "the promoted file of a variant's failure"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert "variant" not in d.get("world", {}), d.get("world")
+assert d["expect"], "no expect block"
+PY
+line=$(sed -n 's/^  it passes on the reference: //p' "$tmp/out")
+(cd "$tmp" && bash -c "$line" >/dev/null 2>&1) || fail "the reference line did not pass: $line"
+line=$(sed -n 's/^  world.variant keep-cache-on-reconnect was dropped; it fails under the variant: //p' "$tmp/out")
+[ -n "$line" ] || fail "no variant line printed: $(cat "$tmp/out")"
+(cd "$tmp" && bash -c "$line" >/dev/null 2>&1; [ $? -eq 1 ]) || fail "the variant line did not fail: $line"
+rm "$dir/lost.json"
 # From a repository root, the default folder, and the line that registers its ctest.
 mkdir -p "$tmp/root/scenarios/regress"
 (cd "$tmp/root" && timeout 120 qdt promote "$failure" cache-gap >"$tmp/out" 2>"$tmp/err") || fail "promote from a root"

@@ -93,8 +93,16 @@ int run_promote(const PromoteOptions& o) {
   if (fs::exists(fs::symlink_status(target, ec))) {
     return bad_input(target, "already exists; promote never overwrites (choose another NAME)");
   }
-  const std::optional<json> failure = load_failure(o.failure);
+  std::optional<json> failure = load_failure(o.failure);
   if (!failure) return kExitBadInput;
+  // A regression runs the reference: a variant the failure names is dropped,
+  // and the line that shows it caught is printed instead.
+  std::string variant;
+  if (failure->contains("world") && (*failure)["world"].is_object() && (*failure)["world"].contains("variant")) {
+    variant = (*failure)["world"]["variant"].get<std::string>();
+    (*failure)["world"].erase("variant");
+    if ((*failure)["world"].empty()) failure->erase("world");
+  }
   // The reference's own run: its answers become the expectations.
   const json promoted = with_reference_expectations(*failure);
   if (!promoted.contains("expect")) {
@@ -115,6 +123,11 @@ int run_promote(const PromoteOptions& o) {
   std::cout << "wrote " << target << " (expect: the reference's answers)\n"
             << "  fill in its \"description\": what broke, in one sentence\n"
             << "  it passes on the reference: " << replay_command({target}) << "\n";
+  if (!variant.empty()) {
+    const std::optional<impl::Variant> v = impl::parse_variant(variant);
+    std::cout << "  world.variant " << variant << " was dropped; it fails under the variant: "
+              << replay_command({target, v.value_or(impl::Variant::none)}) << "\n";
+  }
   if (fs::path(o.dir).lexically_normal() == fs::path("scenarios/regress")) {
     std::cout << "  ctest runs it as scenario.regress." << o.name
               << " once scenarios/CMakeLists.txt lists it: add the line\n    " << o.name
