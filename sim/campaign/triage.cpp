@@ -8,7 +8,9 @@ std::string failure_rule(const std::string& detail) {
   static const std::regex kUuid("[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}");
   static const std::regex kQuoted("'[^']*'|\"[^\"]*\"");
   static const std::regex kGroup("\\s*(\\([^()]*\\)|\\[[^\\[\\]]*\\])");
-  static const std::regex kNumber("-?[0-9]+(\\.[0-9]+)?");
+  // A minus is a sign only where no word goes on through it ("layer-2" keeps its hyphen).
+  static const std::regex kSignedNumber("(^|[^A-Za-z0-9_-])-[0-9]+(\\.[0-9]+)?");
+  static const std::regex kNumber("[0-9]+(\\.[0-9]+)?");
   static const std::regex kEvent("^(event|events) #(, #)*:?\\s*");
   static const std::regex kSpaces("\\s+");
   std::string s = std::regex_replace(detail, kUuid, "…");
@@ -18,6 +20,7 @@ std::string failure_rule(const std::string& detail) {
     before = s;
     s = std::regex_replace(s, kGroup, "");
   }
+  s = std::regex_replace(s, kSignedNumber, "$1#");
   s = std::regex_replace(s, kNumber, "#");
   s = std::regex_replace(s, kSpaces, " ");
   s = std::regex_replace(s, kEvent, "");

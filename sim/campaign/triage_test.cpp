@@ -43,6 +43,7 @@ TEST(FailureRule, GroupsTheCheckersWordingAcrossSeeds) {
 }
 
 TEST(FailureRule, TwoBugsOfOnePropertyStayApart) {
+  EXPECT_EQ(failure_rule("as a layer-2 follower, offset -1 and -0.5 s"), "as a layer-# follower, offset # and # s");
   EXPECT_NE(failure_rule("event 5: created_at 1767225600024 ms at offset 2 is older than 1767225600025 ms of the segment"),
             failure_rule("event 5: offset 3 was allocated twice"));
 }
