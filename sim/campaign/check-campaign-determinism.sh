@@ -5,16 +5,18 @@
 # Usage: check-campaign-determinism.sh QDT
 set -euo pipefail
 qdt=$1
-digest() { "$qdt" check --seeds 30 --profile all --quiet --json --out "$(mktemp -d)" "$@" | python3 -c 'import json,sys; print(json.load(sys.stdin)["campaign_digest"])'; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+# Each campaign journals into a folder of its own inside $tmp.
+digest() { "$qdt" check --seeds 30 --profile all --quiet --json --out "$(mktemp -d -p "$tmp")" "$@" | python3 -c 'import json,sys; print(json.load(sys.stdin)["campaign_digest"])'; }
 one=$(digest --jobs 1)
 two=$(digest --jobs 2)
 again=$(digest --jobs 1)
 other=$(digest --jobs 1 --seed 1000)
-shards=$(mktemp -d)
+shards=$(mktemp -d -p "$tmp")
 "$qdt" check --seeds 30 --profile all --quiet --json --out "$shards" --shard 0/2 > "$shards/0.json" || true
 "$qdt" check --seeds 30 --profile all --quiet --json --out "$shards" --shard 1/2 > "$shards/1.json" || true
 merged=$("$qdt" check --merge "$shards/0.json" "$shards/1.json" --quiet --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["campaign_digest"])')
-rm -rf "$shards"
 [ "$one" = "$merged" ] || { echo "FAIL: merged shards give $merged" >&2; exit 1; }
 echo "jobs 1: $one; jobs 2: $two; again: $again; other seeds: $other; shards merged: $merged"
 [ "$one" = "$two" ] || { echo "FAIL: --jobs 1 and --jobs 2 differ" >&2; exit 1; }
