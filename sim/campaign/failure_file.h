@@ -13,8 +13,8 @@ namespace qdt::sim {
 
 // Adds the reference implementation's answers for top-level push and ack
 // steps as `expect` (left out when the reference itself fails the scenario).
-// The reference runs without the scenario's world.variant, which the
-// returned scenario keeps.
+// A world.variant the scenario names is dropped: the reference runs it, and
+// the returned scenario replays the reference.
 nlohmann::json with_reference_expectations(nlohmann::json scenario,
                                           StorageEngineKind engine = StorageEngineKind::sqlite);
 

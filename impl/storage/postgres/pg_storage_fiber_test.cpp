@@ -268,7 +268,7 @@ TEST(PgStorageFibers, ABundleThatGivesUpItsWaitLeavesTheLine) {
     try {
       b->push_bundle({segment({"k1"}, "q", "p1"), segment({"k2"}, "q", "p2")});
       answer = "pushed";
-    } catch (const StorageError& e) {
+    } catch (const StorageError&) {
       answer = "gave up";
     }
   });
