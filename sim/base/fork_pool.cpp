@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cassert>
 #include <iostream>
 #include <string>
@@ -16,6 +17,12 @@ namespace qdt::sim {
 // A worker that could not hand its result back (the parent reads it as lost).
 constexpr int kChildWriteFailedStatus = 2;
 
+namespace {
+std::optional<size_t> g_slot;
+}
+
+std::optional<size_t> forked_slot() { return g_slot; }
+
 std::optional<std::vector<nlohmann::json>> run_forked(size_t count, size_t jobs,
                                                       const std::function<nlohmann::json(size_t task)>& task,
                                                       size_t* failed_task) {
@@ -24,10 +31,12 @@ std::optional<std::vector<nlohmann::json>> run_forked(size_t count, size_t jobs,
     pid_t pid;
     int fd;
     size_t task;
+    size_t slot;
     std::string text;
   };
   std::vector<std::optional<nlohmann::json>> results(count);
   std::vector<Worker> running;
+  std::vector<bool> slot_taken(jobs, false);
   size_t next = 0;
   bool ok = true;
   auto fail = [&](size_t index) {
@@ -44,6 +53,8 @@ std::optional<std::vector<nlohmann::json>> run_forked(size_t count, size_t jobs,
         fail(count);
         break;
       }
+      const size_t slot = static_cast<size_t>(std::find(slot_taken.begin(), slot_taken.end(), false) - slot_taken.begin());
+      assert(slot < jobs);
       const pid_t pid = fork();
       if (pid < 0) {
         close(fds[0]);
@@ -55,6 +66,7 @@ std::optional<std::vector<nlohmann::json>> run_forked(size_t count, size_t jobs,
         // A worker ends with qdt: killing qdt leaves no campaign running.
         prctl(PR_SET_PDEATHSIG, SIGTERM);
         if (getppid() != parent) _exit(kChildWriteFailedStatus);  // the parent died before prctl
+        g_slot = slot;
         close(fds[0]);
         for (const Worker& w : running) close(w.fd);
         const std::string text = task(next).dump();
@@ -67,7 +79,8 @@ std::optional<std::vector<nlohmann::json>> run_forked(size_t count, size_t jobs,
         _exit(0);
       }
       close(fds[1]);
-      running.push_back({pid, fds[0], next, {}});
+      slot_taken[slot] = true;
+      running.push_back({pid, fds[0], next, slot, {}});
       ++next;
     }
     if (!ok) next = count;  // start nothing more; collect the running ones
@@ -93,6 +106,7 @@ std::optional<std::vector<nlohmann::json>> run_forked(size_t count, size_t jobs,
       } else {
         results[w.task] = std::move(doc);
       }
+      slot_taken[w.slot] = false;
       running.erase(running.begin() + static_cast<std::ptrdiff_t>(i));
     }
   }

@@ -19,4 +19,9 @@ std::optional<std::vector<nlohmann::json>> run_forked(size_t count, size_t jobs,
                                                       const std::function<nlohmann::json(size_t task)>& task,
                                                       size_t* failed_task = nullptr);
 
+// In a worker of run_forked: which of the `jobs` places it holds (0..jobs-1;
+// a place is free again once its worker exited), so that workers running at
+// the same time can be put on different CPUs. nullopt outside a worker.
+std::optional<size_t> forked_slot();
+
 }  // namespace qdt::sim

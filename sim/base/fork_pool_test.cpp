@@ -21,6 +21,21 @@ TEST(ForkPool, ResultsComeBackInTaskOrderWhateverFinishesFirst) {
   for (size_t i = 0; i < 7; ++i) EXPECT_EQ((*out)[i]["task"], i);
 }
 
+// Workers running at once hold different places; a place is reused only
+// after its worker exited, so at most `jobs` places exist.
+TEST(ForkPool, WorkersRunningAtOnceHoldDifferentSlots) {
+  EXPECT_FALSE(forked_slot().has_value());
+  const auto out = run_forked(6, 2, [](size_t i) {
+    // The first two run together: each sleeps until the other surely started.
+    if (i < 2) usleep(50'000);
+    return nlohmann::json{{"slot", forked_slot().value_or(99)}};
+  });
+  ASSERT_TRUE(out.has_value());
+  EXPECT_NE((*out)[0]["slot"], (*out)[1]["slot"]);
+  for (const auto& doc : *out) EXPECT_LT(doc["slot"].get<size_t>(), 2u);
+  EXPECT_FALSE(forked_slot().has_value());
+}
+
 TEST(ForkPool, ATaskThatDiesIsNamed) {
   size_t failed = 99;
   const auto out = run_forked(4, 2, [](size_t i) {

@@ -8,6 +8,8 @@
 #include <memory>
 #include <stdexcept>
 
+#include "impl/storage/postgres/cpu_placement.h"
+#include "sim/base/fork_pool.h"
 #include "sim/world/pg_sql_choice.h"
 #include "sim/world/world_config.h"
 
@@ -62,6 +64,9 @@ struct Holder {
   bool started = false;
   // The server a forked worker attaches to: the URL, or the local cluster's conninfo.
   std::string server;
+  // The server is a local cluster this process tree started: its processes
+  // are placed beside the worker that drives them (cpu_placement.h).
+  bool own_cluster = false;
   // The interface SQL (pg_sql_choice.h), read once: a forked worker loads the same text.
   std::vector<impl::postgres::SqlFile> sql;
   pid_t pid = 0;  // the process `backend` belongs to
@@ -100,6 +105,8 @@ impl::postgres::PgBackend& backend() {
     impl::postgres::PgBackendOptions options;
     options.pg_url = h.server;
     options.sql = h.sql;
+    // Workers running at once take CPUs of their own, each with its backends.
+    if (h.own_cluster) options.cpu = impl::postgres::cpu_for_slot(forked_slot());
     h.backend = std::make_unique<impl::postgres::PgBackend>(options);
     h.pid = ::getpid();
   }
@@ -116,6 +123,8 @@ void start_pg_process(const PgProcessOptions& options) {
   backend.cluster.max_connections = kConnectionsPerProcess * (options.processes + 1);
   h.sql = read_chosen_sql();
   backend.sql = h.sql;
+  h.own_cluster = options.pg_url.empty();
+  if (h.own_cluster) backend.cpu = impl::postgres::cpu_for_slot(std::nullopt);
   h.backend = std::make_unique<impl::postgres::PgBackend>(backend);
   h.pid = ::getpid();
   h.server = h.backend->cluster().base_conninfo();

@@ -24,6 +24,10 @@
 // external one (so it never stops it: only the process that started a
 // cluster stops it, impl/storage/postgres/cluster.h).
 //
+// On a cluster of its own, the process's thread and its backends are kept
+// on one CPU, and forked workers running at once on different CPUs
+// (impl/storage/postgres/cpu_placement.h): real time only.
+//
 // One process, one thread, one world on PostgreSQL at a time.
 #include <cstdint>
 #include <optional>

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cassert>
 
+#include "impl/storage/postgres/cpu_placement.h"
 #include "impl/storage/postgres/sql_loader.h"
 
 namespace qdt::impl::postgres {
@@ -38,7 +39,13 @@ PgBackend::PgBackend(PgBackendOptions options) : options_(std::move(options)) {
   if (interface_.reset_tables.empty()) throw ClusterError("postgres: the SQL creates none of the interface's tables");
   exec_blocking(control_.get(), kControlSearchPath, "setting the search_path");
   prepare_clock_write(control_.get());
-  probe_ = std::make_unique<LockProbe>(cluster_->connect(database_));
+  PgConnPtr probe = cluster_->connect(database_);
+  if (options_.cpu) {
+    place_calling_thread(*options_.cpu);
+    place_process(PQbackendPID(control_.get()), *options_.cpu);
+    place_process(PQbackendPID(probe.get()), *options_.cpu);
+  }
+  probe_ = std::make_unique<LockProbe>(std::move(probe));
   reset_ = std::make_unique<DatabaseReset>(interface_.reset_tables);
 }
 
@@ -46,7 +53,7 @@ PgBackend::~PgBackend() = default;
 
 std::unique_ptr<PgRun> PgBackend::begin_run() {
   PgRunShared shared{cluster_->base_conninfo(), database_, probe_.get(), control_.get(), &interface_, reset_.get(),
-                     options_.sql.empty()};
+                     options_.sql.empty(), options_.cpu};
   auto run = std::make_unique<PgRun>(std::move(shared), options_.wait);
   run->reset_rows();
   return run;

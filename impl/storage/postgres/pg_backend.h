@@ -4,6 +4,7 @@
 // from the template, reset in place at the start of every run, and the
 // control connection the runs share one at a time.
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,10 @@ struct PgBackendOptions {
   // The interface implementation; empty: qdt's own (sql_text.h).
   std::vector<SqlFile> sql;
   WaitOptions wait;
+  // The CPU this process's thread and every server process of its
+  // connections run on (cpu_placement.h); nullopt: wherever the kernel puts
+  // them. Only for a server this process tree started.
+  std::optional<int> cpu;
 };
 
 class PgBackend {

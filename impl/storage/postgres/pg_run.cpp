@@ -1,5 +1,6 @@
 #include "impl/storage/postgres/pg_run.h"
 
+#include "impl/storage/postgres/cpu_placement.h"
 #include "impl/storage/postgres/pg_sql.h"
 
 #include <algorithm>
@@ -37,6 +38,7 @@ void PgRun::attach(Session& session) {
                                    [](const Member& a, const std::string& name) { return a.session->name() < name; });
   members_.insert(at, m);
   refresh_pids();
+  if (shared_.cpu) place_process(session.backend_pid(), *shared_.cpu);
 }
 
 void PgRun::detach(Session& session) {

@@ -14,6 +14,7 @@
 // Not thread-safe: the fibers of one world drive it from one thread.
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,8 @@ struct PgRunShared {
   // The SQL is qdt's own (or one of its variants): which statements may read
   // the clock is known (sql::own_sql_may_read_clock); else any may.
   bool own_sql = false;
+  // Where every session's server process runs (cpu_placement.h); nullopt: anywhere.
+  std::optional<int> cpu;
 };
 
 // Prepares the clock write PgRun::advance_clock sends on `control`, once per
@@ -66,7 +69,8 @@ class PgRun {
   // then none holds a lock, and `session` may prepare a statement.
   bool others_outside_transactions(const Session& session) const;
 
-  // A session of the run joins (by its client name, unique in the run) and leaves.
+  // A session of the run joins (by its client name, unique in the run; its
+  // server process is placed on the run's CPU) and leaves.
   void attach(Session& session);
   void detach(Session& session);
 
