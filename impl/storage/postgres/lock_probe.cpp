@@ -11,7 +11,11 @@ constexpr const char* kStatementName = "qdt_is_blocked";
 LockProbe::LockProbe(PgConnPtr conn) : conn_(std::move(conn)) {
   assert(conn_ && PQstatus(conn_.get()) == CONNECTION_OK);
   PgResultPtr prepared(PQprepare(conn_.get(), kStatementName,
-                                 "SELECT pg_catalog.pg_isolation_test_session_is_blocked($1::int, $2::int[])", 2,
+                                 "SELECT b, CASE WHEN b THEN (SELECT pg_catalog.string_agg(pg_catalog.concat_ws('/', l.locktype, "
+                                 "l.database, l.relation, l.page, l.tuple, l.virtualxid, l.transactionid, l.classid, "
+                                 "l.objid, l.objsubid, l.mode), ';') FROM pg_catalog.pg_locks l "
+                                 "WHERE l.pid = $1::int AND NOT l.granted) END "
+                                 "FROM pg_catalog.pg_isolation_test_session_is_blocked($1::int, $2::int[]) b", 2,
                                  nullptr));
   if (!prepared || PQresultStatus(prepared.get()) != PGRES_COMMAND_OK) {
     throw ClusterError(std::string("postgres: cannot prepare the lock probe: ") + PQerrorMessage(conn_.get()));
@@ -33,7 +37,9 @@ bool LockProbe::is_blocked(int pid, const std::vector<int>& pids_of_run) {
   if (!result || PQresultStatus(result.get()) != PGRES_TUPLES_OK || PQntuples(result.get()) != 1) {
     throw ClusterError(std::string("postgres: the lock probe failed: ") + PQerrorMessage(conn_.get()));
   }
-  return PQgetvalue(result.get(), 0, 0)[0] == 't';
+  const bool blocked = PQgetvalue(result.get(), 0, 0)[0] == 't';
+  last_wait_ = blocked ? std::string(PQgetvalue(result.get(), 0, 1)) : std::string();
+  return blocked;
 }
 
 }  // namespace qdt::impl::postgres

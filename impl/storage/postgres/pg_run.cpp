@@ -103,8 +103,10 @@ Progress PgRun::wait(Session& session) {
     m.state = State::returned;
     return p;
   }
-  if (m.state != State::blocked) {
+  const std::string& waiting_for = shared_.probe->last_wait();
+  if (m.state != State::blocked || m.waiting_for != waiting_for) {
     m.state = State::blocked;
+    m.waiting_for = waiting_for;
     m.blocked_seq = ++next_blocked_seq_;
     break_wait_cycle();
   }

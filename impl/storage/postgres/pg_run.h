@@ -91,8 +91,10 @@ class PgRun {
   int64_t clock_ms() const { return clock_ms_; }
 
   // Waits for `session`'s statement in flight to return or block; a new
-  // block looks for a wait cycle and breaks it. Returns at once when the
-  // statement already returned while settling.
+  // block looks for a wait cycle and breaks it. A statement that was
+  // granted the lock it waited for and now waits for another blocks anew:
+  // it started waiting then, and a cycle may have closed. Returns at once
+  // when the statement already returned while settling.
   Progress wait(Session& session);
   // The statement's outcome was taken: the session is idle again.
   void taken(Session& session);
@@ -126,6 +128,7 @@ class PgRun {
     Session* session = nullptr;
     State state = State::idle;
     uint64_t blocked_seq = 0;  // when it last started waiting
+    std::string waiting_for;   // the lock it waits for (LockProbe::last_wait)
     bool victim = false;
   };
   Member& member(const Session& session);

@@ -26,8 +26,9 @@ class YieldGate : public StatementGate {
   bool wait_busy(TxnKind, uint32_t attempt) override {
     ++waits;
     boost::this_fiber::yield();
-    return attempt < 1'000'000;
+    return attempt < max_attempts;
   }
+  uint32_t max_attempts = 1'000'000;
   void on_locked(TxnKind) override { ++locked; }
   void on_ended(TxnKind, bool committed) override { ++(committed ? commits : rollbacks); }
   uint64_t waits = 0;
@@ -135,6 +136,82 @@ TEST(PgStorageFibers, AWaitCycleIsBrokenByCancellingTheClientThatWaitedLast) {
   ASSERT_EQ(r.deadlocks.size(), 1u);
   EXPECT_EQ(r.deadlocks[0].cancelled, "b");
   EXPECT_EQ(r.deadlocks[0].cycle, (std::vector<std::string>{"b", "a"}));
+}
+
+// A wait cycle can close when a waiting statement is granted its lock and
+// waits again for another: c waits for a's p1, b for c's p3; a commits, c
+// takes p1 and waits for b's p2. The run sees c block anew then, finds the
+// cycle, and cancels c, which started waiting last (at its second wait).
+TEST(PgStorageFibers, ACycleThatClosesWhenAWaiterWaitsAgainIsBroken) {
+  ManualClock clock(kT0Ms);
+  auto run = backend().begin_run();
+  {
+    auto admin = backend().connect(*run, "admin", clock, nullptr, {});
+    for (const char* p : {"p1", "p2", "p3"}) admin->push(segment({"seed"}, "q", p));
+  }
+  YieldGate gate_a, gate_b, gate_c;
+  // Without the cycle found, b and c give up their waits instead of waiting forever.
+  gate_b.max_attempts = gate_c.max_attempts = 300;
+  Session sa(run->base_conninfo(), run->database(), "a");
+  Session sb(run->base_conninfo(), run->database(), "b");
+  Session sc(run->base_conninfo(), run->database(), "c");
+  for (Session* s : {&sa, &sb, &sc}) run->attach(*s);
+  bool a_locked = false, b_locked = false;
+  std::string a, b, c;
+  auto until = [](const auto& condition) {
+    for (int i = 0; i < 100'000 && !condition(); ++i) boost::this_fiber::yield();
+    ASSERT_TRUE(condition());
+  };
+  auto outcome = [](const auto& body) -> std::string {
+    try {
+      body();
+      return "committed";
+    } catch (const StorageError& e) {
+      return e.deadlock() ? "deadlock" : std::string("error: ") + e.what();
+    }
+  };
+  const std::string lock_p1_then_p2 =
+      "SELECT 1 FROM queen.log_partitions p JOIN queen.queues q ON q.id = p.queue_id "
+      "WHERE q.name = 'q' AND p.name IN ($1, $2) ORDER BY p.name FOR UPDATE OF p";
+  boost::fibers::fiber fa([&] {
+    a = outcome([&] {
+      PgTransaction tx(*run, sa, gate_a, clock, TxnKind::push);
+      tx.run(kLockByName, {Param::text("p1")}, StatementKind::read, true);
+      a_locked = true;
+      until([&] { return gate_b.waits > 0; });
+      tx.commit();
+    });
+  });
+  boost::fibers::fiber fb([&] {
+    b = outcome([&] {
+      until([&] { return a_locked; });
+      PgTransaction tx(*run, sb, gate_b, clock, TxnKind::push);
+      tx.run(kLockByName, {Param::text("p2")}, StatementKind::read, true);
+      b_locked = true;
+      until([&] { return gate_c.waits > 0; });
+      tx.run(kLockByName, {Param::text("p3")}, StatementKind::read, true);
+      tx.commit();
+    });
+  });
+  boost::fibers::fiber fc([&] {
+    c = outcome([&] {
+      until([&] { return b_locked; });
+      PgTransaction tx(*run, sc, gate_c, clock, TxnKind::push);
+      tx.run(kLockByName, {Param::text("p3")}, StatementKind::read, true);
+      tx.run(lock_p1_then_p2, {Param::text("p1"), Param::text("p2")}, StatementKind::read, true);
+      tx.commit();
+    });
+  });
+  fa.join();
+  fb.join();
+  fc.join();
+  for (Session* s : {&sa, &sb, &sc}) run->detach(*s);
+  EXPECT_EQ(a, "committed");
+  EXPECT_EQ(b, "committed");
+  EXPECT_EQ(c, "deadlock");
+  ASSERT_EQ(run->deadlocks().size(), 1u);
+  EXPECT_EQ(run->deadlocks()[0].cancelled, "c");
+  EXPECT_EQ(run->deadlocks()[0].cycle, (std::vector<std::string>{"c", "b"}));
 }
 
 // A BEGIN carries its time in its text, and under qdt's own SQL only a push
