@@ -72,9 +72,10 @@ std::string page_begin(const std::string& title) {
          // Ids and file names wrap at their hyphens, so one long name cannot push the table past the screen.
          "td.id{text-align:left;white-space:normal;overflow-wrap:break-word}\n"
          // A chart is drawn 640 px wide with 14 px text: never shown below 560 px nor above 800 px, its text
-         // stays between 12 and 18 px.
+         // stays between 12 and 18 px. A screen narrower than 560 px scrolls the chart sideways, as a table.
          ".charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,560px),1fr));gap:1rem}\n"
-         "figure{margin:0}figure svg{width:100%;max-width:800px;height:auto;display:block;margin:0 auto}"
+         "figure{margin:0;min-width:0;overflow-x:auto}"
+         "figure svg{width:100%;min-width:560px;max-width:800px;height:auto;display:block;margin:0 auto}"
          "figcaption{font-size:.85rem;color:#444}\n"
          ".note{background:#fff4d6;border:1px solid #e0c060;padding:.5rem}\n"
          ".fail{color:#a00000;font-weight:600}.pass{color:#006000;font-weight:600}\n"
