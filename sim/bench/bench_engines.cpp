@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cassert>
 #include <chrono>
+#include <optional>
 #include <string>
 
+#include "sim/bench/bench_machine.h"
 #include "sim/bench/bench_workloads.h"
 #include "sim/campaign/campaign.h"
 #include "sim/campaign/campaign_jobs.h"
@@ -27,15 +29,29 @@ struct Stretch {
   uint64_t transaction_bounds = 0;
   uint64_t inspections = 0;
   double wait_s = 0;
+  double qdt_cpu_s = 0;                   // this process, every thread
+  std::optional<double> server_cpu_s;     // the throwaway cluster's processes; nullopt for --pg-url
 };
+
+// CPU seconds of the throwaway cluster's processes so far (nullopt: a
+// --pg-url server, whose processes qdt does not see).
+std::optional<double> server_cpu_s() {
+  const std::optional<int> pid = pg_server_pid();
+  return pid ? process_tree_cpu_s(*pid) : std::nullopt;
+}
 
 template <typename F>
 Stretch measure(F&& body) {
   const impl::postgres::SessionTotals before = pg_server_totals();
+  const std::optional<double> server_before = server_cpu_s();
+  const double cpu_before = self_cpu_s();
   const Steady::time_point start = Steady::now();
   body();
   Stretch out;
   out.wall_s = std::max(std::chrono::duration<double>(Steady::now() - start).count(), 1e-9);
+  out.qdt_cpu_s = self_cpu_s() - cpu_before;
+  const std::optional<double> server_after = server_cpu_s();
+  if (server_before && server_after) out.server_cpu_s = std::max(*server_after - *server_before, 0.0);
   const impl::postgres::SessionTotals after = pg_server_totals();
   assert(after.statements >= before.statements && after.wait_s >= before.wait_s);
   out.statements = after.statements - before.statements;
@@ -76,6 +92,29 @@ void server_figures(Bench& b, const std::string& what, const Stretch& s, const s
   b.add(bench_figure("server_wait_us_per_statement." + what + "_postgres",
                      s.wait_s * 1e6 / static_cast<double>(std::max<uint64_t>(s.statements, 1)), "us", cmd, 0, 0,
                      "the same wait over the statements sent: a round trip to the server and its work"));
+}
+
+// Where a seed's wall time goes, as CPU time: SQLite's seed (one process
+// does it all), and a PostgreSQL seed split into qdt's own share and the
+// server's (its processes, on the throwaway cluster only). The ceiling is
+// the ratio PostgreSQL would reach if the server cost nothing: the SQLite
+// seed's wall time over qdt's own CPU time per PostgreSQL seed.
+void cpu_figures(Bench& b, const std::string& profile, const Stretch& lite, uint64_t lite_seeds, const Stretch& pg,
+                 uint64_t pg_seeds, const std::string& cmd) {
+  const auto per_seed_ms = [](double s, uint64_t seeds) { return s * 1e3 / static_cast<double>(seeds); };
+  b.add(bench_figure("cpu_ms_per_seed." + profile + "_sqlite", per_seed_ms(lite.qdt_cpu_s, lite_seeds), "ms", cmd, 0, 0,
+                     "this process's CPU time over the SQLite seeds"));
+  b.add(bench_figure("cpu_ms_per_seed." + profile + "_postgres_qdt", per_seed_ms(pg.qdt_cpu_s, pg_seeds), "ms", cmd, 0,
+                     0, "this process's CPU time over the PostgreSQL seeds: the world, the checkers, libpq and its system calls"));
+  if (pg.server_cpu_s) {
+    b.add(bench_figure("cpu_ms_per_seed." + profile + "_postgres_server", per_seed_ms(*pg.server_cpu_s, pg_seeds), "ms",
+                       cmd, 0, 0, "the throwaway cluster's processes' CPU time over the same seeds"));
+  }
+  b.add(bench_figure("postgres_over_sqlite.ceiling_" + profile,
+                     (lite.wall_s / static_cast<double>(lite_seeds)) / std::max(pg.qdt_cpu_s / static_cast<double>(pg_seeds), 1e-9),
+                     "x", cmd, 0, 0,
+                     "derived: the ratio if the server took no time, SQLite's wall time per seed over qdt's own CPU time "
+                     "per PostgreSQL seed"));
 }
 
 // `seeds` seeds of `profile` on `engine`, one after the other in this
@@ -142,6 +181,7 @@ void engines_group(Bench& b) {
     b.add(bench_figure("postgres_over_sqlite.seeds_per_s_" + profile, pg_rate / std::max(lite_rate, 1e-9), "x", cmd,
                        '>', kPostgresOverSqliteSeedsTarget));
     server_figures(b, profile, pg, cmd, note, pg_seeds);
+    cpu_figures(b, profile, lite, sqlite_seeds, pg, pg_seeds, cmd);
   }
   // The items workload (8 producers, 8 partitions, cache on, checked mode
   // off), fewer requests than the items group: PostgreSQL's pushes cost

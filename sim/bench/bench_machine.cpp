@@ -4,7 +4,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <stdexcept>
 #include <thread>
 
@@ -43,6 +47,61 @@ long self_peak_kb() {
   rusage ru{};
   getrusage(RUSAGE_SELF, &ru);
   return ru.ru_maxrss;
+}
+
+double self_cpu_s() {
+  timespec t{};
+  ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) / 1e9;
+}
+
+namespace {
+
+// The fields of /proc/PID/stat after the command name, which may itself hold
+// spaces and parentheses: field 3 (state) is fields[0].
+std::optional<std::vector<std::string>> stat_fields(const std::string& pid) {
+  std::ifstream in("/proc/" + pid + "/stat");
+  std::string line;
+  if (!std::getline(in, line)) return std::nullopt;
+  const size_t close = line.rfind(')');
+  if (close == std::string::npos) return std::nullopt;
+  std::istringstream rest(line.substr(close + 1));
+  std::vector<std::string> fields;
+  for (std::string f; rest >> f;) fields.push_back(f);
+  if (fields.size() < 15) return std::nullopt;
+  return fields;
+}
+
+// Nanoseconds on a CPU, the first figure of /proc/PID/schedstat.
+std::optional<double> schedstat_s(const std::string& pid) {
+  std::ifstream in("/proc/" + pid + "/schedstat");
+  unsigned long long ns = 0;
+  if (!(in >> ns)) return std::nullopt;
+  return static_cast<double>(ns) / 1e9;
+}
+
+}  // namespace
+
+std::optional<double> process_tree_cpu_s(int root) {
+  const std::string root_name = std::to_string(root);
+  const auto root_fields = stat_fields(root_name);
+  const auto root_own = schedstat_s(root_name);
+  const long ticks_per_s = ::sysconf(_SC_CLK_TCK);
+  if (!root_fields || !root_own || ticks_per_s <= 0) return std::nullopt;
+  // cutime and cstime (fields 16 and 17): the children it has reaped.
+  const long long reaped_ticks = std::strtoll((*root_fields)[13].c_str(), nullptr, 10) +
+                                 std::strtoll((*root_fields)[14].c_str(), nullptr, 10);
+  double total = *root_own + static_cast<double>(reaped_ticks) / static_cast<double>(ticks_per_s);
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
+    const std::string pid = entry.path().filename().string();
+    if (pid.empty() || pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    const auto fields = stat_fields(pid);
+    if (!fields || (*fields)[1] != root_name) continue;  // field 4: the parent
+    // A child gone between the two reads counts no more: its parent reaps it.
+    if (const auto child = schedstat_s(pid)) total += *child;
+  }
+  return total;
 }
 
 ChildRun run_self(const std::vector<std::string>& args) {

@@ -1,8 +1,10 @@
 #pragma once
 // What qdt bench runs on and the child processes it measures: the CPU model
-// and core count (from /proc and the C++ runtime), peak resident memory, and
+// and core count (from /proc and the C++ runtime), peak resident memory, CPU
+// time (this process's, and a server's whole process tree), and
 // `qdt ARGS` run as a child (this very binary), with its stdout and peak
 // memory. Lives in the qdt executable, beside bench_command.cpp.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +21,15 @@ double load_average();
 
 // This process's peak resident set, in KiB (getrusage).
 long self_peak_kb();
+
+// CPU seconds this process has used so far, every thread (user + system).
+double self_cpu_s();
+
+// CPU seconds used so far by process `root`, its live children and the
+// children it reaped: a server's whole process tree, read from /proc
+// (nullopt: no such process, or /proc does not tell). Live processes count
+// to the nanosecond (schedstat), reaped ones to the clock tick.
+std::optional<double> process_tree_cpu_s(int root);
 
 struct ChildRun {
   int exit_code = -1;  // -1: killed by a signal

@@ -83,7 +83,9 @@ required = []
 for p in ["default", "retention", "swarm"]:
     required += [f"seeds_per_s.{p}_sqlite", f"seeds_per_s.{p}_postgres", f"postgres_over_sqlite.seeds_per_s_{p}",
                  f"statements_per_s.{p}_postgres", f"server_wait_share.{p}_postgres",
-                 f"statements_per_seed.{p}_postgres", f"server_wait_us_per_statement.{p}_postgres"]
+                 f"statements_per_seed.{p}_postgres", f"server_wait_us_per_statement.{p}_postgres",
+                 f"cpu_ms_per_seed.{p}_sqlite", f"cpu_ms_per_seed.{p}_postgres_qdt",
+                 f"cpu_ms_per_seed.{p}_postgres_server", f"postgres_over_sqlite.ceiling_{p}"]
 for b in ["batch1", "batch10"]:
     required += [f"pushes_per_s.{b}_sqlite", f"pushes_per_s.{b}_postgres", f"postgres_over_sqlite.pushes_per_s_{b}",
                  f"statements_per_s.{b}_postgres", f"server_wait_share.{b}_postgres",

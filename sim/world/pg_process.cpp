@@ -152,6 +152,12 @@ std::optional<std::string> start_pg_process_problem(const PgProcessOptions& opti
 
 impl::postgres::SessionTotals pg_server_totals() { return impl::postgres::session_totals(); }
 
+std::optional<int> pg_server_pid() {
+  Holder& h = holder();
+  if (!h.started || !h.own_cluster || h.pid != ::getpid() || !h.backend->cluster().local()) return std::nullopt;
+  return static_cast<int>(h.backend->cluster().postmaster_pid());
+}
+
 impl::postgres::PgRun& begin_pg_world(impl::Variant variant) {
   impl::postgres::PgBackend& b = backend();
   Holder& h = holder();

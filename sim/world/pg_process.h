@@ -72,4 +72,9 @@ void give_back_pg_session(impl::StorageEngine* session);
 // trace, a hash or a decision.
 impl::postgres::SessionTotals pg_server_totals();
 
+// The server's first process when this process started it (the throwaway
+// cluster), for qdt bench to read the server's CPU time; nullopt for a
+// --pg-url server or a forked worker.
+std::optional<int> pg_server_pid();
+
 }  // namespace qdt::sim
