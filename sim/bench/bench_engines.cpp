@@ -99,8 +99,11 @@ void server_figures(Bench& b, const std::string& what, const Stretch& s, const s
 // server's (its processes, on the throwaway cluster only). The ceiling is
 // the ratio PostgreSQL would reach if the server cost nothing: the SQLite
 // seed's wall time over qdt's own CPU time per PostgreSQL seed.
+// With the bare statement's cost on the server (`bare_server_s`, nullopt for
+// a --pg-url server), a second ceiling: the ratio if every statement the
+// seed sends cost the server no more than a `SELECT 1`.
 void cpu_figures(Bench& b, const std::string& profile, const Stretch& lite, uint64_t lite_seeds, const Stretch& pg,
-                 uint64_t pg_seeds, const std::string& cmd) {
+                 uint64_t pg_seeds, const std::string& cmd, std::optional<double> bare_server_s) {
   const auto per_seed_ms = [](double s, uint64_t seeds) { return s * 1e3 / static_cast<double>(seeds); };
   b.add(bench_figure("cpu_ms_per_seed." + profile + "_sqlite", per_seed_ms(lite.qdt_cpu_s, lite_seeds), "ms", cmd, 0, 0,
                      "this process's CPU time over the SQLite seeds"));
@@ -115,6 +118,35 @@ void cpu_figures(Bench& b, const std::string& profile, const Stretch& lite, uint
                      "x", cmd, 0, 0,
                      "derived: the ratio if the server took no time, SQLite's wall time per seed over qdt's own CPU time "
                      "per PostgreSQL seed"));
+  if (bare_server_s) {
+    const double seeds = static_cast<double>(pg_seeds);
+    const double floor_s = pg.qdt_cpu_s / seeds + static_cast<double>(pg.statements) / seeds * *bare_server_s;
+    b.add(bench_figure("postgres_over_sqlite.ceiling_bare_" + profile,
+                       (lite.wall_s / static_cast<double>(lite_seeds)) / std::max(floor_s, 1e-9), "x", cmd, 0, 0,
+                       "derived: the ratio if each statement of the seed cost the server what a prepared SELECT 1 "
+                       "costs it, over qdt's own CPU time per PostgreSQL seed plus that"));
+  }
+}
+
+// What one statement costs when it does nothing: a prepared SELECT 1 on a
+// connection of the bench's own, one round trip at a time, the server's CPU
+// time and this process's (nullopt for a --pg-url server).
+std::optional<double> bare_statement_figures(Bench& b, const std::string& cmd) {
+  if (!pg_server_pid()) return std::nullopt;
+  const int count = b.options.quick ? 500 : 5000;
+  b.progress("engines: " + std::to_string(count) + " bare statements (SELECT 1)");
+  BareStatements bare;
+  bare.run(count / 10);  // warm: the statement planned, the caches filled
+  Stretch s = measure([&] { bare.run(count); });
+  if (!s.server_cpu_s) return std::nullopt;
+  const double server_s = *s.server_cpu_s / count;
+  const std::string note = std::to_string(count) + " prepared SELECT 1, one round trip each, on a connection whose "
+                           "backend shares the bench's CPU";
+  b.add(bench_figure("server_cpu_us_per_bare_statement_postgres", server_s * 1e6, "us", cmd, 0, 0,
+                     note + ": the server's processes' CPU time per statement"));
+  b.add(bench_figure("qdt_cpu_us_per_bare_statement_postgres", s.qdt_cpu_s / count * 1e6, "us", cmd, 0, 0,
+                     note + ": this process's CPU time per statement (libpq and its system calls)"));
+  return server_s;
 }
 
 // `seeds` seeds of `profile` on `engine`, one after the other in this
@@ -162,6 +194,7 @@ void engines_group(Bench& b) {
   b.progress("engines: warming both engines up with default seed 1");
   run_seeds(b, "default", 1, StorageEngineKind::sqlite);
   run_seeds(b, "default", 1, StorageEngineKind::postgres);
+  const std::optional<double> bare_server_s = bare_statement_figures(b, cmd);
   for (const std::string& profile : profile_names()) {
     if (const auto refusal = engine_refuses_campaign(StorageEngineKind::postgres, profile, impl::Variant::none)) {
       b.progress("engines: " + profile + " left out: " + *refusal);
@@ -181,7 +214,7 @@ void engines_group(Bench& b) {
     b.add(bench_figure("postgres_over_sqlite.seeds_per_s_" + profile, pg_rate / std::max(lite_rate, 1e-9), "x", cmd,
                        '>', kPostgresOverSqliteSeedsTarget));
     server_figures(b, profile, pg, cmd, note, pg_seeds);
-    cpu_figures(b, profile, lite, sqlite_seeds, pg, pg_seeds, cmd);
+    cpu_figures(b, profile, lite, sqlite_seeds, pg, pg_seeds, cmd, bare_server_s);
   }
   // The items workload (8 producers, 8 partitions, cache on, checked mode
   // off), fewer requests than the items group: PostgreSQL's pushes cost

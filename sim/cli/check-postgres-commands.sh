@@ -85,7 +85,9 @@ for p in ["default", "retention", "swarm"]:
                  f"statements_per_s.{p}_postgres", f"server_wait_share.{p}_postgres",
                  f"statements_per_seed.{p}_postgres", f"server_wait_us_per_statement.{p}_postgres",
                  f"cpu_ms_per_seed.{p}_sqlite", f"cpu_ms_per_seed.{p}_postgres_qdt",
-                 f"cpu_ms_per_seed.{p}_postgres_server", f"postgres_over_sqlite.ceiling_{p}"]
+                 f"cpu_ms_per_seed.{p}_postgres_server", f"postgres_over_sqlite.ceiling_{p}",
+                 f"postgres_over_sqlite.ceiling_bare_{p}"]
+required += ["server_cpu_us_per_bare_statement_postgres", "qdt_cpu_us_per_bare_statement_postgres"]
 for b in ["batch1", "batch10"]:
     required += [f"pushes_per_s.{b}_sqlite", f"pushes_per_s.{b}_postgres", f"postgres_over_sqlite.pushes_per_s_{b}",
                  f"statements_per_s.{b}_postgres", f"server_wait_share.{b}_postgres",
@@ -98,6 +100,12 @@ for name, f in figures.items():
     assert "--storage postgres" in f["command"], (name, f["command"])
     if name.startswith("server_wait_share"):
         assert f["value"] <= 1, (name, f["value"])
+# qdt's CPU time is within its wall time, and the bare statements only add to it.
+for p in ["default", "retention", "swarm"]:
+    ratio = figures[f"postgres_over_sqlite.seeds_per_s_{p}"]["value"]
+    ceiling = figures[f"postgres_over_sqlite.ceiling_{p}"]["value"]
+    bare = figures[f"postgres_over_sqlite.ceiling_bare_{p}"]["value"]
+    assert ratio <= ceiling and bare < ceiling, (p, ratio, bare, ceiling)
 PY
 
 # check --resume: the journal's engine, and the other engine refused.

@@ -152,6 +152,27 @@ std::optional<std::string> start_pg_process_problem(const PgProcessOptions& opti
 
 impl::postgres::SessionTotals pg_server_totals() { return impl::postgres::session_totals(); }
 
+BareStatements::BareStatements() {
+  if (!pg_server_pid()) throw std::logic_error("BareStatements needs this process's own cluster");
+  conn_ = impl::postgres::connect_blocking(holder().server, "postgres");
+  if (const std::optional<int> cpu = impl::postgres::cpu_for_slot(std::nullopt)) {
+    impl::postgres::place_process(PQbackendPID(conn_.get()), *cpu);
+  }
+  impl::postgres::PgResultPtr prepared(PQprepare(conn_.get(), "qdt_bare", "SELECT 1", 0, nullptr));
+  if (PQresultStatus(prepared.get()) != PGRES_COMMAND_OK) {
+    throw impl::postgres::ClusterError(std::string("postgres: preparing SELECT 1: ") + PQerrorMessage(conn_.get()));
+  }
+}
+
+void BareStatements::run(int count) {
+  for (int i = 0; i < count; ++i) {
+    impl::postgres::PgResultPtr r(PQexecPrepared(conn_.get(), "qdt_bare", 0, nullptr, nullptr, nullptr, 0));
+    if (PQresultStatus(r.get()) != PGRES_TUPLES_OK) {
+      throw impl::postgres::ClusterError(std::string("postgres: SELECT 1: ") + PQerrorMessage(conn_.get()));
+    }
+  }
+}
+
 std::optional<int> pg_server_pid() {
   Holder& h = holder();
   if (!h.started || !h.own_cluster || h.pid != ::getpid() || !h.backend->cluster().local()) return std::nullopt;

@@ -35,6 +35,7 @@
 
 #include "impl/storage/engine.h"
 #include "impl/storage/postgres/pg_backend.h"
+#include "impl/storage/postgres/pg_connection.h"
 
 namespace qdt::sim {
 
@@ -71,6 +72,21 @@ void give_back_pg_session(impl::StorageEngine* session);
 // server so far (impl/storage/postgres/session.h): for qdt bench, never for a
 // trace, a hash or a decision.
 impl::postgres::SessionTotals pg_server_totals();
+
+// A connection of qdt bench's own to this process's throwaway cluster, its
+// backend on the calling thread's CPU as the run's are, that sends a
+// prepared `SELECT 1` one round trip at a time: what a statement costs the
+// server and the client when it does nothing. Throws
+// impl::postgres::ClusterError; std::logic_error without a throwaway cluster.
+class BareStatements {
+ public:
+  BareStatements();
+  // `count` statements, each waited for; throws ClusterError if one fails.
+  void run(int count);
+
+ private:
+  impl::postgres::PgConnPtr conn_;
+};
 
 // The server's first process when this process started it (the throwaway
 // cluster), for qdt bench to read the server's CPU time; nullopt for a
