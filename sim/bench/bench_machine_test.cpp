@@ -4,16 +4,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <ctime>
-
 namespace qdt::sim {
 namespace {
-
-double own_cpu_s() {
-  timespec t{};
-  ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) / 1e9;
-}
 
 // A child that uses `cpu_s` of CPU, says so on `done`, then waits until
 // `go` closes: its CPU time is counted while it lives and once reaped.
@@ -21,8 +13,9 @@ pid_t spin_child(double cpu_s, int done, int go, int go_writer) {
   const pid_t pid = ::fork();
   if (pid == 0) {
     ::close(go_writer);
+    // A forked child's CPU clock starts at zero.
     volatile unsigned long sink = 0;
-    while (own_cpu_s() < cpu_s) sink = sink + 1;
+    while (self_cpu_s() < cpu_s) sink = sink + 1;
     char c = 1;
     if (::write(done, &c, 1) != 1) ::_exit(1);
     while (::read(go, &c, 1) > 0) {
