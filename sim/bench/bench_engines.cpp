@@ -104,25 +104,26 @@ void server_figures(Bench& b, const std::string& what, const Stretch& s, const s
 // seed sends cost the server no more than a `SELECT 1`.
 void cpu_figures(Bench& b, const std::string& profile, const Stretch& lite, uint64_t lite_seeds, const Stretch& pg,
                  uint64_t pg_seeds, const std::string& cmd, std::optional<double> bare_server_s) {
-  const auto per_seed_ms = [](double s, uint64_t seeds) { return s * 1e3 / static_cast<double>(seeds); };
-  b.add(bench_figure("cpu_ms_per_seed." + profile + "_sqlite", per_seed_ms(lite.qdt_cpu_s, lite_seeds), "ms", cmd, 0, 0,
-                     "this process's CPU time over the SQLite seeds"));
-  b.add(bench_figure("cpu_ms_per_seed." + profile + "_postgres_qdt", per_seed_ms(pg.qdt_cpu_s, pg_seeds), "ms", cmd, 0,
-                     0, "this process's CPU time over the PostgreSQL seeds: the world, the checkers, libpq and its system calls"));
+  const double lite_wall_per_seed_s = lite.wall_s / static_cast<double>(lite_seeds);
+  const double qdt_per_seed_s = pg.qdt_cpu_s / static_cast<double>(pg_seeds);
+  b.add(bench_figure("cpu_ms_per_seed." + profile + "_sqlite", lite.qdt_cpu_s * 1e3 / static_cast<double>(lite_seeds),
+                     "ms", cmd, 0, 0, "this process's CPU time over the SQLite seeds"));
+  b.add(bench_figure("cpu_ms_per_seed." + profile + "_postgres_qdt", qdt_per_seed_s * 1e3, "ms", cmd, 0, 0,
+                     "this process's CPU time over the PostgreSQL seeds: the world, the checkers, libpq and its system calls"));
   if (pg.server_cpu_s) {
-    b.add(bench_figure("cpu_ms_per_seed." + profile + "_postgres_server", per_seed_ms(*pg.server_cpu_s, pg_seeds), "ms",
-                       cmd, 0, 0, "the throwaway cluster's processes' CPU time over the same seeds"));
+    b.add(bench_figure("cpu_ms_per_seed." + profile + "_postgres_server",
+                       *pg.server_cpu_s * 1e3 / static_cast<double>(pg_seeds), "ms", cmd, 0, 0,
+                       "the throwaway cluster's processes' CPU time over the same seeds"));
   }
-  b.add(bench_figure("postgres_over_sqlite.ceiling_" + profile,
-                     (lite.wall_s / static_cast<double>(lite_seeds)) / std::max(pg.qdt_cpu_s / static_cast<double>(pg_seeds), 1e-9),
+  b.add(bench_figure("postgres_over_sqlite.ceiling_" + profile, lite_wall_per_seed_s / std::max(qdt_per_seed_s, 1e-9),
                      "x", cmd, 0, 0,
                      "derived: the ratio if the server took no time, SQLite's wall time per seed over qdt's own CPU time "
                      "per PostgreSQL seed"));
   if (bare_server_s) {
-    const double seeds = static_cast<double>(pg_seeds);
-    const double floor_s = pg.qdt_cpu_s / seeds + static_cast<double>(pg.statements) / seeds * *bare_server_s;
-    b.add(bench_figure("postgres_over_sqlite.ceiling_bare_" + profile,
-                       (lite.wall_s / static_cast<double>(lite_seeds)) / std::max(floor_s, 1e-9), "x", cmd, 0, 0,
+    const double floor_s =
+        qdt_per_seed_s + static_cast<double>(pg.statements) / static_cast<double>(pg_seeds) * *bare_server_s;
+    b.add(bench_figure("postgres_over_sqlite.ceiling_bare_" + profile, lite_wall_per_seed_s / std::max(floor_s, 1e-9),
+                       "x", cmd, 0, 0,
                        "derived: the ratio if each statement of the seed cost the server what a prepared SELECT 1 "
                        "costs it, over qdt's own CPU time per PostgreSQL seed plus that"));
   }
@@ -137,7 +138,7 @@ std::optional<double> bare_statement_figures(Bench& b, const std::string& cmd) {
   b.progress("engines: " + std::to_string(count) + " bare statements (SELECT 1)");
   BareStatements bare;
   bare.run(count / 10);  // warm: the statement planned, the caches filled
-  Stretch s = measure([&] { bare.run(count); });
+  const Stretch s = measure([&] { bare.run(count); });
   if (!s.server_cpu_s) return std::nullopt;
   const double server_s = *s.server_cpu_s / count;
   const std::string note = std::to_string(count) + " prepared SELECT 1, one round trip each, on a connection whose "
