@@ -101,6 +101,10 @@ std::optional<std::string> engine_refuses_campaign(StorageEngineKind engine, con
     return "--storage postgres: profile " + profile + " needs crash_storage (power loss), which is SQLite's";
   }
   if (auto reason = engine_refuses_variant(engine, variant)) return "--storage postgres: " + *reason;
+  if (!variant_runs_profile(variant, profile)) {
+    return "variant " + impl::variant_name(variant) + " probes each segment in a transaction of its own, which "
+           "profile " + profile + "'s bundles do not have (profile all runs every other profile)";
+  }
   return std::nullopt;
 }
 
@@ -110,7 +114,7 @@ json run_share(const CampaignOptions& a, impl::Variant variant, uint64_t worker,
   assert(shard && "run_campaign validates the shard");
   assert(worker < workers);
   const uint64_t shard_index = shard->index, shard_count = shard->count;
-  const std::vector<std::string> profiles = profiles_to_run(a.profile, a.engine == StorageEngineKind::sqlite);
+  const std::vector<std::string> profiles = profiles_to_run(a.profile, a.engine == StorageEngineKind::sqlite, variant);
 
   const double start = wall();
   auto elapsed_s = [&] { return wall() - start; };
@@ -123,7 +127,8 @@ json run_share(const CampaignOptions& a, impl::Variant variant, uint64_t worker,
     share["forking"] = empty_forking();
     share["fork_failures"] = json::array();
   }
-  JournalWriter journal(a.journal ? a.out_dir : "", a.journal_run, worker, wall);
+  JournalWriter journal(a.journal ? a.out_dir : "", a.journal_run, worker, wall,
+                        a.journal ? campaign_key(a, variant, chosen_sql_content_hash()) : "");
   double last_progress = 0;
   for (const std::string& profile : profiles) {
     for (uint64_t i = 0; i < a.seeds && !out_of_time; ++i) {
@@ -257,6 +262,32 @@ Outcome run_campaign(const CampaignOptions& a, impl::Variant variant, uint64_t j
   return report_campaign(parts, a, impl::variant_name(variant), jobs, wall_s, summary);
 }
 
+namespace {
+
+// Why the SQL this command names is not the SQL the journaled campaign ran
+// (nullopt: it is), compared by content.
+std::optional<std::string> sql_mismatch(const JournalState& state) {
+  std::string named;
+  try {
+    named = chosen_sql_content_hash();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  if (named == state.sql_content_hash) return std::nullopt;
+  if (state.sql_content_hash.empty()) {
+    return "the campaign ran on qdt's own SQL, not the SQL this command names (omit --sql-dir and --sql)";
+  }
+  // The journal's words are shown, never run: control characters go.
+  std::string flags;
+  for (const char c : state.sql_named_as) flags += static_cast<unsigned char>(c) < 0x20 || c == 0x7f ? '?' : c;
+  return "the campaign ran on SQL with content xxh128 " + state.sql_content_hash +
+         (named.empty() ? ", which this command does not name: qdt loads only the SQL its command line names"
+                        : ", not the SQL this command names (xxh128 " + named + ")") +
+         "; the journal says it was named with:" + flags;
+}
+
+}  // namespace
+
 Outcome resume_campaign(CampaignOptions a, uint64_t jobs, const WallClock& wall, json* summary,
                         impl::Variant* variant_out, std::optional<StorageEngineKind> engine) {
   std::string error;
@@ -272,16 +303,12 @@ Outcome resume_campaign(CampaignOptions a, uint64_t jobs, const WallClock& wall,
               << ", --storage " << storage_engine_name(*engine) << " cannot continue it (omit --storage)\nnothing was run (exit 2)\n";
     return Outcome::bad_input;
   }
-  // The SQL is the campaign's too: another implementation gives other answers.
-  if (pg_sql_choice().foreign() && !(pg_sql_choice() == state->sql)) {
-    std::cerr << "error: --resume " << a.out_dir << ": the campaign ran on "
-              << (!state->sql.dir.empty()  ? "the SQL of --sql-dir " + state->sql.dir
-                  : state->sql.foreign() ? "the SQL of --sql " + state->sql.files.front() + " ..."
-                                         : std::string("qdt's own SQL"))
-              << ", not the SQL this command names (omit --sql-dir and --sql)\nnothing was run (exit 2)\n";
+  // The SQL is the campaign's too, but only the command line names code to
+  // load: the journal's record of it (by content) can only refuse a mismatch.
+  if (const std::optional<std::string> mismatch = sql_mismatch(*state)) {
+    std::cerr << "error: --resume " << a.out_dir << ": " << *mismatch << "\nnothing was run (exit 2)\n";
     return Outcome::bad_input;
   }
-  choose_pg_sql(state->sql);
   // The campaign is the journal's; only how it runs (jobs, output, time budget) comes from the command line.
   CampaignOptions resumed = state->options;
   resumed.as_json = a.as_json;

@@ -9,9 +9,8 @@
 #include <fstream>
 #include <sstream>
 
-#include <xxhash.h>
-
 #include "sim/base/atomic_file.h"
+#include "sim/base/content_hash.h"
 #include "sim/base/json_input.h"
 #include "sim/campaign/campaign_jobs.h"
 #include "sim/campaign/campaign_merge.h"
@@ -24,6 +23,10 @@ namespace {
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
+
+// 3 records the SQL by content; 2 recorded it by path.
+constexpr const char* kJournalFormat = "qdt-campaign-journal-3";
+constexpr const char* kJournalFormatByPath = "qdt-campaign-journal-2";
 
 std::optional<json> read_json(const fs::path& path, std::string* error) {
   std::ifstream in(path, std::ios::binary);
@@ -41,27 +44,36 @@ std::optional<json> read_json(const fs::path& path, std::string* error) {
   return doc;
 }
 
-// xxh3-128 of a part's content as nlohmann prints it (sorted keys, shortest
-// numbers), so the reader recomputes it from the parsed part alone.
-std::string content_checksum(const json& content) {
-  const std::string text = content.dump();
-  const XXH128_hash_t h = XXH3_128bits(text.data(), text.size());
-  char hex[33];
-  std::snprintf(hex, sizeof hex, "%016llx%016llx", static_cast<unsigned long long>(h.high64),
-                static_cast<unsigned long long>(h.low64));
-  return hex;
+// A part's checksum: of its campaign's key and its content as nlohmann
+// prints it (sorted keys, shortest numbers), so the reader recomputes it from
+// the manifest and the parsed part alone.
+std::string content_checksum(const json& content, const std::string& key) {
+  return content_hash_hex(key + "\n" + content.dump());
+}
+
+// A part's name: part-rRUN-wWORKER-SEQUENCE.json, the run no later than the
+// journal's (a later one is a part no run of this journal wrote).
+bool part_name_fits(const std::string& name, uint64_t run) {
+  unsigned long long r = 0, w = 0, n = 0;
+  int used = 0;
+  if (std::sscanf(name.c_str(), "part-r%4llu-w%2llu-%6llu.json%n", &r, &w, &n, &used) != 3) return false;
+  char canonical[64];
+  std::snprintf(canonical, sizeof canonical, "part-r%04llu-w%02llu-%06llu.json", r, w, n);
+  return static_cast<size_t>(used) == name.size() && name == canonical && r <= run;
 }
 
 // Why a part cannot be believed (as "/json/path: reason"), or nullopt. Its
 // shape is a campaign summary's, checked by the merge's reader; beyond that
 // its checksum must match its content and its every seed must belong to the
 // campaign, once in seeds_done and once in seed_hashes.
-std::optional<std::string> part_fault(json& part, const CampaignOptions& campaign) {
+std::optional<std::string> part_fault(json& part, const CampaignOptions& campaign, const std::string& key) {
   const auto sum = part.find("checksum");
   if (sum == part.end() || !sum->is_string()) return "/checksum: missing (not a part this qdt wrote)";
   const std::string written = sum->get<std::string>();
   part.erase("checksum");
-  if (content_checksum(part) != written) return "/checksum: does not match the part's content (edited or damaged)";
+  if (content_checksum(part, key) != written) {
+    return "/checksum: does not match the part's content and campaign.json (edited, damaged, or another campaign's)";
+  }
   const std::optional<Shard> shard = parse_shard(campaign.shard);
   assert(shard);
   auto in_campaign = [&](const std::string& profile, uint64_t seed) {
@@ -132,8 +144,21 @@ bool is_journal_dir(const std::string& dir) {
          doc["format"].get<std::string>().rfind("qdt-campaign-journal-", 0) == 0;
 }
 
+std::string campaign_key(const CampaignOptions& o, impl::Variant variant, const std::string& sql_content_hash) {
+  json key = {{"seeds", o.seeds},
+              {"first_seed", o.first_seed},
+              {"profile", o.profile},
+              {"shard", o.shard},
+              {"variant", impl::variant_name(variant)},
+              {"engine", storage_engine_name(o.engine)},
+              {"sql_content_xxh128", sql_content_hash},
+              {"interleave", o.interleave ? json(*o.interleave) : json()},
+              {"schedule", o.schedule}};
+  return key.dump();
+}
+
 json campaign_manifest(const CampaignOptions& o, impl::Variant variant) {
-  json m = {{"format", "qdt-campaign-journal-2"},
+  json m = {{"format", kJournalFormat},
             {"seeds", o.seeds},
             {"first_seed", o.first_seed},
             {"profile", o.profile},
@@ -144,22 +169,27 @@ json campaign_manifest(const CampaignOptions& o, impl::Variant variant) {
             {"run", 0}};
   if (o.interleave) m["interleave"] = *o.interleave;
   if (!o.schedule.is_null()) m["schedule"] = o.schedule;
+  // By content, never by path: a resume loads only the SQL its own command line names.
   if (o.engine == StorageEngineKind::postgres && pg_sql_choice().foreign()) {
-    m["sql"] = {{"dir", pg_sql_choice().dir}, {"files", pg_sql_choice().files}};
+    m["sql"] = {{"content_xxh128", chosen_sql_content_hash()}, {"named_as", storage_flags(o.engine)}};
   }
   return m;
 }
 
 std::optional<std::string> start_journal(const CampaignOptions& o, impl::Variant variant) {
   const fs::path dir = journal_dir(o.out_dir);
+  std::string manifest;
+  try {
+    manifest = campaign_manifest(o, variant).dump(2) + "\n";
+  } catch (const std::exception& e) {
+    return dir.string() + ": cannot record the campaign: " + e.what();
+  }
   std::error_code ec;
   fs::remove_all(dir, ec);
   fs::create_directories(dir, ec);
   if (ec) return dir.string() + ": cannot create the journal folder: " + ec.message();
   std::string error;
-  if (!write_file_atomically((dir / "campaign.json").string(), campaign_manifest(o, variant).dump(2) + "\n", &error)) {
-    return error;
-  }
+  if (!write_file_atomically((dir / "campaign.json").string(), manifest, &error)) return error;
   return std::nullopt;
 }
 
@@ -179,7 +209,8 @@ std::optional<JournalState> read_journal(const std::string& out_dir, std::string
   if (!m) return std::nullopt;
   JournalState s;
   try {
-    if (m->value("format", std::string()) != "qdt-campaign-journal-2") throw std::runtime_error("/format");
+    const std::string format = m->value("format", std::string());
+    if (format != kJournalFormat && format != kJournalFormatByPath) throw std::runtime_error("/format");
     s.options.out_dir = out_dir;
     s.options.seeds = m->at("seeds").get<uint64_t>();
     s.options.first_seed = m->at("first_seed").get<uint64_t>();
@@ -189,19 +220,31 @@ std::optional<JournalState> read_journal(const std::string& out_dir, std::string
     if (m->contains("interleave")) s.options.interleave = m->at("interleave").get<bool>();
     if (m->contains("schedule")) s.options.schedule = m->at("schedule");
     // Journals written before the engine was recorded ran on SQLite.
-    if (m->contains("engine")) {
+    if (m->contains("engine") || format == kJournalFormat) {
       const std::optional<StorageEngineKind> engine = parse_storage_engine(m->at("engine").get<std::string>());
       if (!engine) throw std::runtime_error("/engine");
       s.options.engine = *engine;
     }
     if (m->contains("sql")) {
-      s.sql.dir = m->at("sql").at("dir").get<std::string>();
-      s.sql.files = m->at("sql").at("files").get<std::vector<std::string>>();
+      // The older format named the SQL by path, which a resume would have to load to match.
+      if (format == kJournalFormatByPath) {
+        throw std::runtime_error("/sql: names its SQL by path only, and qdt never loads what a journal names; "
+                                 "start the campaign again");
+      }
+      s.sql_content_hash = m->at("sql").at("content_xxh128").get<std::string>();
+      if (!is_content_hash_hex(s.sql_content_hash)) throw std::runtime_error("/sql/content_xxh128");
+      s.sql_named_as = m->at("sql").at("named_as").get<std::string>();
+      if (s.options.engine != StorageEngineKind::postgres) throw std::runtime_error("/sql");
     }
     const std::optional<impl::Variant> v = impl::parse_variant(m->at("variant").get<std::string>());
     if (!v) throw std::runtime_error("/variant");
     s.variant = *v;
     s.run = m->at("run").get<uint64_t>();
+    // A later run's parts would be named past what part names hold, or reuse an earlier run's names.
+    if (s.run >= kJournalRunsMax - 1) {
+      throw std::runtime_error("/run: " + std::to_string(s.run) + " runs, a journal resumes at most " +
+                               std::to_string(kJournalRunsMax - 1) + " times");
+    }
     if (s.options.profile != "all" && !is_profile(s.options.profile)) throw std::runtime_error("/profile");
     if (!parse_shard(s.options.shard)) throw std::runtime_error("/shard");
     if (s.options.seeds == 0 || s.options.first_seed + (s.options.seeds - 1) < s.options.first_seed) {
@@ -211,11 +254,20 @@ std::optional<JournalState> read_journal(const std::string& out_dir, std::string
     if (error) *error = (dir / "campaign.json").string() + ": " + e.what() + ": not a campaign this qdt can resume";
     return std::nullopt;
   }
+  const std::string key = campaign_key(s.options, s.variant, s.sql_content_hash);
   std::vector<fs::path> files;
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
     const std::string name = entry.path().filename().string();
-    if (name.rfind("part-", 0) == 0 && entry.path().extension() == ".json") files.push_back(entry.path());
+    if (name.rfind("part-", 0) != 0) continue;
+    if (!part_name_fits(name, s.run)) {
+      if (error) {
+        *error = entry.path().string() + ": not a part name this journal's runs (0 to " + std::to_string(s.run) +
+                 ") wrote: expected part-rRUN-wWORKER-SEQUENCE.json";
+      }
+      return std::nullopt;
+    }
+    files.push_back(entry.path());
   }
   std::sort(files.begin(), files.end());
   std::vector<std::string> names;
@@ -233,7 +285,7 @@ std::optional<JournalState> read_journal(const std::string& out_dir, std::string
       return std::nullopt;
     }
     json part = std::move(std::get<json>(read));
-    if (const std::optional<std::string> fault = part_fault(part, s.options)) {
+    if (const std::optional<std::string> fault = part_fault(part, s.options, key)) {
       if (error) *error = f.string() + ": " + *fault;
       return std::nullopt;
     }
@@ -260,8 +312,15 @@ json empty_share() {
           {"metrics", json::object()}, {"seeds_done", json::array()}, {"coverage", json::object()}};
 }
 
-JournalWriter::JournalWriter(std::string out_dir, uint64_t run, uint64_t worker, const WallClock& wall)
-    : dir_(out_dir.empty() ? "" : journal_dir(out_dir)), run_(run), worker_(worker), wall_(wall), delta_(empty_share()) {
+JournalWriter::JournalWriter(std::string out_dir, uint64_t run, uint64_t worker, const WallClock& wall,
+                             std::string campaign_key)
+    : dir_(out_dir.empty() ? "" : journal_dir(out_dir)),
+      key_(std::move(campaign_key)),
+      run_(run),
+      worker_(worker),
+      wall_(wall),
+      delta_(empty_share()) {
+  assert(run_ < kJournalRunsMax);
   last_s_ = wall_();
 }
 
@@ -273,9 +332,14 @@ void JournalWriter::checkpoint(bool now) {
                 static_cast<unsigned long long>(worker_), static_cast<unsigned long long>(sequence_++));
   std::string error;
   json part = delta_;
-  part["checksum"] = content_checksum(delta_);
-  // A journal that cannot be written loses resumability, not results: say so and go on.
-  if (!write_file_atomically((fs::path(dir_) / name).string(), part.dump() + "\n", &error)) {
+  part["checksum"] = content_checksum(delta_, key_);
+  // A journal that cannot be written loses resumability, not results: say so
+  // and go on. An earlier part is never replaced.
+  const fs::path path = fs::path(dir_) / name;
+  std::error_code exists_error;
+  if (fs::exists(path, exists_error)) {
+    std::fprintf(stderr, "warning: journal: %s exists already: not replaced\n", path.string().c_str());
+  } else if (!write_file_atomically(path.string(), part.dump() + "\n", &error)) {
     std::fprintf(stderr, "warning: journal: %s\n", error.c_str());
   }
   delta_ = empty_share();

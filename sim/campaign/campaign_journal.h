@@ -39,6 +39,16 @@ bool is_journal_dir(const std::string& dir);
 // the command line.
 nlohmann::json campaign_manifest(const CampaignOptions& options, impl::Variant variant);
 
+// What binds a journal part to its campaign: the options that define it (not
+// the run count, nor --max-shrinks, which a resume lowers by the shrinks done), the variant, the engine and the SQL's content hash. A
+// part's checksum covers it, so a part of another campaign (another engine,
+// SQL or variant) or a campaign.json relabelled after its parts were written
+// fails the check.
+std::string campaign_key(const CampaignOptions& options, impl::Variant variant, const std::string& sql_content_hash);
+
+// The highest run number a journal may hold: part names carry it.
+inline constexpr uint64_t kJournalRunsMax = 9999;
+
 // Starts a fresh journal for a new campaign: removes DIR/journal and writes
 // campaign.json. The reason when it cannot.
 std::optional<std::string> start_journal(const CampaignOptions& options, impl::Variant variant);
@@ -47,7 +57,11 @@ std::optional<std::string> start_journal(const CampaignOptions& options, impl::V
 struct JournalState {
   CampaignOptions options;  // out_dir, seeds, first_seed, profile, shard, interleave, schedule, max_shrinks, engine
   impl::Variant variant = impl::Variant::none;
-  PgSqlChoice sql;  // the SQL a PostgreSQL campaign loaded (qdt's own when not foreign)
+  // The SQL a PostgreSQL campaign loaded, by content (chosen_sql_content_hash;
+  // empty: qdt's own), and the flags that named it, shown to the user only:
+  // a journal is data and never chooses the code a resume loads.
+  std::string sql_content_hash;
+  std::string sql_named_as;
   uint64_t run = 0;                   // runs so far (the first is 0); part names carry it
   std::vector<nlohmann::json> parts;  // every part written, in name order
   std::set<std::pair<std::string, uint64_t>> done;  // (profile, seed) of every journaled seed
@@ -67,7 +81,8 @@ std::optional<std::string> mark_run(const std::string& out_dir, uint64_t run);
 class JournalWriter {
  public:
   // An empty `out_dir` journals nothing (the writer only keeps the totals).
-  JournalWriter(std::string out_dir, uint64_t run, uint64_t worker, const WallClock& wall);
+  // `campaign_key`: campaign_key() of the campaign the parts belong to.
+  JournalWriter(std::string out_dir, uint64_t run, uint64_t worker, const WallClock& wall, std::string campaign_key);
 
   // False for an empty `out_dir`: nothing to add to the delta (a campaign
   // without a journal kept a second copy of its every seed there).
@@ -79,6 +94,7 @@ class JournalWriter {
 
  private:
   std::string dir_;
+  std::string key_;
   uint64_t run_ = 0, worker_ = 0, sequence_ = 0;
   WallClock wall_;
   double last_s_ = 0;

@@ -50,7 +50,7 @@ TEST(CampaignJournal, PartsRoundTripWithTheCampaignsOptions) {
   o.interleave = false;
   ASSERT_EQ(start_journal(o, impl::Variant::last_wins), std::nullopt);
   double now = 0;
-  JournalWriter w(o.out_dir, 0, 1, [&] { return now; });
+  JournalWriter w(o.out_dir, 0, 1, [&] { return now; }, campaign_key(o, impl::Variant::last_wins, ""));
   json& d = w.delta();
   d["seeds_run"] = 2;
   d["seeds_done"] = json::array({json::array({"retention", 3}), json::array({"retention", 5})});
@@ -102,6 +102,9 @@ TEST(CampaignJournal, RecordsTheEngineAndReadsAnOlderJournalAsSqlite) {
   EXPECT_EQ(m["engine"], "postgres");
   m.erase("engine");
   std::ofstream(manifest) << m.dump(2);
+  EXPECT_FALSE(read_journal(o.out_dir, &error)) << "this format always records the engine";
+  m["format"] = "qdt-campaign-journal-2";
+  std::ofstream(manifest) << m.dump(2);
   s = read_journal(o.out_dir, &error);
   ASSERT_TRUE(s) << error;
   EXPECT_EQ(s->options.engine, StorageEngineKind::sqlite);
@@ -139,7 +142,7 @@ std::string one_part_journal(const std::string& dir, uint64_t second_seed = 5,
   o.first_seed = 1;
   o.profile = "default";
   EXPECT_EQ(start_journal(o, impl::Variant::none), std::nullopt);
-  JournalWriter w(o.out_dir, 0, 0, [] { return 0.0; });
+  JournalWriter w(o.out_dir, 0, 0, [] { return 0.0; }, campaign_key(o, impl::Variant::none, ""));
   json& d = w.delta();
   d["seeds_run"] = 2;
   d["seeds_done"] = json::array({json::array({"default", 3}), json::array({second_profile, second_seed})});
@@ -199,6 +202,81 @@ TEST(CampaignJournal, SeedsOutsideTheCampaignAreRefused) {
         << error;
     fs::remove_all(dir);
   }
+}
+
+// A journal handed over is believed only where it cannot lie: a part of
+// another campaign (another engine) or a relabelled campaign.json fails the
+// checksum, which covers the campaign's key.
+TEST(CampaignJournal, APartOfAnotherEngineOrARelabelledEngineFailsTheChecksum) {
+  const std::string lite = fresh_dir();
+  const std::string lite_part = one_part_journal(lite);
+  const std::string pg = fresh_dir();
+  CampaignOptions o;
+  o.out_dir = pg;
+  o.seeds = 10;
+  o.first_seed = 1;
+  o.profile = "default";
+  o.engine = StorageEngineKind::postgres;
+  ASSERT_EQ(start_journal(o, impl::Variant::none), std::nullopt);
+  std::string error;
+  ASSERT_TRUE(read_journal(pg, &error)) << error;
+  fs::copy_file(lite_part, pg + "/journal/part-r0000-w00-000000.json");
+  EXPECT_FALSE(read_journal(pg, &error));
+  EXPECT_NE(error.find("part-r0000-w00-000000.json: /checksum: does not match"), std::string::npos) << error;
+
+  const std::string manifest = lite + "/journal/campaign.json";
+  json m = json::parse(std::ifstream(manifest));
+  m["engine"] = "postgres";
+  std::ofstream(manifest) << m.dump(2);
+  EXPECT_FALSE(read_journal(lite, &error));
+  EXPECT_NE(error.find(lite_part + ": /checksum: does not match"), std::string::npos) << error;
+  fs::remove_all(lite);
+  fs::remove_all(pg);
+}
+
+// A run count past what part names hold would have the next run write over
+// run 0's parts: refused, and nothing of the journal is touched.
+TEST(CampaignJournal, ARunCountPastTheNamesOrAPartOfALaterRunIsRefused) {
+  const std::string dir = fresh_dir();
+  const std::string part = one_part_journal(dir);
+  const std::string manifest = dir + "/journal/campaign.json";
+  json m = json::parse(std::ifstream(manifest));
+  m["run"] = UINT64_MAX;
+  std::ofstream(manifest) << m.dump(2);
+  std::string error;
+  EXPECT_FALSE(read_journal(dir, &error));
+  EXPECT_NE(error.find("campaign.json: /run: "), std::string::npos) << error;
+  EXPECT_TRUE(fs::exists(part));
+  m["run"] = 0;
+  std::ofstream(manifest) << m.dump(2);
+  ASSERT_TRUE(read_journal(dir, &error)) << error;
+  const std::string later = dir + "/journal/part-r0001-w00-000000.json";
+  fs::copy_file(part, later);
+  EXPECT_FALSE(read_journal(dir, &error));
+  EXPECT_NE(error.find(later + ": not a part name this journal's runs (0 to 0) wrote"), std::string::npos) << error;
+  fs::remove(later);
+  fs::copy_file(part, dir + "/journal/part-r0000-w00-000000.json.bak");
+  EXPECT_FALSE(read_journal(dir, &error));
+  EXPECT_NE(error.find(".bak: not a part name"), std::string::npos) << error;
+  fs::remove_all(dir);
+}
+
+TEST(CampaignJournal, AWriterNeverReplacesAnEarlierPart) {
+  const std::string dir = fresh_dir();
+  const std::string part = one_part_journal(dir);
+  const std::string before = text_of(part);
+  CampaignOptions o;
+  o.out_dir = dir;
+  o.seeds = 10;
+  o.first_seed = 1;
+  o.profile = "default";
+  JournalWriter w(dir, 0, 0, [] { return 0.0; }, campaign_key(o, impl::Variant::none, ""));
+  w.delta()["seeds_run"] = 1;
+  w.delta()["seeds_done"] = json::array({json::array({"default", 7})});
+  w.delta()["seed_hashes"] = {"default 7 " + kHash};
+  w.checkpoint(true);
+  EXPECT_EQ(text_of(part), before);
+  fs::remove_all(dir);
 }
 
 }  // namespace

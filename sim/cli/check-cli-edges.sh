@@ -145,13 +145,23 @@ for n in 1 2; do
 done
 
 # --resume believes no journal that lies: a part copied under a second name,
-# a part edited after it was written.
+# a part named for a run the journal never had, a run count past what part
+# names hold (the next run would write over run 0's parts), a part edited
+# after it was written; and it deletes nothing.
 "$qdt" check --seeds 5 --out "$tmp/c" --quiet >/dev/null 2>&1 || fail "a 5-seed campaign"
 part=$(ls "$tmp/c/journal/"part-*.json | head -n 1)
-cp "$part" "$tmp/c/journal/part-r0009-w00-000000.json"
-expect 2 "$tmp/c/journal/part-r0009-w00-000000.json: /seed_hashes/0: seed 'default 1' is also journaled in $part" \
+cp "$part" "$tmp/c/journal/part-r0000-w09-000000.json"
+expect 2 "$tmp/c/journal/part-r0000-w09-000000.json: /seed_hashes/0: seed 'default 1' is also journaled in $part" \
+  "$qdt" check --resume "$tmp/c" --quiet
+mv "$tmp/c/journal/part-r0000-w09-000000.json" "$tmp/c/journal/part-r0009-w00-000000.json"
+expect 2 "part-r0009-w00-000000.json: not a part name this journal's runs (0 to 0) wrote" \
   "$qdt" check --resume "$tmp/c" --quiet
 rm "$tmp/c/journal/part-r0009-w00-000000.json"
+cp "$tmp/c/journal/campaign.json" "$tmp/campaign.json.kept"
+sed -i 's/"run": 0/"run": 18446744073709551615/' "$tmp/c/journal/campaign.json"
+expect 2 "campaign.json: /run: 18446744073709551615 runs" "$qdt" check --resume "$tmp/c" --quiet
+[ -e "$part" ] || fail "a refused resume deleted $part"
+cp "$tmp/campaign.json.kept" "$tmp/c/journal/campaign.json"
 sed -i 's/"default 1 \([0-9a-f]\)/"default 1 x\1/' "$part"
 expect 2 "$part: /checksum: does not match" "$qdt" check --resume "$tmp/c" --quiet
 
@@ -162,4 +172,12 @@ mkdir "$tmp/cwd"
 [ -e "$tmp/cwd/qdt-mutants" ] && fail "qdt mutants left qdt-mutants/ in the current folder"
 ls "$tmp/cwd/reports/out/mutants/skip-probe/"*.json >/dev/null 2>&1 || fail "no shrunk file below reports/out/mutants"
 [ "$(ls -A "$tmp/cwd")" = "reports" ] || fail "qdt mutants wrote beside reports/: $(ls -A "$tmp/cwd")"
-echo "ok: unwritable outputs, output paths, $options numeric options, messages, help, version, nearest names and default outputs"
+# A password in --pg-url never reaches a message (a server on the loopback
+# that refuses the connection).
+expect 2 "cannot connect to postgresql://qdt:***@127.0.0.1:1/x" \
+  "$qdt" replay "$scenario" --storage postgres --pg-url 'postgresql://qdt:hunter2@127.0.0.1:1/x'
+! grep -q hunter2 "$tmp/err" "$tmp/out" || fail "the --pg-url password reached a message"
+expect 2 "password='***'" "$qdt" check --seeds 1 --storage postgres --pg-url 'host=127.0.0.1 port=1 password=hunter2'
+! grep -q hunter2 "$tmp/err" "$tmp/out" || fail "the --pg-url password reached a message"
+echo "ok: unwritable outputs, output paths, $options numeric options, messages, help, version, nearest names and default outputs, and no --pg-url password shown"
+

@@ -3,7 +3,9 @@
 # user's checkout of Queen's server/sql would be (in a folder whose name
 # needs quoting): loaded through --sql-dir it gives the same digest as the
 # embedded copy; a failure found on it prints a replay command that carries
-# the folder and fails as printed; --resume keeps it; a statement that fails
+# the folder and fails as printed; --resume runs only the SQL its own
+# command line names, and refuses a journal that names other SQL or names
+# SQL by path; a statement that fails
 # to load, a missing function, a lock variant on foreign SQL and the flags
 # without --storage postgres are refused with exit 2 and the reason; a
 # failing definition the adapter never calls is a warning; SQL without the
@@ -44,6 +46,45 @@ timeout 300 "$qdt" check --storage postgres --sql-dir "$checkout" --profile defa
 grep -rq "my queen/server/sql" "$tmp/journal" --include=campaign.json || fail "the journal does not record the SQL"
 timeout 60 "$qdt" check --resume "$tmp/journal" --storage postgres --sql "$checkout/schema.sql" --quiet >/dev/null 2>"$tmp/err"
 [ $? -eq 2 ] && grep -q "not the SQL this command names" "$tmp/err" || fail "--resume with other SQL"
+timeout 60 "$qdt" check --resume "$tmp/journal" --quiet >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "which this command does not name" "$tmp/err" || fail "--resume took the SQL from the journal"
+timeout 120 "$qdt" check --resume "$tmp/journal" --storage postgres --sql-dir "$checkout" --quiet >/dev/null 2>"$tmp/err" ||
+  fail "--resume naming the campaign's own SQL again"
+
+# A journal is data: one that names SQL running a shell command loads
+# nothing, whether it names it by path (the older format) or by content.
+evil="$tmp/evil/server/sql"
+copy_checkout "$evil"
+printf "\nCOPY (SELECT 1) TO PROGRAM 'touch %s';\n" "$tmp/ran-a-command" >>"$evil/procedures/006_log_maintenance.sql"
+timeout 300 "$qdt" check --storage postgres --profile default --seeds 2 --quiet --out "$tmp/handed" >/dev/null 2>"$tmp/err" ||
+  fail "a short campaign on qdt's own SQL"
+manifest="$tmp/handed/journal/campaign.json"
+python3 - "$manifest" "$evil" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+m["format"] = "qdt-campaign-journal-2"
+m["sql"] = {"dir": sys.argv[2], "files": []}
+json.dump(m, open(sys.argv[1], "w"))
+PY
+timeout 60 "$qdt" check --resume "$tmp/handed" --quiet >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "campaign.json: /sql: names its SQL by path only" "$tmp/err" || fail "a journal naming SQL by path"
+python3 - "$manifest" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+m["format"] = "qdt-campaign-journal-3"
+m["sql"] = {"content_xxh128": "0" * 32, "named_as": " --storage postgres --sql-dir evil\n; rm -rf ~"}
+json.dump(m, open(sys.argv[1], "w"))
+PY
+# The parts' checksums cover the SQL's content: relabelled, they are refused.
+timeout 60 "$qdt" check --resume "$tmp/handed" --quiet >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "part-r0000-w00-000000.json: /checksum: does not match" "$tmp/err" || fail "a relabelled journal's parts"
+rm "$tmp/handed/journal/"part-*.json
+timeout 60 "$qdt" check --resume "$tmp/handed" --quiet >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "which this command does not name" "$tmp/err" || fail "a journal naming SQL by content"
+[ "$(grep -c 'rm -rf' "$tmp/err")" -eq 1 ] && ! grep -q '^; rm' "$tmp/err" || fail "the journal's words reached the terminal raw"
+timeout 60 "$qdt" check --resume "$tmp/handed" --storage postgres --sql-dir "$evil" --quiet >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "not the SQL this command names" "$tmp/err" || fail "a resume on other SQL than the journal's"
+[ ! -e "$tmp/ran-a-command" ] || fail "a journal made qdt run a shell command"
 
 # Refusals, each before anything runs.
 broken="$tmp/broken/server/sql"

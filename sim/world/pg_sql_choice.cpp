@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "impl/storage/postgres/sql_loader.h"
+#include "sim/base/content_hash.h"
 #include "sim/base/shell_word.h"
 
 namespace qdt::sim {
@@ -42,6 +43,15 @@ std::vector<impl::postgres::SqlFile> read_chosen_sql() {
   if (!c.dir.empty()) return impl::postgres::read_sql_dir(c.dir);
   if (!c.files.empty()) return impl::postgres::read_sql_files(c.files);
   return {};
+}
+
+std::string chosen_sql_content_hash() {
+  if (!chosen().foreign()) return "";
+  // The texts in load order, each with its length first so no two splits
+  // join alike; not the paths, so the same SQL moved elsewhere still matches.
+  std::string joined;
+  for (const impl::postgres::SqlFile& file : read_chosen_sql()) joined += std::to_string(file.text.size()) + ":" + file.text;
+  return content_hash_hex(joined);
 }
 
 std::string storage_flags(StorageEngineKind engine) {

@@ -38,6 +38,12 @@ const PgSqlChoice& pg_sql_choice();
 // impl::postgres::ClusterError when a file cannot be read.
 std::vector<impl::postgres::SqlFile> read_chosen_sql();
 
+// What names the chosen SQL's content, so that a journal can refuse a resume
+// on other SQL without ever naming what to load: the xxh3-128 (32 hex
+// digits) of the files' texts in load order; empty for qdt's own
+// SQL. Throws impl::postgres::ClusterError when a file cannot be read.
+std::string chosen_sql_content_hash();
+
 // The flags that choose this engine and SQL again, shell-quoted, each with a
 // leading space: "" for SQLite, " --storage postgres" for qdt's own SQL,
 // " --storage postgres --sql-dir '/home/me/my sql'" for a user's folder, and
