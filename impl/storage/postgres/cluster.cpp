@@ -1,5 +1,6 @@
 #include "impl/storage/postgres/cluster.h"
 
+#include "impl/storage/postgres/conninfo_text.h"
 #include "impl/storage/postgres/janitor.h"
 #include "impl/storage/postgres/sql_loader.h"
 
@@ -10,6 +11,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -34,7 +36,8 @@ struct Registered {
   volatile sig_atomic_t active = 0;
   pid_t owner = 0;       // the process that started it: a forked child never stops its parent's server
   volatile pid_t postmaster = 0;  // the child to stop: initdb, then the server
-  char folder[512] = {};
+  char folder[4096] = {};         // PATH_MAX: where the cluster lives
+  char socket_folder[108] = {};   // empty, or a short folder of its own for the socket
 };
 constexpr int kSlots = 4;
 Registered g_registered[kSlots];
@@ -56,7 +59,7 @@ void stop_registered(Registered& r) {
   }
   const pid_t rm = fork();
   if (rm == 0) {
-    const char* argv[] = {"rm", "-rf", "--", r.folder, nullptr};
+    const char* argv[] = {"rm", "-rf", "--", r.folder, r.socket_folder[0] ? r.socket_folder : nullptr, nullptr};
     execv("/bin/rm", const_cast<char* const*>(argv));
     _exit(127);
   }
@@ -87,21 +90,86 @@ void install_handlers() {
   struct sigaction action {};
   action.sa_handler = on_signal;
   sigemptyset(&action.sa_mask);
-  sigaction(SIGINT, &action, &g_previous_int);
-  sigaction(SIGTERM, &action, &g_previous_term);
   // A failed assertion aborts: the server and its folder go too.
-  sigaction(SIGABRT, &action, &g_previous_abrt);
+  for (const auto& [signal_number, previous] :
+       {std::pair{SIGINT, &g_previous_int}, {SIGTERM, &g_previous_term}, {SIGABRT, &g_previous_abrt}}) {
+    sigaction(signal_number, nullptr, previous);
+    // A signal qdt was started ignoring (a script's background job ignores
+    // SIGINT) stays ignored: stopping the server on it would leave qdt
+    // running on without one.
+    if (previous->sa_handler == SIG_IGN) continue;
+    sigaction(signal_number, &action, nullptr);
+  }
   std::atexit(stop_all_registered);
 }
 
-int register_cluster(pid_t postmaster, const std::string& folder) {
+// A process's start time (field 22 of /proc/PID/stat, clock ticks since
+// boot): with the pid, what tells a live owner from a later process that
+// reused its pid. Empty when the process is gone.
+std::string process_start_time(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat((std::istreambuf_iterator<char>(in)), {});
+  const size_t after_name = stat.rfind(')');
+  if (after_name == std::string::npos) return "";
+  std::istringstream fields(stat.substr(after_name + 1));
+  std::string field;
+  for (int i = 3; i <= 22 && fields >> field; ++i) {
+  }
+  return field;
+}
+
+constexpr const char* kOwnerFile = "qdt-owner";
+
+// What a cluster folder's owner file says: written by start_local, read back
+// by the next qdt to prove a folder left by a killed qdt is a cluster's.
+std::string owner_line(pid_t pid) {
+  return "qdt cluster of pid " + std::to_string(pid) + " started at " + process_start_time(pid) + "\n";
+}
+
+// Removes cluster folders below `parent` left by a qdt that was killed
+// (SIGKILL ends qdt before it can): only folders named qdt-pg-*, owned by
+// this user, holding an owner file qdt wrote whose process is gone, and
+// whose server (postmaster.pid) is gone too.
+void remove_leftover_clusters(const std::string& parent) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(parent, error)) {
+    const std::string name = entry.path().filename().string();
+    // The folder itself may be the server user's; the owner file is qdt's own.
+    struct stat folder {}, owner_file {};
+    const fs::path owner_path = entry.path() / kOwnerFile;
+    if (name.rfind("qdt-pg-", 0) != 0 || lstat(entry.path().c_str(), &folder) != 0 || !S_ISDIR(folder.st_mode) ||
+        lstat(owner_path.c_str(), &owner_file) != 0 || !S_ISREG(owner_file.st_mode) || owner_file.st_uid != geteuid()) {
+      continue;
+    }
+    std::ifstream owner(owner_path);
+    std::string line;
+    if (!std::getline(owner, line)) continue;
+    unsigned long long pid = 0;
+    char started[32] = {};
+    if (std::sscanf(line.c_str(), "qdt cluster of pid %llu started at %31s", &pid, started) != 2 || pid == 0) continue;
+    const std::string now = process_start_time(static_cast<pid_t>(pid));
+    if (!now.empty() && now == started) continue;  // its qdt still runs
+    std::ifstream server(entry.path() / "data" / "postmaster.pid");
+    unsigned long long server_pid = 0;
+    if (server >> server_pid && server_pid > 0 && (kill(static_cast<pid_t>(server_pid), 0) == 0 || errno == EPERM)) {
+      continue;  // its server still runs
+    }
+    fs::remove_all(entry.path(), error);
+  }
+}
+
+// The slot, or -1 when every slot is taken or a path does not fit one.
+int register_cluster(pid_t postmaster, const std::string& folder, const std::string& socket_folder) {
   install_handlers();
   for (int i = 0; i < kSlots; ++i) {
     Registered& r = g_registered[i];
     if (r.active) continue;
-    assert(folder.size() < sizeof(r.folder));
+    if (folder.size() >= sizeof(r.folder) || socket_folder.size() >= sizeof(r.socket_folder)) return -1;
     std::memset(r.folder, 0, sizeof(r.folder));
     std::memcpy(r.folder, folder.data(), folder.size());
+    std::memset(r.socket_folder, 0, sizeof(r.socket_folder));
+    std::memcpy(r.socket_folder, socket_folder.data(), socket_folder.size());
     r.owner = getpid();
     r.postmaster = postmaster;
     r.active = 1;
@@ -191,6 +259,32 @@ pid_t first_pid() {
   return first;
 }
 
+// 16 hex digits from the kernel's random source, drawn once by the first
+// process: what names a run's databases on a shared server, where pids
+// repeat across hosts and containers. Never part of a trace.
+std::string draw_run_id() {
+  unsigned char bytes[8] = {};
+  const int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+  const bool drawn = fd >= 0 && read(fd, bytes, sizeof bytes) == static_cast<ssize_t>(sizeof bytes);
+  if (fd >= 0) close(fd);
+  if (!drawn) throw ClusterError(std::string("postgres: cannot read /dev/urandom for a run id: ") + std::strerror(errno));
+  static const char digits[] = "0123456789abcdef";
+  std::string id;
+  for (const unsigned char b : bytes) {
+    id += digits[b >> 4];
+    id += digits[b & 15];
+  }
+  return id;
+}
+
+// Drawn with first_pid() set, so that forked workers inherit both and never
+// take themselves for the first process (which starts the janitor).
+const std::string& run_id() {
+  static_cast<void>(first_pid());
+  static const std::string id = draw_run_id();
+  return id;
+}
+
 }  // namespace
 
 std::unique_ptr<Cluster> Cluster::start_local(const ClusterOptions& options) {
@@ -217,23 +311,43 @@ std::unique_ptr<Cluster> Cluster::start_local(const ClusterOptions& options) {
     const char* tmp = std::getenv("TMPDIR");
     parent = tmp && *tmp ? tmp : "/tmp";
   }
+  remove_leftover_clusters(parent);
   std::string pattern = parent + "/qdt-pg-XXXXXX";
+  if (pattern.size() >= sizeof(Registered::folder)) {
+    throw ClusterError("postgres: TMPDIR is " + std::to_string(parent.size()) + " characters long; a cluster folder "
+                       "below it would pass PATH_MAX: set a shorter TMPDIR");
+  }
   if (!mkdtemp(pattern.data())) {
     throw ClusterError("postgres: cannot make a temporary folder in " + parent + ": " + std::strerror(errno));
   }
+  // A Unix socket's path holds 107 bytes: below a long TMPDIR the socket
+  // gets a short folder of its own.
+  std::string socket_folder;
+  if (pattern.size() + std::strlen("/.s.PGSQL.5432") >= sizeof(sockaddr_un::sun_path)) {
+    socket_folder = "/tmp/qdt-pgs-XXXXXX";
+    if (!mkdtemp(socket_folder.data())) {
+      const std::string reason = std::strerror(errno);
+      std::error_code ignored;
+      std::filesystem::remove_all(pattern, ignored);
+      throw ClusterError("postgres: " + pattern + " is too long a path for the server's Unix socket, and " +
+                         "/tmp/qdt-pgs-XXXXXX cannot be made: " + reason);
+    }
+  }
   std::unique_ptr<Cluster> cluster(new Cluster());
   cluster->folder_ = pattern;
+  cluster->socket_folder_ = socket_folder;
   // Registered before initdb, so a signal during set-up removes the folder
   // (and stops initdb) too; the guard removes it if anything below throws
   // before the server runs.
-  cluster->slot_ = register_cluster(0, pattern);
+  cluster->slot_ = register_cluster(0, pattern, socket_folder);
   if (cluster->slot_ < 0) {
     std::error_code ignored;
     std::filesystem::remove_all(pattern, ignored);
+    if (!socket_folder.empty()) std::filesystem::remove_all(socket_folder, ignored);
     throw ClusterError("postgres: this process already runs " + std::to_string(kSlots) + " clusters");
   }
   struct FolderGuard {
-    std::string path;
+    std::string path, socket_path;
     Registered& registered;
     bool armed = true;
     ~FolderGuard() {
@@ -241,8 +355,17 @@ std::unique_ptr<Cluster> Cluster::start_local(const ClusterOptions& options) {
       registered.active = 0;
       std::error_code ignored;
       std::filesystem::remove_all(path, ignored);
+      if (!socket_path.empty()) std::filesystem::remove_all(socket_path, ignored);
     }
-  } guard{pattern, g_registered[cluster->slot_]};
+  } guard{pattern, socket_folder, g_registered[cluster->slot_]};
+  {
+    std::ofstream owner(pattern + "/" + kOwnerFile);
+    owner << owner_line(getpid());
+    if (!owner.flush()) throw ClusterError("postgres: cannot write " + pattern + "/" + kOwnerFile);
+  }
+  if (run_as.drop && !socket_folder.empty() && chown(socket_folder.c_str(), run_as.uid, run_as.gid) != 0) {
+    throw ClusterError("postgres: cannot chown " + socket_folder + ": " + std::strerror(errno));
+  }
   if (run_as.drop && chown(pattern.c_str(), run_as.uid, run_as.gid) != 0) {
     throw ClusterError("postgres: cannot chown " + pattern + ": " + std::strerror(errno));
   }
@@ -259,7 +382,8 @@ std::unique_ptr<Cluster> Cluster::start_local(const ClusterOptions& options) {
     throw ClusterError("postgres: initdb failed: " + tail_of(pattern + "/initdb.log"));
   }
   const std::string port = "5432";  // only names the socket file inside the private folder
-  std::vector<std::string> argv = {postgres, "-D", data, "-k", pattern, "-p", port,
+  const std::string socket_dir = socket_folder.empty() ? pattern : socket_folder;
+  std::vector<std::string> argv = {postgres, "-D", data, "-k", socket_dir, "-p", port,
                                    "-c", "listen_addresses=",
                                    "-c", "fsync=off",
                                    "-c", "synchronous_commit=off",
@@ -273,7 +397,7 @@ std::unique_ptr<Cluster> Cluster::start_local(const ClusterOptions& options) {
   cluster->postmaster_pid_ = spawn(argv, pattern + "/server.log", run_as, SIGQUIT);
   g_registered[cluster->slot_].postmaster = cluster->postmaster_pid_;
   guard.armed = false;
-  cluster->base_conninfo_ = "host=" + conninfo_value(pattern) + " port=" + port + " user=postgres";
+  cluster->base_conninfo_ = "host=" + conninfo_value(socket_dir) + " port=" + port + " user=postgres";
   const std::string ping = cluster->base_conninfo_ + " dbname=postgres";
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(options.start_timeout_ms);
   while (PQping(ping.c_str()) != PQPING_OK) {
@@ -294,19 +418,23 @@ std::unique_ptr<Cluster> Cluster::start_local(const ClusterOptions& options) {
   return cluster;
 }
 
-std::string Cluster::process_tag() { return std::to_string(first_pid()) + "_" + std::to_string(getpid()); }
+std::string Cluster::process_tag() { return run_id() + "_" + std::to_string(getpid()); }
+
+const std::string& Cluster::run_id() { return postgres::run_id(); }
 
 std::unique_ptr<Cluster> Cluster::attach(const std::string& url) {
-  static_cast<void>(first_pid());  // before any worker is forked
+  static_cast<void>(first_pid());  // before any worker is forked, which inherit both
+  static_cast<void>(postgres::run_id());
   std::unique_ptr<Cluster> cluster(new Cluster());
   cluster->base_conninfo_ = url;
   // The URL's own database is where CREATE DATABASE runs.
   PgConnPtr conn(PQconnectdb(url.c_str()));
   if (!conn || PQstatus(conn.get()) != CONNECTION_OK) {
-    throw ClusterError("postgres: cannot connect to " + url + ": " + (conn ? PQerrorMessage(conn.get()) : "?"));
+    throw ClusterError("postgres: cannot connect to " + redacted_conninfo(url) + ": " +
+                       (conn ? PQerrorMessage(conn.get()) : "?"));
   }
   cluster->admin_database_ = PQdb(conn.get());
-  if (getpid() == first_pid()) start_janitor(url, first_pid());
+  if (getpid() == first_pid()) start_janitor(url, postgres::run_id());
   return cluster;
 }
 
@@ -327,8 +455,9 @@ std::vector<std::string> Cluster::prepare_template(const std::vector<SqlFile>& f
                   "CREATE DATABASE " + quote_identifier(conn.get(), name) +
                       " TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'",
                   "creating the template database " + name);
+    created_.push_back(name);
+    mark_owned(conn.get(), name, postgres::run_id());
   }
-  created_.push_back(name);
   PgConnPtr conn = connect(name);
   apply_sql(conn.get(), {clock_sql()});
   std::vector<std::string> warnings = apply_sql(conn.get(), files, called);
@@ -344,6 +473,7 @@ void Cluster::create_database(const std::string& name) {
                     quote_identifier(conn.get(), template_name_),
                 "creating database " + name);
   created_.push_back(name);
+  mark_owned(conn.get(), name, postgres::run_id());
 }
 
 void Cluster::drop_database(const std::string& name) {
@@ -365,6 +495,7 @@ void Cluster::stop() {
     created_.clear();
     std::error_code ignored;
     std::filesystem::remove_all(folder_, ignored);
+    if (!socket_folder_.empty()) std::filesystem::remove_all(socket_folder_, ignored);
     return;
   }
   if (slot_ >= 0) return;  // a local cluster, already stopped
@@ -383,8 +514,8 @@ void Cluster::stop() {
 void Cluster::drop_workers_databases() {
   try {
     PgConnPtr conn = admin();
-    // This process's own names (first_first_n) are its Clusters' own business.
-    drop_databases_named_after(conn.get(), first_pid(), false);
+    // This process's own names (RUNID_FIRSTPID_n) are its Clusters' own business.
+    drop_owned_databases(conn.get(), postgres::run_id(), process_tag() + "_");
   } catch (const ClusterError&) {
     // Best effort on the way out, as above.
   }

@@ -74,11 +74,13 @@ class Cluster {
   void drop_database(const std::string& name);
   PgConnPtr connect(const std::string& dbname) const { return connect_blocking(base_conninfo_, dbname); }
 
-  // What names this process's databases: "<first pid>_<pid>", the first
-  // pid being the process that first reached a server, which the workers it
-  // forks inherit. A forked worker ends without running destructors, so the
-  // first process drops its workers' databases on an external server.
+  // What names this process's databases: "<run id>_<pid>", the run id
+  // drawn at random by the process that first reached a server, which the
+  // workers it forks inherit. A forked worker ends without running
+  // destructors, so the first process drops its workers' databases on an
+  // external server (those carrying the run's marker: janitor.h).
   static std::string process_tag();
+  static const std::string& run_id();
 
   // Stops the local server and removes its folder, or drops what was created
   // on an external one (and, in the first process, what its forked workers
@@ -90,6 +92,7 @@ class Cluster {
   PgConnPtr admin() const;
   void drop_workers_databases();
   std::string folder_;
+  std::string socket_folder_;  // empty, or the socket's own short folder (a long TMPDIR)
   std::string base_conninfo_;
   std::string admin_database_ = "postgres";
   pid_t postmaster_pid_ = 0;

@@ -1,6 +1,7 @@
 // The throwaway server (docs/semantics.md §9.1) and the virtual clock (docs/semantics.md §9.2).
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -180,11 +181,77 @@ TEST(ClusterSetup, AForkedWorkersDatabasesOnAnExternalServerGoWithTheFirstProces
     int status = 0;
     ASSERT_EQ(waitpid(worker, &status, 0), worker);
     ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-    const std::string tag = std::to_string(getpid()) + "_" + std::to_string(worker);
+    const std::string tag = Cluster::run_id() + "_" + std::to_string(worker);
     EXPECT_NE(database_names().find("qdt_run_" + tag + "_0"), std::string::npos) << database_names();
     EXPECT_NE(database_names().find("qdt_template_" + tag + "_"), std::string::npos) << database_names();
   }
   EXPECT_EQ(database_names(), before);
+}
+
+// Ownership is proven, never inferred from a name: a user's databases named
+// as qdt names its own, even with this run's id, survive the first process's
+// clean-up (the one the janitor runs too).
+TEST(ClusterSetup, DatabasesNamedLikeTheRunsButNotMarkedByItSurvive) {
+  const std::string url = cluster().base_conninfo() + " dbname=postgres";
+  auto external = Cluster::attach(url);
+  const std::vector<std::string> precious = {
+      "qdt_run_" + Cluster::run_id() + "_999999_precious", "qdt_template_" + Cluster::run_id() + "_1_precious",
+      "qdt_run_" + std::to_string(getpid()) + "_precious"};
+  PgConnPtr admin = cluster().connect("postgres");
+  for (const std::string& name : precious) {
+    exec_blocking(admin.get(), "CREATE DATABASE " + quote_identifier(admin.get(), name), "a user's database");
+  }
+  external->prepare_template({});
+  const std::string own_template = external->template_name();
+  external->stop();
+  const std::string left = database_names();
+  for (const std::string& name : precious) {
+    EXPECT_NE(left.find(name), std::string::npos) << name << " was dropped; left: " << left;
+    exec_blocking(admin.get(), "DROP DATABASE IF EXISTS " + quote_identifier(admin.get(), name), "clean-up");
+  }
+  EXPECT_EQ(left.find(own_template), std::string::npos) << "its own template stayed";
+}
+
+// A qdt killed by SIGKILL cannot remove its cluster's folder: the next local
+// cluster in the same parent removes the folders provably left that way (an
+// owner file of qdt's whose process is gone), and nothing else.
+TEST(ClusterSetup, ALocalClusterRemovesWhatAKilledQdtLeftAndNothingElse) {
+  namespace fs = std::filesystem;
+  std::string parent = (fs::temp_directory_path() / "qdt-leftovers-XXXXXX").string();
+  ASSERT_NE(mkdtemp(parent.data()), nullptr);
+  ASSERT_EQ(chmod(parent.c_str(), 0755), 0);  // the server user reaches its cluster below it
+  const pid_t gone = fork();
+  if (gone == 0) _exit(0);
+  ASSERT_EQ(waitpid(gone, nullptr, 0), gone);
+  auto folder = [&](const std::string& name, const std::string& owner) {
+    fs::create_directories(parent + "/" + name + "/data");
+    if (!owner.empty()) std::ofstream(parent + "/" + name + "/qdt-owner") << owner;
+    return parent + "/" + name;
+  };
+  const std::string left = folder("qdt-pg-left01", "qdt cluster of pid " + std::to_string(gone) + " started at 1\n");
+  std::ifstream self("/proc/self/stat");
+  const std::string stat((std::istreambuf_iterator<char>(self)), {});
+  std::istringstream fields(stat.substr(stat.rfind(')') + 1));
+  std::string started;
+  for (int i = 3; i <= 22; ++i) fields >> started;
+  const std::string mine =
+      folder("qdt-pg-mine01", "qdt cluster of pid " + std::to_string(getpid()) + " started at " + started + "\n");
+  const std::string alive =
+      folder("qdt-pg-alive1", "qdt cluster of pid " + std::to_string(getpid()) + " started at 0\n");
+  const std::string no_owner = folder("qdt-pg-users1", "");
+  const std::string other_name = folder("my-qdt-pg-x", "qdt cluster of pid " + std::to_string(gone) + " started at 1\n");
+  {
+    ClusterOptions options;
+    options.parent_dir = parent;
+    auto local = Cluster::start_local(options);
+    EXPECT_FALSE(fs::exists(left)) << "a killed qdt's folder stayed";
+    EXPECT_TRUE(fs::exists(no_owner)) << "a folder without qdt's owner file was removed";
+    EXPECT_TRUE(fs::exists(mine)) << "a running qdt's folder was removed";
+    EXPECT_TRUE(fs::exists(other_name)) << "a folder not named as qdt names its own was removed";
+    // This process runs, but under another start time it would be a reused pid: gone.
+    EXPECT_FALSE(fs::exists(alive)) << "an owner file whose pid was reused kept its folder";
+  }
+  fs::remove_all(parent);
 }
 
 class Signals : public ::testing::TestWithParam<int> {};

@@ -16,7 +16,9 @@ constexpr int kPipeFd = 3;  // where the janitor keeps the pipe's read end
 constexpr int kRoundsMax = 600;  // of kRoundPauseUs: a minute at most
 constexpr useconds_t kRoundPauseUs = 100'000;
 
-[[noreturn]] void run_janitor(const std::string& url, pid_t first, int read_end) {
+std::string owned_marker(const std::string& run_id) { return "created by qdt run " + run_id; }
+
+[[noreturn]] void run_janitor(const std::string& url, const std::string& run_id, int read_end) {
   // Out of qdt's process group (a Ctrl-C is for qdt) and away from its
   // output, so a shell reading qdt's output sees it end with qdt.
   setsid();
@@ -46,14 +48,13 @@ constexpr useconds_t kRoundPauseUs = 100'000;
       // its end on the server: drop again until none is running.
       const std::string running =
           "SELECT count(*) FROM pg_catalog.pg_stat_activity WHERE pid <> pg_backend_pid() AND state <> 'idle' AND "
-          "(strpos(query, " + quote_literal(conn.get(), "qdt_run_" + std::to_string(first) + "_") +
-          ") > 0 OR strpos(query, " + quote_literal(conn.get(), "qdt_template_" + std::to_string(first) + "_") +
-          ") > 0)";
+          "(strpos(query, " + quote_literal(conn.get(), "qdt_run_" + run_id + "_") +
+          ") > 0 OR strpos(query, " + quote_literal(conn.get(), "qdt_template_" + run_id + "_") + ") > 0)";
       for (int round = 0; round < kRoundsMax; ++round) {
-        drop_databases_named_after(conn.get(), first, true);
+        drop_owned_databases(conn.get(), run_id);
         PgResultPtr r = exec_blocking(conn.get(), running, "looking for qdt's statements still running");
         if (std::string(PQgetvalue(r.get(), 0, 0)) == "0") {
-          drop_databases_named_after(conn.get(), first, true);
+          drop_owned_databases(conn.get(), run_id);
           break;
         }
         usleep(kRoundPauseUs);
@@ -67,7 +68,7 @@ constexpr useconds_t kRoundPauseUs = 100'000;
 
 }  // namespace
 
-void start_janitor(const std::string& url, pid_t first) {
+void start_janitor(const std::string& url, const std::string& run_id) {
   static bool started = false;
   if (started) return;
   started = true;
@@ -78,22 +79,28 @@ void start_janitor(const std::string& url, pid_t first) {
   const pid_t pid = fork();
   if (pid == 0) {
     close(fds[1]);
-    run_janitor(url, first, fds[0]);
+    run_janitor(url, run_id, fds[0]);
   }
   close(fds[0]);
   if (pid < 0) close(fds[1]);
   // Otherwise the write end stays open for the process's life: its close is the signal.
 }
 
-void drop_databases_named_after(PGconn* conn, pid_t first, bool own_too) {
-  const std::string run = "qdt_run_" + std::to_string(first) + "_";
-  const std::string tmpl = "qdt_template_" + std::to_string(first) + "_";
+void mark_owned(PGconn* conn, const std::string& database, const std::string& run_id) {
+  exec_blocking(conn,
+                "COMMENT ON DATABASE " + quote_identifier(conn, database) + " IS " +
+                    quote_literal(conn, owned_marker(run_id)),
+                "marking database " + database + " as qdt's");
+}
+
+void drop_owned_databases(PGconn* conn, const std::string& run_id, const std::string& except_prefix) {
   std::string list = "SELECT datname FROM pg_catalog.pg_database WHERE (starts_with(datname, " +
-                     quote_literal(conn, run) + ") OR starts_with(datname, " + quote_literal(conn, tmpl) + "))";
-  if (!own_too) {
-    const std::string own = std::to_string(first) + "_" + std::to_string(first) + "_";
-    list += " AND NOT starts_with(datname, " + quote_literal(conn, "qdt_run_" + own) +
-            ") AND NOT starts_with(datname, " + quote_literal(conn, "qdt_template_" + own) + ")";
+                     quote_literal(conn, "qdt_run_" + run_id + "_") + ") OR starts_with(datname, " +
+                     quote_literal(conn, "qdt_template_" + run_id + "_") + ")) AND " +
+                     "pg_catalog.shobj_description(oid, 'pg_database') = " + quote_literal(conn, owned_marker(run_id));
+  if (!except_prefix.empty()) {
+    list += " AND NOT starts_with(datname, " + quote_literal(conn, "qdt_run_" + except_prefix) +
+            ") AND NOT starts_with(datname, " + quote_literal(conn, "qdt_template_" + except_prefix) + ")";
   }
   list += " ORDER BY starts_with(datname, 'qdt_template_'), datname";
   PgResultPtr r = exec_blocking(conn, list, "listing qdt's databases");

@@ -13,14 +13,18 @@
 
 namespace qdt::impl::postgres {
 
-// Forks the janitor for the server at `url`, once per process; `first` is
-// the pid databases are named after (Cluster::process_tag). Best effort:
+// Forks the janitor for the server at `url`, once per process; `run_id` is
+// the id databases are named after (Cluster::process_tag). Best effort:
 // when a pipe or a fork is refused, qdt runs without one.
-void start_janitor(const std::string& url, pid_t first);
+void start_janitor(const std::string& url, const std::string& run_id);
 
-// Drops the databases named after `first` (qdt_run_FIRST_* and
-// qdt_template_FIRST_*, runs before templates); with `own_too` false, not
-// those of the first process itself (FIRST_FIRST_*). Throws ClusterError.
-void drop_databases_named_after(PGconn* conn, pid_t first, bool own_too);
+// Marks `database`, just created by this process, as the run's own.
+// Throws ClusterError.
+void mark_owned(PGconn* conn, const std::string& database, const std::string& run_id);
+
+// Drops the run's databases (qdt_run_RUNID_* and qdt_template_RUNID_*, runs
+// before templates) that carry its marker; not those whose names start with
+// `except_prefix` when it is not empty. Throws ClusterError.
+void drop_owned_databases(PGconn* conn, const std::string& run_id, const std::string& except_prefix = "");
 
 }  // namespace qdt::impl::postgres
