@@ -9,9 +9,10 @@ namespace qdt::impl {
 
 inline constexpr int64_t kDefaultWindowSeconds = 3600;
 inline constexpr int64_t kSidecarFloorSeconds = 900;
-// Bound every option: a century is more than any queue needs and keeps
-// seconds * 1000 far from int64 overflow.
-inline constexpr int64_t kMaxOptionSeconds = int64_t{100} * 365 * 24 * 3600;
+// Bound every option by what the SQL interface's int4 columns hold (about 68
+// years), so both engines take the same values and give the same verdicts;
+// seconds * 1000 stays far from int64 overflow.
+inline constexpr int64_t kMaxOptionSeconds = 2'147'483'647;
 
 struct QueueOptions {
   int64_t dedup_window_seconds = kDefaultWindowSeconds;

@@ -134,4 +134,40 @@ assert one["forking"]["runs"] > 0, one["forking"]
 assert one["forking"]["failed"] == 0, one["fork_failures"]
 assert one["forking"] == two["forking"], (one["forking"], two["forking"])
 PY
+
+# Names PostgreSQL's text cannot hold (a NUL would end both names at "q" and
+# merge two queues) are refused before anything runs, naming the field; SQLite
+# keeps them apart.
+cat >"$tmp/nul.json" <<'JSON'
+{"seed": 1, "queues": {"q\u0000a": {}, "q\u0000b": {}},
+ "steps": [{"id": "a", "op": "push", "items": [{"queue": "q\u0000a", "transactionId": "t", "data": 1}]},
+           {"id": "b", "op": "push", "items": [{"queue": "q\u0000b", "partition": "p\u0000", "transactionId": "t", "data": 1}]}],
+ "expect": {"a": [{"status": "queued"}], "b": [{"status": "queued"}]}}
+JSON
+timeout 60 "$qdt" replay "$tmp/nul.json" --quiet >/dev/null 2>"$tmp/err" || fail "NUL in names on SQLite"
+refused 'cannot run it: /queues/q\\u0000a: a name with a NUL character' replay "$tmp/nul.json" --storage postgres
+
+# The largest window an option takes is one PostgreSQL's int4 columns hold:
+# both engines run it to the same verdict; one more is refused on both.
+sed 's/"dedupWindowSeconds": 3600/"dedupWindowSeconds": 2147483647/' scenarios/basic-duplicate.json >"$tmp/wide.json"
+grep -q 2147483647 "$tmp/wide.json" || fail "the wide-window scenario was not made"
+for engine in sqlite postgres; do
+  timeout 60 "$qdt" replay "$tmp/wide.json" --storage $engine --quiet >/dev/null 2>"$tmp/err" ||
+    fail "a window of 2^31-1 seconds on $engine"
+done
+sed 's/"dedupWindowSeconds": 3600/"dedupWindowSeconds": 2147483648/' scenarios/basic-duplicate.json >"$tmp/wider.json"
+refused "/queues/orders/dedupWindowSeconds: must be <= 2147483647" replay "$tmp/wider.json" --storage postgres
+
+# A long TMPDIR: the cluster folder below it, its socket in a short folder
+# of its own (a Unix socket's path holds 107 bytes), nothing left behind.
+for length in 90 565; do
+  long=$tmp
+  while [ ${#long} -lt "$length" ]; do long="$long/$(printf 'd%.0s' $(seq 1 $(((length - ${#long} - 1) < 50 ? length - ${#long} - 1 : 50))))"; done
+  mkdir -p "$long" && chmod -R 755 "$tmp"
+  before=$(ls -d /tmp/qdt-pgs-* 2>/dev/null | wc -l)
+  TMPDIR=$long timeout 120 "$qdt" replay scenarios/basic-duplicate.json --storage postgres --quiet >/dev/null 2>"$tmp/err" ||
+    fail "TMPDIR of $length characters"
+  [ -z "$(ls -A "$long")" ] || fail "TMPDIR of $length characters: left $(ls -A "$long")"
+  [ "$(ls -d /tmp/qdt-pgs-* 2>/dev/null | wc -l)" -eq "$before" ] || fail "TMPDIR of $length characters: left a socket folder"
+done
 echo "ok"

@@ -72,6 +72,13 @@ std::optional<std::string> engine_refuses(StorageEngineKind engine, const Scenar
   if (scenario.world.storage.path != ":memory:") {
     return "world.storage.path names a file: file storage is SQLite's";
   }
+  if (!scenario.nul_name_path.empty()) {
+    // The path holds the NUL too: shown JSON-escaped, never raw.
+    const std::string shown = nlohmann::json(scenario.nul_name_path).dump();
+    return shown.substr(1, shown.size() - 2) +
+           ": a name with a NUL character, which PostgreSQL's text cannot hold (it would end the name there and "
+           "merge it with another)";
+  }
   return engine_refuses_variant(engine, variant != impl::Variant::none ? variant : scenario.world.variant);
 }
 

@@ -63,6 +63,8 @@ std::optional<std::string> JsonReader::name(const json& obj, const std::string& 
                                std::to_string(v->size()));
     return std::nullopt;
   }
+  // A transactionId reaches storage hashed; every other name as text.
+  if (v && std::string_view(key) != "transactionId") note_sql_name(*v, path + "/" + key);
   return v;
 }
 

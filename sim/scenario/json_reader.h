@@ -43,9 +43,18 @@ class JsonReader {
   // reported as `only` reports fields. False when refused.
   bool queue_options(const nlohmann::json& options, const std::string& path);
 
+  // Notes a queue, partition or consumer group name read at `path`: the
+  // first one holding a NUL is kept, for the engines whose text cannot.
+  void note_sql_name(const std::string& name, const std::string& path) {
+    if (nul_name_path_.empty() && name.find('\0') != std::string::npos) nul_name_path_ = path;
+  }
+  // The JSON path of the first such name; empty when there is none.
+  const std::string& nul_name_path() const { return nul_name_path_; }
+
  private:
   const std::string& file_;
   std::vector<LoadError>& errors_;
+  std::string nul_name_path_;
 };
 
 }  // namespace qdt::sim

@@ -169,6 +169,7 @@ LoadResult load_scenario_document(const json& doc, const std::string& file, bool
         if (name.empty() || name.size() > impl::kMaxNameBytes) {
           r.fail("/queues/" + json_pointer_token(name), "a queue name is 1-" + std::to_string(impl::kMaxNameBytes) + " bytes");
         }
+        r.note_sql_name(name, "/queues/" + json_pointer_token(name));
         if (r.queue_options(options, "/queues/" + json_pointer_token(name))) s.queues.emplace_back(name, options);
       }
     }
@@ -179,6 +180,7 @@ LoadResult load_scenario_document(const json& doc, const std::string& file, bool
   loader.steps().check_brokers(s);
   if (result.errors.empty()) loader.steps().check_run_size(s);
   if (result.errors.empty() && check_schema) result.errors = schema_errors(doc, file);
+  s.nul_name_path = r.nul_name_path();
   if (result.errors.empty()) result.scenario = std::move(s);
   return result;
 }

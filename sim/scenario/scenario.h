@@ -56,6 +56,9 @@ struct Scenario {
   std::vector<Step> steps;
   std::map<std::string, StepExpect> expect;
   std::vector<std::pair<std::pair<std::string, std::string>, int64_t>> expect_stored;  // (queue, partition) -> N
+  // The JSON path of the first queue, partition or group name holding a NUL
+  // (PostgreSQL's text ends there, merging two names); empty: none does.
+  std::string nul_name_path;
 };
 
 // Bounds of a script as run, with repeat steps unrolled: a scenario cannot

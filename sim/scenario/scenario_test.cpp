@@ -174,7 +174,13 @@ TEST(ScenarioLoader, AHugeCountIsTooLargeNotNegative) {
   EXPECT_EQ(first_error(R"({"queues": {"q": {}}, "steps": [], "expect": {"stored": {"q/p": 18446744073709551615}}})"),
             "/expect/stored/q/p: must be <= 9223372036854775807");
   EXPECT_EQ(first_error(R"({"queues": {"q": {"dedupWindowSeconds": 9223372036854775808}}, "steps": []})"),
-            "/queues/q/dedupWindowSeconds: must be <= 3153600000");
+            "/queues/q/dedupWindowSeconds: must be <= 2147483647");
+  // What PostgreSQL's int4 columns hold bounds every engine, so they agree.
+  EXPECT_EQ(first_error(R"({"queues": {"q": {"dedupWindowSeconds": 2147483648}}, "steps": []})"),
+            "/queues/q/dedupWindowSeconds: must be <= 2147483647");
+  EXPECT_EQ(first_error(R"({"queues": {"q": {"retentionSeconds": 2147483647}}, "steps": [{"op": "configure", )"
+                        R"("queue": "q", "options": {"completedRetentionSeconds": 2147483648}}]})"),
+            "/steps/0/options/completedRetentionSeconds: must be <= 2147483647");
 }
 
 TEST(ScenarioLoader, StorageFaultFieldsAndInterleave) {

@@ -26,7 +26,13 @@ void read(StepLoader& loader, const json& j, const std::string& p, Step& s) {
     // purpose, but a field the broker ignores is a typo ("partiton" would
     // push to the default partition without a word).
     for (size_t i = 0; i < a.items.size(); ++i) {
-      r.only(a.items[i], p + "/items/" + std::to_string(i), {"queue", "partition", "transactionId", "data"});
+      const std::string ip = p + "/items/" + std::to_string(i);
+      r.only(a.items[i], ip, {"queue", "partition", "transactionId", "data"});
+      if (!a.items[i].is_object()) continue;
+      for (const char* key : {"queue", "partition"}) {
+        const auto it = a.items[i].find(key);
+        if (it != a.items[i].end() && it->is_string()) r.note_sql_name(it->get<std::string>(), ip + "/" + key);
+      }
     }
   }
   if (auto v = r.integer(j, p, "broker", 0, kMaxBrokers - 1)) s.broker = static_cast<uint32_t>(*v);
