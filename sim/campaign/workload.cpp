@@ -404,13 +404,21 @@ bool profile_needs_postgres(const std::string& profile) {
   return std::find(names.begin(), names.end(), profile) != names.end();
 }
 
-std::vector<std::string> profiles_to_run(const std::string& profile, bool sqlite) {
+bool variant_runs_profile(impl::Variant variant, const std::string& profile) {
+  return !(variant == impl::Variant::probe_outside_lock && profile_needs_postgres(profile));
+}
+
+std::vector<std::string> profiles_to_run(const std::string& profile, bool sqlite, impl::Variant variant) {
   if (profile != "all") return {profile};
   std::vector<std::string> names;
   for (const std::string& name : profile_names()) {
     if (sqlite || !profile_needs_power_loss(name)) names.push_back(name);
   }
-  if (!sqlite) names.insert(names.end(), postgres_profile_names().begin(), postgres_profile_names().end());
+  if (!sqlite) {
+    for (const std::string& name : postgres_profile_names()) {
+      if (variant_runs_profile(variant, name)) names.push_back(name);
+    }
+  }
   return names;
 }
 

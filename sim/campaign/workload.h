@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "impl/variant.h"
+
 namespace qdt::sim {
 
 // The profiles every engine runs but power-loss, which only SQLite runs.
@@ -19,7 +21,14 @@ bool is_profile(const std::string& name);
 // The profiles `profile` names ("all" or one). On SQLite (`sqlite`) "all"
 // leaves out the PostgreSQL profiles; on PostgreSQL, which loses no power
 // (docs/semantics.md §9.1), it leaves out power-loss.
-std::vector<std::string> profiles_to_run(const std::string& profile, bool sqlite);
+// Under `variant`, "all" also leaves out the profiles the variant cannot run
+// (variant_runs_profile).
+std::vector<std::string> profiles_to_run(const std::string& profile, bool sqlite,
+                                         impl::Variant variant = impl::Variant::none);
+// Whether `variant` can run `profile`'s worlds: probe-outside-lock probes each
+// segment in a transaction of its own, which a bundle (the bundles profile)
+// does not have.
+bool variant_runs_profile(impl::Variant variant, const std::string& profile);
 // The profiles that need an engine that loses power (crash_storage).
 bool profile_needs_power_loss(const std::string& profile);
 bool profile_needs_postgres(const std::string& profile);

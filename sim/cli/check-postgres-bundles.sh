@@ -34,6 +34,18 @@ timeout 240 "$qdt" check --storage postgres --profile bundles --variant bundle-u
   --quiet --out "$tmp/caught" >"$tmp/out" 2>"$tmp/err"
 [ $? -eq 1 ] && grep -q "deadlock-free" "$tmp/out" || fail "bundle-unordered-locks not caught at seed 188: $(head -3 "$tmp/out")"
 
+# probe-outside-lock has no transaction to probe in inside a bundle: the
+# bundles profile refuses it before anything runs, and profile all runs
+# every other profile (it used to reach an assertion).
+timeout 60 "$qdt" check --storage postgres --profile bundles --variant probe-outside-lock --seeds 1 >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "profile bundles's bundles do not have" "$tmp/err" || fail "probe-outside-lock on profile bundles"
+timeout 300 "$qdt" check --storage postgres --profile all --variant probe-outside-lock --seeds 2 --json --quiet \
+  >"$tmp/out" 2>"$tmp/err"
+code=$?
+[ $code -le 1 ] || fail "probe-outside-lock on profile all exited $code"
+python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); assert s["seeds_run"] > 0, s' "$tmp/out" ||
+  fail "probe-outside-lock on profile all ran nothing"
+
 # SQLite refuses bundles, the profile and the variant, running nothing.
 "$qdt" replay "$dir/bundles.json" >"$tmp/out" 2>"$tmp/err"
 [ $? -eq 2 ] && grep -q "needs per-partition row locks" "$tmp/err" || fail "SQLite ran a bundle"

@@ -24,7 +24,7 @@ using json = nlohmann::json;
 MutantResult run_mutant(const MutantsOptions& o, impl::Variant variant, const WallClock& wall,
                         const std::string& progress_prefix) {
   assert(variant != impl::Variant::none);
-  const std::vector<std::string> profiles = profiles_to_run(o.profile, o.engine == StorageEngineKind::sqlite);
+  const std::vector<std::string> profiles = profiles_to_run(o.profile, o.engine == StorageEngineKind::sqlite, variant);
   assert(!profiles.empty() && o.seeds > 0);
   const std::string name = impl::variant_name(variant);
   MutantResult r;
