@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cassert>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -26,12 +27,36 @@ std::string dollar_tag(const std::string& text, size_t at) {
   return "";
 }
 
+// An SQL file is someone else's: a checkout's biggest is a few hundred kB.
+constexpr std::uintmax_t kSqlFileBytesMax = std::uintmax_t{64} << 20;
+
+// The file's text; a ClusterError naming the file and the reason when it is
+// not a regular file (a FIFO would be read forever), is past the bound, or
+// holds a NUL byte, which PostgreSQL's text cannot carry (a statement would
+// silently end there).
 std::string read_file(const std::filesystem::path& path) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  const fs::file_status status = fs::status(path, error);
+  if (error) throw ClusterError("postgres: " + path.string() + ": " + error.message());
+  if (!fs::is_regular_file(status)) throw ClusterError("postgres: " + path.string() + ": not a regular file");
+  const std::uintmax_t bytes = fs::file_size(path, error);
+  if (error) throw ClusterError("postgres: " + path.string() + ": " + error.message());
+  if (bytes > kSqlFileBytesMax) {
+    throw ClusterError("postgres: " + path.string() + ": " + std::to_string(bytes) + " bytes, more than an SQL file's " +
+                       std::to_string(kSqlFileBytesMax) + " qdt reads");
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ClusterError("postgres: cannot read " + path.string());
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  std::string text(static_cast<size_t>(bytes), '\0');
+  in.read(text.data(), static_cast<std::streamsize>(bytes));
+  text.resize(static_cast<size_t>(in.gcount()));
+  if (const size_t nul = text.find('\0'); nul != std::string::npos) {
+    const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(nul), '\n');
+    throw ClusterError("postgres: " + path.string() + ":" + std::to_string(line) +
+                       ": a NUL byte, which PostgreSQL's text cannot hold (the statement would end there)");
+  }
+  return text;
 }
 
 }  // namespace
@@ -133,13 +158,21 @@ std::vector<SqlFile> read_sql_dir(const std::string& dir) {
   namespace fs = std::filesystem;
   std::vector<SqlFile> files;
   const fs::path root(dir);
-  if (fs::is_regular_file(root / "schema.sql")) files.push_back({"schema.sql", read_file(root / "schema.sql")});
-  std::vector<std::string> names;
   std::error_code error;
+  // Present but unreadable (a dangling symlink, a loop, a folder) is an
+  // error, never skipped: the user named this folder to be loaded whole.
+  if (fs::exists(fs::symlink_status(root / "schema.sql", error))) {
+    files.push_back({"schema.sql", read_file(root / "schema.sql")});
+  }
+  std::vector<std::string> names;
   if (fs::is_directory(root / "procedures", error)) {
-    for (const auto& entry : fs::directory_iterator(root / "procedures")) {
-      if (entry.is_regular_file() && entry.path().extension() == ".sql") names.push_back(entry.path().filename());
+    fs::directory_iterator entries(root / "procedures", error);
+    for (; !error && entries != fs::directory_iterator(); entries.increment(error)) {
+      if (entries->path().extension() == ".sql") names.push_back(entries->path().filename());
     }
+    if (error) throw ClusterError("postgres: " + (root / "procedures").string() + ": " + error.message());
+  } else if (error) {
+    throw ClusterError("postgres: " + (root / "procedures").string() + ": " + error.message());
   }
   std::sort(names.begin(), names.end());  // file-name order, byte-wise
   for (const std::string& name : names) {
@@ -219,6 +252,16 @@ std::vector<std::string> apply_sql(PGconn* conn, const std::vector<SqlFile>& fil
     for (const SqlStatement& statement : split_statements(file.text)) {
       PgResultPtr result(PQexec(conn, statement.text.c_str()));
       const ExecStatusType status = PQresultStatus(result.get());
+      if (status == PGRES_COPY_IN || status == PGRES_COPY_OUT || status == PGRES_COPY_BOTH) {
+        // psql would stream the data after the statement; this loader sends statements only.
+        if (status != PGRES_COPY_OUT) PQputCopyEnd(conn, "qdt's loader sends no COPY data");
+        char* row = nullptr;
+        while (status != PGRES_COPY_IN && PQgetCopyData(conn, &row, 0) > 0) PQfreemem(row);
+        for (PGresult* rest = PQgetResult(conn); rest; rest = PQgetResult(conn)) PQclear(rest);
+        throw ClusterError("postgres: " + file.name + ":" + std::to_string(statement.line) +
+                           ": COPY from standard input or to standard output needs data psql would stream, which "
+                           "qdt loads statement by statement without: write the rows as INSERT");
+      }
       if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK && status != PGRES_EMPTY_QUERY) {
         const char* primary = PQresultErrorField(result.get(), PG_DIAG_MESSAGE_PRIMARY);
         const std::string where = file.name + ":" + std::to_string(statement.line) + ": " +

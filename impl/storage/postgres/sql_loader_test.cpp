@@ -1,6 +1,8 @@
 // The loader of docs/semantics.md §9.4, run on qdt's own SQL laid out as a user's checkout.
 #include "impl/storage/postgres/sql_loader.h"
 
+#include <sys/stat.h>
+
 #include <gtest/gtest.h>
 
 #include <cctype>
@@ -122,6 +124,23 @@ TEST_F(SqlLoader, AFailingStatementNamesTheFileTheLineAndTheReason) {
   }
 }
 
+// COPY ... FROM STDIN waits for data psql would stream: refused with a reason, never an empty one.
+TEST_F(SqlLoader, CopyFromStandardInputIsRefusedWithItsReason) {
+  PgConnPtr conn = testing::cluster().connect(fresh_database("qdt_loader_copy"));
+  for (const std::string copy : {"COPY t FROM STDIN;", "COPY t TO STDOUT;"}) {
+    try {
+      apply_sql(conn.get(), {{"procedures/010_data.sql", "CREATE TABLE IF NOT EXISTS t (x int);\nINSERT INTO t VALUES (1);\n" + copy}});
+      FAIL() << "loaded " << copy;
+    } catch (const ClusterError& e) {
+      EXPECT_NE(std::string(e.what()).find("procedures/010_data.sql:3: COPY from standard input or to standard output"),
+                std::string::npos)
+          << e.what();
+    }
+    // The connection is usable again.
+    EXPECT_NO_THROW(exec_blocking(conn.get(), "SELECT 1", "after a refused COPY"));
+  }
+}
+
 TEST_F(SqlLoader, AFailingDefinitionTheAdapterNeverCallsIsAWarning) {
   PgConnPtr conn = testing::cluster().connect(fresh_database("qdt_loader_warning"));
   const std::vector<std::string> called = {"log_push_one_v1"};
@@ -156,6 +175,42 @@ TEST(DefinedFunction, NamesTheFunctionAStatementCreates) {
 
 TEST(ReadSqlDir, AFolderWithoutSqlIsAnError) {
   EXPECT_THROW(read_sql_dir("/nonexistent-sql-dir"), ClusterError);
+}
+
+// A checkout's folder is someone else's: every file it names is read whole or
+// refused naming it, never skipped or cut short.
+TEST(ReadSqlDir, FilesThatCannotBeReadWholeAreRefusedNamingThem) {
+  namespace fs = std::filesystem;
+  std::string dir = (fs::temp_directory_path() / "qdt-sql-dir-XXXXXX").string();
+  ASSERT_NE(mkdtemp(dir.data()), nullptr);
+  fs::create_directories(dir + "/procedures");
+  std::ofstream(dir + "/procedures/001_ok.sql") << "SELECT 1;\n";
+  auto refused = [&](const std::string& expected) {
+    try {
+      read_sql_dir(dir);
+      ADD_FAILURE() << "read without " << expected;
+    } catch (const ClusterError& e) {
+      EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
+    }
+  };
+  fs::create_symlink(dir + "/procedures/nowhere.sql", dir + "/procedures/002_dangling.sql");
+  refused("002_dangling.sql: No such file or directory");
+  fs::remove(dir + "/procedures/002_dangling.sql");
+  fs::create_symlink(dir + "/procedures/003_loop.sql", dir + "/procedures/003_loop.sql");
+  refused("003_loop.sql: Too many levels of symbolic links");
+  fs::remove(dir + "/procedures/003_loop.sql");
+  std::ofstream(dir + "/procedures/004_nul.sql") << "SELECT 1;\nSELECT 'a" << '\0' << "b';\n";
+  refused("004_nul.sql:2: a NUL byte");
+  fs::remove(dir + "/procedures/004_nul.sql");
+  std::ofstream(dir + "/procedures/005_huge.sql").close();
+  fs::resize_file(dir + "/procedures/005_huge.sql", std::uintmax_t{1} << 30);  // sparse: no disk used
+  refused("005_huge.sql: 1073741824 bytes, more than");
+  fs::remove(dir + "/procedures/005_huge.sql");
+  ASSERT_EQ(mkfifo((dir + "/schema.sql").c_str(), 0600), 0);
+  refused("schema.sql: not a regular file");
+  fs::remove(dir + "/schema.sql");
+  EXPECT_EQ(read_sql_dir(dir).size(), 1u);
+  fs::remove_all(dir);
 }
 
 }  // namespace
