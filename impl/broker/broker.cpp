@@ -298,7 +298,7 @@ void Broker::flush_round(const std::vector<Batch*>& round) {
     Batch* batch = round.front();
     try {
       push_partition(*batch->frames);
-    } catch (...) {
+    } catch (const BrokerLost&) {
       batch->error = std::current_exception();  // a crash: the request is lost, its frames unread
     }
     batch->finished = true;
@@ -332,9 +332,11 @@ void Broker::flush_round(const std::vector<Batch*>& round) {
     QDT_REACHED("broker.fused_requests");
     stats_.fused_segments++;
   }
+  // Only a crash is the broker's to absorb: anything else (the storage
+  // engine failing under the run) ends the run as the engine's error.
   try {
     push_partition(fused, std::move(followers));
-  } catch (...) {
+  } catch (const BrokerLost&) {
     // In-flight work lost (a crash): every fused request shares the fate.
     for (Batch* batch : round) batch->error = std::current_exception();
   }

@@ -7,6 +7,7 @@
 
 #include "sim/base/decimal_text.h"
 #include "sim/base/rate_text.h"
+#include "sim/base/shell_word.h"
 #include "sim/base/fork_pool.h"
 #include "sim/base/outcome.h"
 #include "sim/campaign/campaign.h"
@@ -135,7 +136,18 @@ json run_share(const CampaignOptions& a, impl::Variant variant, uint64_t worker,
       const uint64_t seed = a.first_seed + i;
       if (seed % shard_count != shard_index || (seed / shard_count) % workers != worker) continue;
       if (a.skip.count({profile, seed})) continue;  // finished by an earlier run (--resume)
-      SeedOutcome o = check_seed(seed, profile, variant, a.interleave, a.schedule, a.checked_mode, a.engine);
+      std::optional<SeedOutcome> ran;
+      try {
+        ran.emplace(check_seed(seed, profile, variant, a.interleave, a.schedule, a.checked_mode, a.engine));
+      } catch (const std::exception& e) {
+        // Not a finding: the engine or the machine failed under the seed (a
+        // server lost or out of connections). What finished is journaled.
+        journal.checkpoint(true);
+        share["engine_error"] = {{"profile", profile}, {"seed", seed}, {"message", e.what()}};
+        share["out_of_time"] = out_of_time;
+        return share;
+      }
+      SeedOutcome& o = *ran;
       ++done;
       if (tally) tally->add(worker, 1, o.passed ? 0 : 1);
       if (o.passed) {
@@ -257,6 +269,19 @@ Outcome run_campaign(const CampaignOptions& a, impl::Variant variant, uint64_t j
       return Outcome::bad_input;
     }
     parts.insert(parts.end(), workers->begin(), workers->end());
+  }
+  for (json& part : parts) {
+    if (!part.contains("engine_error")) continue;
+    const json& e = part["engine_error"];
+    std::cerr << "error: " << e["profile"].get<std::string>() << " seed " << e["seed"].get<uint64_t>() << ": "
+              << e["message"].get<std::string>() << "\nnot a finding: the storage engine failed under the campaign";
+    if (a.journal) {
+      std::cerr << ". The seeds that finished are journaled; to run the rest"
+                << (a.pg_url.empty() ? "" : " (with --pg-url naming the server again)") << ":\n  qdt check --resume "
+                << shell_word(a.out_dir) << storage_flags(a.engine);
+    }
+    std::cerr << "\n";
+    return Outcome::bad_input;
   }
   const double wall_s = std::max(wall() - start, 1e-9);
   return report_campaign(parts, a, impl::variant_name(variant), jobs, wall_s, summary);

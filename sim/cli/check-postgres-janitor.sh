@@ -4,7 +4,10 @@
 # its forked workers are gone, whether they ended by SIGKILL or SIGTERM, and
 # drops nothing else: the user's databases named as qdt names its own (with
 # qdt's pid in them) stay, rows and all. The server is one this script starts
-# (as the postgres user, Unix socket only).
+# (as the postgres user, Unix socket only). A DBA ending qdt's backends
+# mid-campaign, or a server out of connections, is exit 2 with the server's
+# reason and a resume command that continues the campaign: never an
+# assertion, never a finding.
 #   check-postgres-janitor.sh QDT [BIN_DIR]
 set -uo pipefail
 qdt=$1
@@ -59,3 +62,34 @@ for sig in KILL TERM; do
   done
   echo "ok: SIG$sig left no database of its own and no janitor, and the user's databases alone"
 done
+
+# A DBA (or a failover) ends qdt's backends in the middle of a campaign.
+"$qdt" check --storage postgres --pg-url "$url" --profile default --seeds 100000 --jobs 2 --quiet \
+  --out "$dir/dba" >/dev/null 2>"$dir/dba.err" &
+pid=$!
+for _ in $(seq 150); do
+  [ "$(sql "SELECT count(*) FROM pg_stat_activity WHERE datname LIKE 'qdt\_run\_%'")" -ge 4 ] && break
+  sleep 0.2
+done
+sleep 1
+sql "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname LIKE 'qdt\_%'" >/dev/null
+timeout 60 tail --pid="$pid" -f /dev/null
+wait "$pid"
+code=$?
+[ $code -eq 2 ] || fail "backends ended by a DBA: exit $code, expected 2: $(grep -v WARNING "$dir/dba.err" | tail -3)"
+grep -q "not a finding: the storage engine failed" "$dir/dba.err" || fail "no engine error: $(tail -3 "$dir/dba.err")"
+line=$(grep -A1 "to run the rest" "$dir/dba.err" | tail -1 | sed 's/^  qdt //')
+[ -n "$line" ] || fail "no resume command"
+eval "timeout 120 \"\$qdt\" $line --pg-url \"\$url\" --time-budget 2 --quiet" >/dev/null 2>"$dir/resume.err"
+[ $? -le 1 ] || fail "the printed resume command: $(tail -3 "$dir/resume.err")"
+echo "ok: backends ended by a DBA: exit 2 with the reason, and the campaign resumes as printed"
+
+# More workers than the server lets qdt's role connect (a role with
+# CREATEDB, the one privilege qdt needs, and a connection limit).
+sql "CREATE ROLE qdt_limited LOGIN CREATEDB CONNECTION LIMIT 8" >/dev/null
+timeout 120 "$qdt" check --storage postgres --pg-url "host=$dir dbname=postgres user=qdt_limited" --profile default \
+  --seeds 200 --jobs 4 --quiet >/dev/null 2>"$dir/many.err"
+code=$?
+[ $code -eq 2 ] && grep -q "too many connections" "$dir/many.err" ||
+  fail "a server out of connections: exit $code: $(grep -v WARNING "$dir/many.err" | tail -3)"
+echo "ok: a server out of connections is exit 2 with its reason"

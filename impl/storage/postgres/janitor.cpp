@@ -51,10 +51,10 @@ std::string owned_marker(const std::string& run_id) { return "created by qdt run
           "(strpos(query, " + quote_literal(conn.get(), "qdt_run_" + run_id + "_") +
           ") > 0 OR strpos(query, " + quote_literal(conn.get(), "qdt_template_" + run_id + "_") + ") > 0)";
       for (int round = 0; round < kRoundsMax; ++round) {
-        drop_owned_databases(conn.get(), run_id);
+        drop_owned_databases(conn.get(), run_id, "", /*unmarked_too=*/true);
         PgResultPtr r = exec_blocking(conn.get(), running, "looking for qdt's statements still running");
         if (std::string(PQgetvalue(r.get(), 0, 0)) == "0") {
-          drop_owned_databases(conn.get(), run_id);
+          drop_owned_databases(conn.get(), run_id, "", /*unmarked_too=*/true);
           break;
         }
         usleep(kRoundPauseUs);
@@ -93,11 +93,14 @@ void mark_owned(PGconn* conn, const std::string& database, const std::string& ru
                 "marking database " + database + " as qdt's");
 }
 
-void drop_owned_databases(PGconn* conn, const std::string& run_id, const std::string& except_prefix) {
+void drop_owned_databases(PGconn* conn, const std::string& run_id, const std::string& except_prefix,
+                          bool unmarked_too) {
+  const std::string marked =
+      "pg_catalog.shobj_description(oid, 'pg_database') = " + quote_literal(conn, owned_marker(run_id));
   std::string list = "SELECT datname FROM pg_catalog.pg_database WHERE (starts_with(datname, " +
                      quote_literal(conn, "qdt_run_" + run_id + "_") + ") OR starts_with(datname, " +
-                     quote_literal(conn, "qdt_template_" + run_id + "_") + ")) AND " +
-                     "pg_catalog.shobj_description(oid, 'pg_database') = " + quote_literal(conn, owned_marker(run_id));
+                     quote_literal(conn, "qdt_template_" + run_id + "_") + ")) AND (" + marked +
+                     (unmarked_too ? " OR pg_catalog.shobj_description(oid, 'pg_database') IS NULL" : "") + ")";
   if (!except_prefix.empty()) {
     list += " AND NOT starts_with(datname, " + quote_literal(conn, "qdt_run_" + except_prefix) +
             ") AND NOT starts_with(datname, " + quote_literal(conn, "qdt_template_" + except_prefix) + ")";

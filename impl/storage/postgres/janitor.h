@@ -24,7 +24,12 @@ void mark_owned(PGconn* conn, const std::string& database, const std::string& ru
 
 // Drops the run's databases (qdt_run_RUNID_* and qdt_template_RUNID_*, runs
 // before templates) that carry its marker; not those whose names start with
-// `except_prefix` when it is not empty. Throws ClusterError.
-void drop_owned_databases(PGconn* conn, const std::string& run_id, const std::string& except_prefix = "");
+// `except_prefix` when it is not empty. `unmarked_too`: also those with no
+// comment at all, which only the janitor asks for, once every qdt process of
+// the run has ended: a worker killed between its CREATE DATABASE and the
+// COMMENT that marks it leaves one, under a name holding the run's random
+// id that no one else could have chosen. Throws ClusterError.
+void drop_owned_databases(PGconn* conn, const std::string& run_id, const std::string& except_prefix = "",
+                          bool unmarked_too = false);
 
 }  // namespace qdt::impl::postgres

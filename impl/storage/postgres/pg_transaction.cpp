@@ -25,7 +25,12 @@ std::string begin_statement(int64_t now_ms) {
 
 PgTransaction::PgTransaction(PgRun& run, Session& session, StatementGate& gate, StorageClock& clock, TxnKind kind)
     : run_(run), session_(session), gate_(gate), clock_(clock), kind_(kind) {
-  assert(!session_.in_flight());
+  // Reachable from the server (a backend or the lock probe's connection
+  // ended under another fiber's statement): the engine's error, not an assertion.
+  if (session_.in_flight()) {
+    throw ClusterError("postgres: client " + session_.name() +
+                       " still has a statement in flight after an earlier failure of the server");
+  }
   const int64_t index = next_index_++;
   if (const int code = gate_.before_server_statement(kind_, index, StatementKind::begin, *this)) {
     throw injected(code, index, kind_);
@@ -35,7 +40,13 @@ PgTransaction::PgTransaction(PgRun& run, Session& session, StatementGate& gate, 
 }
 
 PgTransaction::~PgTransaction() {
-  if (open_) abort();
+  if (!open_) return;
+  // A destructor runs while an error unwinds, and may not throw: when the
+  // server failed (a lost lock probe), that error is already on its way.
+  try {
+    abort();
+  } catch (...) {
+  }
 }
 
 StatementOutcome PgTransaction::run(const std::string& sql, const std::vector<Param>& params, StatementKind kind,

@@ -77,8 +77,9 @@ Session::Session(const std::string& base, const std::string& dbname, std::string
 }
 
 void Session::send(const std::string& sql, const std::vector<Param>& params, bool may_prepare) {
-  assert(!in_flight_);
+  assert(!in_flight());
   if (closed()) {
+    in_flight_ = false;
     throw StorageError("postgres: client " + name_ +
                            "'s connection was closed by the server before the statement was sent (the server "
                            "rolled its transaction back)",
@@ -127,12 +128,14 @@ void Session::send(const std::string& sql, const std::vector<Param>& params, boo
   // A large statement may not fit the socket buffer at once.
   for (int flushed = PQflush(conn_.get()); flushed != 0; flushed = PQflush(conn_.get())) {
     if (flushed < 0) {
+      in_flight_ = false;
       throw StorageError::connection_lost("postgres: session " + name_ + " cannot send: " +
                                           PQerrorMessage(conn_.get()));
     }
     pollfd fd{PQsocket(conn_.get()), POLLIN | POLLOUT, 0};
     poll(&fd, 1, 100);
     if ((fd.revents & POLLIN) && !PQconsumeInput(conn_.get())) {
+      in_flight_ = false;
       throw StorageError::connection_lost("postgres: session " + name_ + " lost: " + PQerrorMessage(conn_.get()));
     }
   }
@@ -176,6 +179,10 @@ std::variant<const std::string*, StatementOutcome> Session::prepare(const std::s
 // the statement is over (a null result).
 void Session::drain_ready_results() {
   if (!PQconsumeInput(conn_.get())) {
+    // The statement ended with its connection (another client may end a
+    // backend): nothing is in flight any more, and the next send says closed.
+    in_flight_ = false;
+    returned_ = false;
     throw StorageError::connection_lost("postgres: session " + name_ + " lost: " + PQerrorMessage(conn_.get()));
   }
   while (!PQisBusy(conn_.get())) {
@@ -225,7 +232,7 @@ Progress Session::wait_until_done_or_blocked(LockProbe& probe, const std::vector
 }
 
 void Session::await_closed(int64_t hang_ms) {
-  assert(!in_flight_);
+  assert(!in_flight());
   // An idle connection hears the server's FATAL as a notice: not printed.
   PQsetNoticeProcessor(conn_.get(), [](void*, const char*) {}, nullptr);
   const auto deadline = Clock::now() + std::chrono::milliseconds(hang_ms);

@@ -66,7 +66,9 @@ class Session {
 
   const std::string& name() const { return name_; }
   int backend_pid() const { return backend_pid_; }
-  bool in_flight() const { return in_flight_; }
+  // A connection that ended (another client may end a backend) carries no
+  // statement, whatever was sent on it.
+  bool in_flight() const { return in_flight_ && !closed(); }
   // Inside a transaction block (or a statement is running); a closed
   // connection is in none (the server rolled it back).
   bool in_transaction() const { return !closed() && PQtransactionStatus(conn_.get()) != PQTRANS_IDLE; }
