@@ -41,6 +41,10 @@ for sig in KILL TERM; do
     sql "CREATE DATABASE \"$name\"" >/dev/null
     "$bin/psql" "host=$dir dbname=$name user=postgres" -Atqc "CREATE TABLE rows AS SELECT 42 AS x" >/dev/null
   done
+  # Another client of the user's, connected to one of those databases.
+  "$bin/psql" "host=$dir dbname=qdt_run_${pid}_precious user=postgres application_name=users_client" \
+    -Atqc "SELECT pg_sleep(120)" >/dev/null 2>&1 &
+  client=$!
   for _ in $(seq 150); do
     [ "$(sql "SELECT count(*) FROM pg_database WHERE datname LIKE 'qdt\_run\_%'")" -ge 2 ] && break
     sleep 0.2
@@ -60,7 +64,11 @@ for sig in KILL TERM; do
     kept=$("$bin/psql" "host=$dir dbname=$name user=postgres" -Atqc "SELECT x FROM rows" 2>&1)
     [ "$kept" = 42 ] || fail "SIG$sig: the user's database $name was not left alone: $kept"
   done
-  echo "ok: SIG$sig left no database of its own and no janitor, and the user's databases alone"
+  [ "$(sql "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'users_client'")" -eq 1 ] ||
+    fail "SIG$sig: the user's other client lost its backend"
+  kill "$client" 2>/dev/null
+  sql "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'users_client'" >/dev/null
+  echo "ok: SIG$sig left no database of its own and no janitor, and the user's databases and clients alone"
 done
 
 # A DBA (or a failover) ends qdt's backends in the middle of a campaign.
