@@ -7,7 +7,6 @@
 
 #include "sim/base/decimal_text.h"
 #include "sim/base/rate_text.h"
-#include "sim/base/shell_word.h"
 #include "sim/base/fork_pool.h"
 #include "sim/base/outcome.h"
 #include "sim/campaign/campaign.h"
@@ -15,6 +14,7 @@
 #include "sim/campaign/campaign_journal.h"
 #include "sim/campaign/campaign_merge.h"
 #include "sim/campaign/failure_file.h"
+#include "sim/campaign/interrupt_note.h"
 #include "sim/campaign/triage.h"
 #include "sim/campaign/workload.h"
 #include "sim/scenario/coverage.h"
@@ -255,6 +255,7 @@ Outcome run_campaign(const CampaignOptions& a, impl::Variant variant, uint64_t j
       return Outcome::bad_input;
     }
   }
+  print_resume_on_interrupt(a);
   const double start = wall();
   // An earlier run's journaled seeds merge with this run's like another worker's.
   std::vector<json> parts = journaled;
@@ -277,8 +278,8 @@ Outcome run_campaign(const CampaignOptions& a, impl::Variant variant, uint64_t j
               << e["message"].get<std::string>() << "\nnot a finding: the storage engine failed under the campaign";
     if (a.journal) {
       std::cerr << ". The seeds that finished are journaled; to run the rest"
-                << (a.pg_url.empty() ? "" : " (with --pg-url naming the server again)") << ":\n  qdt check --resume "
-                << shell_word(a.out_dir) << storage_flags(a.engine);
+                << (a.pg_url.empty() ? "" : " (with --pg-url naming the server again)") << ":\n  "
+                << resume_command(a);
     }
     std::cerr << "\n";
     return Outcome::bad_input;

@@ -84,6 +84,34 @@ PY
   echo "ok: killed at $at journaled seeds and once more while resuming; resumed to digest $(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['campaign_digest'])" "$out/resumed-$delay.json")"
 done
 
+# Ctrl-C (SIGINT to the whole process group, as a terminal sends it): exit
+# 130, the resume command on stderr's last line, and that line, run as
+# printed, ends at the uninterrupted digest. The folder's name needs quoting.
+dir="$out/ctrl c"
+# As a terminal's foreground job: a group of its own and SIGINT not ignored
+# (a script's background job starts with SIGINT ignored, which qdt keeps).
+python3 -c 'import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.setsid(); os.execvp(sys.argv[1], sys.argv[1:])' \
+  "$qdt" check "${campaign[@]}" --jobs 2 --quiet --out "$dir" >"$out/int.log" 2>"$out/int.err" &
+pid=$!
+for _ in $(seq 2400); do
+  [ -d "$dir/journal" ] && [ "$(journaled "$dir/journal")" -ge 20 ] && break
+  sleep 0.05
+done
+kill -INT -- -"$pid"
+wait "$pid"
+code=$?
+[ $code -eq 130 ] || fail "Ctrl-C: exit $code, expected 130"
+line=$(tail -n 1 "$out/int.err" | sed 's/^  qdt //')
+case "$line" in "check --resume '$dir'") ;; *) fail "Ctrl-C: the last line is not the resume command: $(tail -n 2 "$out/int.err")" ;; esac
+eval "\"\$qdt\" $line --jobs 2 --json --quiet" >"$out/int.json"
+[ $? -eq 1 ] || fail "the printed resume command should fail like the uninterrupted campaign"
+python3 - "$out/ref.json" "$out/int.json" <<'PY' || fail "resume after Ctrl-C"
+import json, sys
+ref, got = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+assert ref["campaign_digest"] == got["campaign_digest"], (ref["campaign_digest"], got["campaign_digest"])
+PY
+echo "ok: Ctrl-C printed the resume command, which ran as printed to the uninterrupted digest"
+
 # Bad usage: no journal, or campaign-defining options beside --resume.
 "$qdt" check --resume "$out/nothing-here" --quiet >/dev/null 2>"$out/err"
 [ $? -eq 2 ] && grep -q "nothing was run" "$out/err" || fail "--resume of a folder without a journal must exit 2"
