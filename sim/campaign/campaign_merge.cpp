@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <ostream>
 #include <utility>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "sim/base/outcome.h"
 #include "sim/base/rate_text.h"
 #include "sim/campaign/campaign_forks.h"
+#include "sim/campaign/campaign_schemas.h"
 #include "sim/campaign/seed_command.h"
 #include "sim/campaign/shard_set.h"
 #include "sim/scenario/coverage.h"
@@ -224,96 +226,14 @@ Outcome report_campaign(const std::vector<json>& parts, const CampaignOptions& a
 
 namespace {
 
-// The first fault of a summary, as (path, reason); nullopt when it is sound.
-using Fault = std::optional<std::pair<std::string, std::string>>;
-
-Fault count_field(const json& obj, const std::string& path, const char* key, bool required) {
-  const auto it = obj.find(key);
-  if (it == obj.end()) return required ? Fault{{path + "/" + key, "required"}} : Fault{};
-  if (!it->is_number_unsigned() || it->get<uint64_t>() > kMaxSummaryCount) {
-    return Fault{{path + "/" + key, "expected an integer in [0, 2^50]"}};
-  }
-  return {};
-}
-
-Fault string_field(const json& obj, const std::string& path, const char* key, bool required) {
-  const auto it = obj.find(key);
-  if (it == obj.end()) return required ? Fault{{path + "/" + key, "required"}} : Fault{};
-  if (!it->is_string()) return Fault{{path + "/" + key, "expected a string"}};
-  return {};
-}
-
-Fault summary_fault(const json& s) {
-  if (!s.is_object()) return Fault{{"/", "not a qdt check --json summary (expected an object)"}};
-  for (const char* key : {"seeds_run", "failed", "pushes", "virtual_ms"}) {
-    if (auto f = count_field(s, "", key, true)) return f;
-  }
-  if (auto f = count_field(s, "", "first_seed", false)) return f;
-  if (s["failed"].get<uint64_t>() > s["seeds_run"].get<uint64_t>()) return Fault{{"/failed", "more than seeds_run"}};
-  for (const char* key : {"variant", "profile"}) {
-    if (auto f = string_field(s, "", key, false)) return f;
-  }
-  if (!s.contains("out_of_time") || !s["out_of_time"].is_boolean()) return Fault{{"/out_of_time", "expected true or false"}};
-  if (s.contains("wall_s") && (!s["wall_s"].is_number() || s["wall_s"].get<double>() < 0)) {
-    return Fault{{"/wall_s", "expected a number >= 0"}};
-  }
-  if (!s.contains("seed_hashes") || !s["seed_hashes"].is_array()) return Fault{{"/seed_hashes", "expected an array"}};
-  for (size_t i = 0; i < s["seed_hashes"].size(); ++i) {
-    if (!s["seed_hashes"][i].is_string()) return Fault{{"/seed_hashes/" + std::to_string(i), "expected a string"}};
-  }
-  if (!s.contains("failures") || !s["failures"].is_array()) return Fault{{"/failures", "expected an array"}};
-  for (size_t i = 0; i < s["failures"].size(); ++i) {
-    const json& f = s["failures"][i];
-    const std::string p = "/failures/" + std::to_string(i);
-    if (!f.is_object()) return Fault{{p, "expected a failure object"}};
-    for (const char* key : {"profile", "property", "detail"}) {
-      if (auto e = string_field(f, p, key, true)) return e;
-    }
-    for (const char* key : {"file", "replay"}) {
-      if (auto e = string_field(f, p, key, false)) return e;
-    }
-    if (auto e = count_field(f, p, "seed", true)) return e;
-    if (auto e = count_field(f, p, "steps", false)) return e;
-  }
+// The code rules on top of the summary schema (sim/campaign/schema/summary.schema.json),
+// on a document that matches it; the first fault, or nullopt.
+std::optional<LoadError> summary_rule_fault(const json& s, const std::string& file) {
+  if (s["failed"].get<uint64_t>() > s["seeds_run"].get<uint64_t>()) return LoadError{file, "/failed", "more than seeds_run"};
   if (s.contains("coverage")) {
-    if (auto f = coverage_fault(s["coverage"])) return Fault{{"/coverage" + f->first, f->second}};
+    if (auto f = coverage_fault(s["coverage"])) return LoadError{file, "/coverage" + f->first, f->second};
   }
-  if (s.contains("forking")) {
-    const json& f = s["forking"];
-    if (!f.is_object()) return Fault{{"/forking", "expected an object"}};
-    for (const char* key : {"runs", "failed"}) {
-      if (auto e = count_field(f, "/forking", key, true)) return e;
-    }
-    for (const char* key : {"forked_at", "reached"}) {
-      if (!f.contains(key) || !f[key].is_object()) return Fault{{"/forking/" + std::string(key), "expected an object"}};
-      for (const auto& [name, n] : f[key].items()) {
-        if (auto e = count_field(f[key], "/forking/" + std::string(key), name.c_str(), true)) {
-          return Fault{{"/forking/" + std::string(key) + "/" + json_pointer_token(name), e->second}};
-        }
-      }
-    }
-  }
-  if (s.contains("fork_failures")) {
-    if (!s["fork_failures"].is_array()) return Fault{{"/fork_failures", "expected an array"}};
-    for (size_t i = 0; i < s["fork_failures"].size(); ++i) {
-      const json& f = s["fork_failures"][i];
-      const std::string p = "/fork_failures/" + std::to_string(i);
-      if (!f.is_object()) return Fault{{p, "expected a failure object"}};
-      for (const char* key : {"profile", "property", "detail"}) {
-        if (auto e = string_field(f, p, key, true)) return e;
-      }
-      if (auto e = count_field(f, p, "seed", true)) return e;
-    }
-  }
-  if (s.contains("metrics")) {
-    if (!s["metrics"].is_object()) return Fault{{"/metrics", "expected an object"}};
-    for (const auto& [key, value] : s["metrics"].items()) {
-      if (auto f = count_field(s["metrics"], "/metrics", key.c_str(), true)) {
-        return Fault{{"/metrics/" + json_pointer_token(key), f->second}};
-      }
-    }
-  }
-  return {};
+  return std::nullopt;
 }
 
 }  // namespace
@@ -321,7 +241,11 @@ Fault summary_fault(const json& s) {
 std::variant<json, LoadError> read_summary_text(const std::string& text, const std::string& file) {
   JsonInput parsed = parse_json_input(text);
   if (!parsed.doc) return LoadError{file, parsed.path, parsed.reason};
-  if (const Fault f = summary_fault(*parsed.doc)) return LoadError{file, f->first, f->second};
+  // The schema first: print_triage, report_campaign and the campaign page read its fields unchecked.
+  if (const std::vector<LoadError> errors = summary_schema_errors(*parsed.doc, file); !errors.empty()) {
+    return errors.front();
+  }
+  if (std::optional<LoadError> fault = summary_rule_fault(*parsed.doc, file)) return std::move(*fault);
   return std::move(*parsed.doc);
 }
 
