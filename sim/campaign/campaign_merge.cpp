@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "reports/display_text.h"
 #include "sim/base/json_input.h"
 #include "sim/base/outcome.h"
 #include "sim/base/rate_text.h"
@@ -24,6 +25,7 @@
 namespace qdt::sim {
 
 using json = nlohmann::json;
+using reports::terminal_text;
 
 void add_metrics(json& totals, const json& metrics) {
   static const char* kSummed[] = {"requests", "items", "queued", "duplicates", "zero_id_duplicates", "errors",
@@ -66,7 +68,7 @@ void print_triage(std::ostream& out, const json& failures, int max_shrinks) {
     for (const json& name : f.value("properties", json::array({f["property"]}))) caught_by[name.get<std::string>()]++;
   }
   out << "  failing seeds by property that caught them:";
-  for (const auto& [property, seeds] : caught_by) out << " " << property << " " << seeds << ";";
+  for (const auto& [property, seeds] : caught_by) out << " " << terminal_text(property) << " " << seeds << ";";
   out << "\n";
   std::vector<std::pair<std::string, std::vector<const json*>>> causes(groups.begin(), groups.end());
   std::stable_sort(causes.begin(), causes.end(),
@@ -76,12 +78,12 @@ void print_triage(std::ostream& out, const json& failures, int max_shrinks) {
       << " (property · step · rule broken), most seeds first:\n";
   for (size_t i = 0; i < std::min(causes.size(), kCausesListed); ++i) {
     const auto& [cause, members] = causes[i];
-    out << "    " << members.size() << " × " << cause << "\n";
+    out << "    " << members.size() << " × " << terminal_text(cause) << "\n";
     const auto shrunk = std::find_if(members.begin(), members.end(), [](const json* f) { return f->contains("file"); });
     if (shrunk != members.end()) {
-      out << "      " << (**shrunk)["replay"].get<std::string>() << "\n";
+      out << "      " << terminal_text((**shrunk)["replay"].get<std::string>()) << "\n";
     } else if (members.front()->contains("check")) {
-      out << "      " << (*members.front())["check"].get<std::string>() << "   (shrinks it)\n";
+      out << "      " << terminal_text((*members.front())["check"].get<std::string>()) << "   (shrinks it)\n";
     }
   }
   if (causes.size() > kCausesListed) out << "    and " << causes.size() - kCausesListed << " more causes\n";
@@ -95,8 +97,9 @@ void print_triage(std::ostream& out, const json& failures, int max_shrinks) {
   constexpr size_t kListed = 5;
   for (size_t i = 0; i < std::min(unshrunk.size(), kListed); ++i) {
     const json& f = *unshrunk[i];
-    out << "    " << f["profile"].get<std::string>() << " seed " << f["seed"].get<uint64_t>() << " ("
-        << f["property"].get<std::string>() << "): " << f["check"].get<std::string>() << "\n";
+    out << "    " << terminal_text(f["profile"].get<std::string>()) << " seed " << f["seed"].get<uint64_t>() << " ("
+        << terminal_text(f["property"].get<std::string>()) << "): " << terminal_text(f["check"].get<std::string>())
+        << "\n";
   }
   if (unshrunk.size() > kListed) {
     out << "    and " << unshrunk.size() - kListed << " more (each with its command as \"check\" in --json)\n";
@@ -185,7 +188,7 @@ Outcome report_campaign(const std::vector<json>& parts, const CampaignOptions& a
   if (a.as_json) {
     std::cout << summary.dump(2) << "\n";
   } else {
-    std::cout << done << " seeds (" << a.profile << ", variant " << variant_text << ", " << jobs
+    std::cout << done << " seeds (" << terminal_text(a.profile) << ", variant " << terminal_text(variant_text) << ", " << jobs
               << " jobs): " << done - failed << " passed, " << failed << " failed; "
               << rate_text(done / wall) << " seeds/s, " << static_cast<int64_t>(pushes / wall)
               << " simulated pushes/s, " << static_cast<int64_t>(virtual_ms / 1000.0 / wall)
@@ -209,7 +212,7 @@ Outcome report_campaign(const std::vector<json>& parts, const CampaignOptions& a
     if (!forking.is_null()) {
       std::cout << "  forking: " << forking["runs"].get<uint64_t>() << " fork runs at " << forking["forked_at"].size()
                 << " rare points, " << fork_failures.size() << " failed; points only forks reached:";
-      for (const json& name : forking["points_only_forks_reached"]) std::cout << " " << name.get<std::string>();
+      for (const json& name : forking["points_only_forks_reached"]) std::cout << " " << terminal_text(name.get<std::string>());
       if (forking["points_only_forks_reached"].empty()) std::cout << " none";
       std::cout << "\n";
     }
@@ -272,7 +275,7 @@ Outcome merge_summaries(const std::vector<std::string>& files, const CampaignOpt
     const json part = std::move(std::get<json>(read));
     const std::string v = part.value("variant", std::string("none"));
     if (!variant_text.empty() && v != variant_text) {
-      std::cerr << "error: " << file << ": /variant: " << v << " differs from " << variant_text << "\n";
+      std::cerr << "error: " << terminal_text(file + ": /variant: " + v + " differs from " + variant_text) << "\n";
       return Outcome::bad_input;
     }
     variant_text = v;
@@ -281,8 +284,8 @@ Outcome merge_summaries(const std::vector<std::string>& files, const CampaignOpt
   }
   const ShardCoverage split = shard_coverage(parts, files);
   if (split.duplicate_seed) {
-    std::cerr << "error: " << split.second_file << ": " << split.duplicate_path << ": seed '" << *split.duplicate_seed
-              << "' is also in " << split.first_file
+    std::cerr << "error: " << split.second_file << ": " << split.duplicate_path << ": seed '"
+              << terminal_text(*split.duplicate_seed) << "' is also in " << split.first_file
               << " (a shard merged twice, or shards of overlapping splits); nothing merged\n";
     return Outcome::bad_input;
   }
