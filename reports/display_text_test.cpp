@@ -159,6 +159,8 @@ TEST(DisplayText, MarkdownEscapesWhatWouldOpenABlockOnlyWhereItWould) {
   EXPECT_EQ(md_escape("1. x"), "1\\. x");
   EXPECT_EQ(md_escape("- x"), "\\- x");
   EXPECT_EQ(md_escape("a-b 1.5"), "a-b 1.5");  // file names and numbers stay readable
+  EXPECT_EQ(md_escape("64.0"), "64.0");
+  EXPECT_EQ(md_escape("budget_bytes _x_"), "budget_bytes \\_x\\_");
   EXPECT_EQ(md_escape("[a](b)"), "\\[a\\](b)");
   EXPECT_EQ(md_escape("&amp;"), "\\&amp;");
 }

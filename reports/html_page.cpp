@@ -1,6 +1,7 @@
 #include "reports/html_page.h"
 
 #include <algorithm>
+#include <cctype>
 #include <string_view>
 
 #include "reports/display_text.h"
@@ -35,9 +36,12 @@ std::string md_escape(const std::string& text) {
   for (size_t i = 0; i < shown.size(); ++i) {
     const char c = shown[i];
     const bool opens_block = (i == 0 && (c == '-' || c == '+' || c == '=' || c == '>')) ||
-                             (i == digits && digits > 0 && (c == '.' || c == ')'));
+                             (i == digits && digits > 0 && (c == '.' || c == ')') && (i + 1 == shown.size() || shown[i + 1] == ' '));
+    const auto alnum = [&](size_t k) { return k < shown.size() && std::isalnum(static_cast<unsigned char>(shown[k])); };
     if (c == '<') {
       out += "&lt;";
+    } else if (c == '_' && i > 0 && alnum(i - 1) && alnum(i + 1)) {
+      out += c;  // inside a word, as in budget_bytes: CommonMark opens no emphasis there
     } else if (opens_block || std::string_view("\\`*_[]#|~&").find(c) != std::string_view::npos) {
       // CommonMark takes a backslash before any ASCII punctuation as the character itself.
       (out += '\\') += c;

@@ -17,9 +17,10 @@ std::string html_escape(const std::string& text);
 // one line (tab and line breaks made spaces, other controls, bidirectional
 // controls and line separators U+FFFD as display_text.h says), no HTML
 // (< as &lt;), and a backslash before every character that could end a cell
-// or open a code span, emphasis, link, heading, quote or strikethrough
-// (\ ` * _ [ ] # | ~ &), and before what would open a list, a quote or a
-// setext heading at the start of a line ("-", "+", "=", ">", "1.", "1)").
+// or open a code span, emphasis, link, heading or strikethrough
+// (\ ` * _ [ ] # | ~ &; not _ inside a word, which emphasises nothing), and
+// before what would open a list, a quote or a setext heading at the start of
+// a line ("-", "+", "=", ">", "1.", "1)").
 std::string md_escape(const std::string& text);
 
 // `text` as one Markdown code span, on one line (neutralised as md_escape's): fenced by one backtick more
