@@ -14,6 +14,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "reports/display_text.h"
+
 namespace qdt::reports {
 namespace {
 
@@ -28,14 +30,12 @@ constexpr int kUprightExtraHeight = 160;  // room for category names set upright
 // command line even inside double quotes, before the string is parsed, so
 // every byte but letters, digits and a few inert marks is written as an octal
 // escape, which the string parser turns back into the byte.
+// The text is neutralised first (display_text.h): one line, no control or
+// bidirectional character reaches the chart gnuplot draws into the page.
 std::string quoted(const std::string& text) {
   std::string out = "\"";
-  for (const char c : text) {
+  for (const char c : neutral_text(text, false)) {
     const auto byte = static_cast<unsigned char>(c);
-    if (byte < 0x20 || byte == 0x7f) {  // newlines, NUL and controls: a space, as a title is one line
-      out += ' ';
-      continue;
-    }
     const bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
     if (alnum || std::strchr(" .,:;_-+=()[]/%", c) != nullptr) {
       out += c;
@@ -59,13 +59,11 @@ bool is_rgb(const std::string& color) {
   return true;
 }
 
-// A field of a data file: quoted, on one line, without the quote that would end it.
+// A field of a data file: quoted, on one line (neutralised as quoted() is),
+// without the quote that would end it.
 std::string data_field(const std::string& text) {
-  std::string out;
-  for (const char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    out += byte < 0x20 || byte == 0x7f ? ' ' : c == '"' ? '\'' : c;
-  }
+  std::string out = neutral_text(text, false);
+  std::replace(out.begin(), out.end(), '"', '\'');
   return out;
 }
 

@@ -1,50 +1,63 @@
 #include "reports/html_page.h"
 
 #include <algorithm>
+#include <cctype>
+#include <string_view>
+
+#include "reports/display_text.h"
 
 namespace qdt::reports {
 
 std::string html_escape(const std::string& text) {
+  const std::string shown = neutral_text(text, true);
   std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
+  out.reserve(shown.size());
+  for (char c : shown) {
     switch (c) {
       case '&': out += "&amp;"; break;
       case '<': out += "&lt;"; break;
       case '>': out += "&gt;"; break;
       case '"': out += "&quot;"; break;
       case '\'': out += "&#39;"; break;
-      case '\t': case '\n': case '\r': out += c; break;
-      default:
-        // NUL and the other controls are not allowed in HTML: the replacement
-        // character browsers would show for them.
-        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) out += "\xef\xbf\xbd";
-        else out += c;
+      default: out += c;
     }
   }
   return out;
 }
 
 std::string md_escape(const std::string& text) {
+  const std::string shown = neutral_text(text, false);
   std::string out;
-  for (const char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (byte < 0x20 || byte == 0x7f) out += ' ';
-    else if (c == '<') out += "&lt;";
-    else if (c == '|' || c == '\\' || c == '`') (out += '\\') += c;
-    else out += c;
+  out.reserve(shown.size() + shown.size() / 4);
+  // What opens a block where the text starts a line (a list item's or a
+  // heading's text, a paragraph): "- ", "+ ", "= ", "> ", "1. ", "1) ".
+  size_t digits = 0;
+  while (digits < shown.size() && shown[digits] >= '0' && shown[digits] <= '9') ++digits;
+  for (size_t i = 0; i < shown.size(); ++i) {
+    const char c = shown[i];
+    const bool opens_block = (i == 0 && (c == '-' || c == '+' || c == '=' || c == '>')) ||
+                             (i == digits && digits > 0 && (c == '.' || c == ')') && (i + 1 == shown.size() || shown[i + 1] == ' '));
+    const auto alnum = [&](size_t k) { return k < shown.size() && std::isalnum(static_cast<unsigned char>(shown[k])); };
+    if (c == '<') {
+      out += "&lt;";
+    } else if (c == '_' && i > 0 && alnum(i - 1) && alnum(i + 1)) {
+      out += c;  // inside a word, as in budget_bytes: CommonMark opens no emphasis there
+    } else if (opens_block || std::string_view("\\`*_[]#|~&").find(c) != std::string_view::npos) {
+      // CommonMark takes a backslash before any ASCII punctuation as the character itself.
+      (out += '\\') += c;
+    } else {
+      out += c;
+    }
   }
   return out;
 }
 
 std::string md_code(const std::string& text) {
+  const std::string flat = neutral_text(text, false);
   size_t longest = 0, run = 0;
-  std::string flat;
-  for (const char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
+  for (const char c : flat) {
     run = c == '`' ? run + 1 : 0;
     longest = std::max(longest, run);
-    flat += byte < 0x20 || byte == 0x7f ? ' ' : c;
   }
   const std::string fence(longest + 1, '`');
   const std::string pad = longest > 0 ? " " : "";  // a space each side keeps an edge backtick inside

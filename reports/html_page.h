@@ -9,15 +9,21 @@
 namespace qdt::reports {
 
 // Text for an HTML element or a double- or single-quoted attribute; controls
-// HTML forbids (NUL among them) become U+FFFD.
+// (NUL among them), bidirectional controls and line separators become U+FFFD
+// (display_text.h), tab and line breaks stay.
 std::string html_escape(const std::string& text);
 
-// Text for Markdown, a table cell included: one line (controls made spaces),
-// no HTML tag (< as &lt;), and | \ ` escaped so that a name cannot end a cell
-// or open a code span.
+// Text for Markdown, a table cell included, that renders as the text itself:
+// one line (tab and line breaks made spaces, other controls, bidirectional
+// controls and line separators U+FFFD as display_text.h says), no HTML
+// (< as &lt;), and a backslash before every character that could end a cell
+// or open a code span, emphasis, link, heading or strikethrough
+// (\ ` * _ [ ] # | ~ &; not _ inside a word, which emphasises nothing), and
+// before what would open a list, a quote or a setext heading at the start of
+// a line ("-", "+", "=", ">", "1.", "1)").
 std::string md_escape(const std::string& text);
 
-// `text` as one Markdown code span, on one line: fenced by one backtick more
+// `text` as one Markdown code span, on one line (neutralised as md_escape's): fenced by one backtick more
 // than the longest run inside it, so a name's backticks cannot end it.
 std::string md_code(const std::string& text);
 

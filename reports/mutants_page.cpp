@@ -181,15 +181,16 @@ std::string mutants_markdown(const json& doc, const std::string& page_dir) {
   std::ostringstream out;
   out << "# qdt mutants: the design-variant catalogue\n\n";
   if (!text(doc, "command").empty()) out << "Regenerate: " << md_code(text(doc, "command")) << "\n\n";
-  out << "- run: " << settings_text(doc) << "\n";
-  if (!text(doc, "commit").empty()) out << "- commit: " << text(doc, "commit") << "\n";
+  out << "- run: " << md_escape(settings_text(doc)) << "\n";
+  if (!text(doc, "commit").empty()) out << "- commit: " << md_escape(text(doc, "commit")) << "\n";
   out << "- wall_s: " << doc.value("wall_s", 0.0) << "\n";
   out << "- variants: " << doc["variants"].size() << ", survivors: " << doc["survivors"].size()
       << ", holes: " << doc["holes"].size() << "\n\n";
   out << "| variant | verdict | caught by / argument | first failing scenario | scenarios run | wall s | shrunk steps | replay file |\n"
       << "|---|---|---|---|---:|---:|---:|---|\n";
   for (const Row& r : rows_of(doc, page_dir)) {
-    out << "| `" << r.variant << "` | " << r.verdict << " | " << md_escape(r.property) << " | " << r.where << " | "
+    out << "| " << md_code(r.variant) << " | " << md_escape(r.verdict) << " | " << md_escape(r.property) << " | "
+        << md_escape(r.where) << " | "
         << r.seeds << " | " << r.wall << " | " << r.steps << " | "
         << (r.file.empty() ? "" : "[" + md_escape(fs::path(r.file).filename().string()) + "](" + r.link + ")") << " |\n";
   }
@@ -199,17 +200,17 @@ std::string mutants_markdown(const json& doc, const std::string& page_dir) {
            "the reference's zero double writes.\n\n"
         << "| variant | setting | threshold | meaning | runs | check | replay file |\n|---|---|---:|---|---:|---|---|\n";
     for (const ThresholdRow& r : t) {
-      out << "| `" << r.variant << "` | " << md_escape(r.setting) << " | " << r.knob << " = " << r.value << " | "
-          << md_escape(r.meaning) << " | " << r.evaluations << " | " << r.verdict << " | "
+      out << "| " << md_code(r.variant) << " | " << md_escape(r.setting) << " | " << md_escape(r.knob + " = " + r.value)
+          << " | " << md_escape(r.meaning) << " | " << r.evaluations << " | " << md_escape(r.verdict) << " | "
           << (r.file.empty() ? "" : "[" + md_escape(fs::path(r.file).filename().string()) + "](" + r.link + ")")
           << " |\n";
     }
   }
   out << "\n## What each variant changes\n\n";
-  for (const Row& r : rows_of(doc, page_dir)) out << "- `" << r.variant << "`: " << md_escape(r.description) << "\n";
+  for (const Row& r : rows_of(doc, page_dir)) out << "- " << md_code(r.variant) << ": " << md_escape(r.description) << "\n";
   if (!doc["holes"].empty()) {
     out << "\n## Holes\n\nSurvivors without an argument that they are harmless:";
-    for (const json& h : doc["holes"]) out << " `" << h.get<std::string>() << "`";
+    for (const json& h : doc["holes"]) out << " " << md_code(h.get<std::string>());
     out << "\n";
   }
   return out.str();

@@ -1,5 +1,6 @@
 #include "reports/summary.h"
 
+#include "reports/display_text.h"
 #include "reports/html_page.h"
 
 #include <algorithm>
@@ -58,7 +59,7 @@ std::string summary_table(const std::vector<json>& results) {
   for (const json& r : results) {
     std::vector<std::string> row;
     for (size_t c = 0; c < cols.size(); ++c) {
-      row.push_back(cols[c].cell(r));
+      row.push_back(terminal_text(cols[c].cell(r)));  // a scenario's name, for a terminal
       width[c] = std::max(width[c], row.back().size());
     }
     rows.push_back(std::move(row));

@@ -170,20 +170,20 @@ std::vector<Chart> sweep_charts(const json& doc) {
 
 std::string sweep_markdown(const json& doc) {
   std::ostringstream out;
-  out << "# qdt explore: " << doc["name"].get<std::string>() << "\n\n";
-  if (!doc.value("description", std::string()).empty()) out << doc["description"].get<std::string>() << "\n\n";
+  out << "# qdt explore: " << md_escape(doc["name"].get<std::string>()) << "\n\n";
+  if (!doc.value("description", std::string()).empty()) out << md_escape(doc["description"].get<std::string>()) << "\n\n";
   out << study_statement_markdown(doc);
   out << "- command: " << md_code(doc.value("command", std::string())) << "\n"
-      << "- base: " << base_text(doc) << "\n"
-      << "- variant: " << doc.value("variant", std::string("none")) << "\n"
+      << "- base: " << md_escape(base_text(doc)) << "\n"
+      << "- variant: " << md_escape(doc.value("variant", std::string("none"))) << "\n"
       << (expectations_text(doc).empty() ? "" : "- expectations: " + expectations_text(doc) + "\n")
       << "- seeds: " << seeds_text(doc) << "\n"
       << "- points: " << doc["points"].size() << ", runs: " << doc["runs"] << ", failing runs: " << doc["failures"]
       << "\n";
-  if (doc.contains("commit")) out << "- commit: " << doc["commit"].get<std::string>() << "\n";
+  if (doc.contains("commit")) out << "- commit: " << md_escape(doc["commit"].get<std::string>()) << "\n";
   out << "- wall_s: " << doc.value("wall_s", 0.0) << "\n";
   for (const std::string& metric : metric_names(doc)) {
-    out << "\n## " << with_unit(metric, metric_unit(doc, metric)) << "\n\n";
+    out << "\n## " << md_escape(with_unit(metric, metric_unit(doc, metric))) << "\n\n";
     const auto [header, rows] = metric_table(doc, metric);
     out << "|";
     for (const auto& h : header) out << " " << md_escape(h) << " |";
@@ -201,7 +201,7 @@ std::string sweep_markdown(const json& doc) {
     for (const json& f : p["failed_seeds"]) {
       if (!any) out << "\n## Failing runs\n\n";
       any = true;
-      out << "- point " << p["index"] << " seed " << f["seed"] << ": " << f["property"].get<std::string>() << "\n";
+      out << "- point " << p["index"] << " seed " << f["seed"] << ": " << md_escape(f["property"].get<std::string>()) << "\n";
     }
   }
   return out.str();

@@ -59,6 +59,8 @@ for h in "${harnesses[@]}"; do
   for f in "$artifacts"/crash-* "$artifacts"/timeout-* "$artifacts"/oom-* "$artifacts"/leak-*; do
     [ -e "$f" ] || continue
     echo "  FOUND $f" >&2
+    # Kept as a seed, ctest's fuzz.replay_corpus.NAME replays it from then on.
+    echo "  once fixed, keep it: cp $f sim/fuzz/corpus/${h%_fuzz}/$(basename "$f")" >&2
     this=1
     found=1
   done

@@ -14,9 +14,11 @@
 #include "sim/base/json_input.h"
 #include "sim/campaign/campaign_jobs.h"
 #include "sim/campaign/campaign_merge.h"
+#include "sim/campaign/campaign_schemas.h"
 #include "sim/campaign/shard_set.h"
 #include "sim/campaign/workload.h"
 #include "sim/scenario/engine_support.h"
+#include "sim/schedule/schedule_config.h"
 
 namespace qdt::sim {
 namespace {
@@ -60,6 +62,28 @@ bool part_name_fits(const std::string& name, uint64_t run) {
   char canonical[64];
   std::snprintf(canonical, sizeof canonical, "part-r%04llu-w%02llu-%06llu.json", r, w, n);
   return static_cast<size_t>(used) == name.size() && name == canonical && r <= run;
+}
+
+// campaign.json read as any input is (bounded, a regular file, strict JSON),
+// then checked against the journal schema (campaign_schemas.h), so that the
+// reader below may read the fields it names.
+std::optional<json> read_manifest(const fs::path& path, std::string* error) {
+  std::string reason;
+  const std::optional<std::string> text = read_input_file(path.string(), reason);
+  if (!text) {
+    if (error) *error = path.string() + ": cannot open the file (" + reason + ")";
+    return std::nullopt;
+  }
+  JsonInput parsed = parse_json_input(*text);
+  if (!parsed.doc) {
+    if (error) *error = path.string() + ": " + parsed.path + ": " + parsed.reason + ": not a journal file";
+    return std::nullopt;
+  }
+  if (const std::vector<LoadError> errors = journal_schema_errors(*parsed.doc, path.string()); !errors.empty()) {
+    if (error) *error = errors.front().to_string() + ": not a campaign this qdt can resume";
+    return std::nullopt;
+  }
+  return std::move(*parsed.doc);
 }
 
 // Why a part cannot be believed (as "/json/path: reason"), or nullopt. Its
@@ -205,12 +229,18 @@ std::optional<std::string> mark_run(const std::string& out_dir, uint64_t run) {
 
 std::optional<JournalState> read_journal(const std::string& out_dir, std::string* error) {
   const fs::path dir = journal_dir(out_dir);
-  std::optional<json> m = read_json(dir / "campaign.json", error);
+  std::optional<json> m = read_manifest(dir / "campaign.json", error);
   if (!m) return std::nullopt;
   JournalState s;
   try {
     const std::string format = m->value("format", std::string());
     if (format != kJournalFormat && format != kJournalFormatByPath) throw std::runtime_error("/format");
+    // The code rules on top of the journal schema.
+    if (!m->at("first_seed").is_number_unsigned()) throw std::runtime_error("/first_seed");
+    if (m->contains("schedule")) {
+      ScheduleConfig schedule;
+      if (!parse_schedule(m->at("schedule"), "/schedule", schedule).empty()) throw std::runtime_error("/schedule");
+    }
     s.options.out_dir = out_dir;
     s.options.seeds = m->at("seeds").get<uint64_t>();
     s.options.first_seed = m->at("first_seed").get<uint64_t>();

@@ -56,7 +56,8 @@ TEST(CampaignJournal, PartsRoundTripWithTheCampaignsOptions) {
   d["seeds_done"] = json::array({json::array({"retention", 3}), json::array({"retention", 5})});
   d["seed_hashes"] = {"retention 3 " + kHash, "retention 5 " + kHash};
   d["failed"] = 1;
-  d["failures"] = {{{"profile", "retention"}, {"seed", 5}, {"property", "p"}, {"detail", "d"}, {"file", "x.json"}}};
+  d["failures"] = {{{"profile", "retention"}, {"seed", 5}, {"property", "p"}, {"detail", "d"}, {"file", "x.json"},
+                     {"replay", "qdt replay x.json"}}};  // as add_file writes a shrunk failure: a file has its replay
   w.checkpoint(false);  // less than a second since the writer started: nothing written
   std::string error;
   std::optional<JournalState> s = read_journal(o.out_dir, &error);

@@ -7,14 +7,17 @@
 #include <cstdio>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <ostream>
 #include <utility>
 #include <vector>
 
+#include "reports/display_text.h"
 #include "sim/base/json_input.h"
 #include "sim/base/outcome.h"
 #include "sim/base/rate_text.h"
 #include "sim/campaign/campaign_forks.h"
+#include "sim/campaign/campaign_schemas.h"
 #include "sim/campaign/seed_command.h"
 #include "sim/campaign/shard_set.h"
 #include "sim/scenario/coverage.h"
@@ -22,6 +25,7 @@
 namespace qdt::sim {
 
 using json = nlohmann::json;
+using reports::terminal_text;
 
 void add_metrics(json& totals, const json& metrics) {
   static const char* kSummed[] = {"requests", "items", "queued", "duplicates", "zero_id_duplicates", "errors",
@@ -64,7 +68,7 @@ void print_triage(std::ostream& out, const json& failures, int max_shrinks) {
     for (const json& name : f.value("properties", json::array({f["property"]}))) caught_by[name.get<std::string>()]++;
   }
   out << "  failing seeds by property that caught them:";
-  for (const auto& [property, seeds] : caught_by) out << " " << property << " " << seeds << ";";
+  for (const auto& [property, seeds] : caught_by) out << " " << terminal_text(property) << " " << seeds << ";";
   out << "\n";
   std::vector<std::pair<std::string, std::vector<const json*>>> causes(groups.begin(), groups.end());
   std::stable_sort(causes.begin(), causes.end(),
@@ -74,12 +78,12 @@ void print_triage(std::ostream& out, const json& failures, int max_shrinks) {
       << " (property · step · rule broken), most seeds first:\n";
   for (size_t i = 0; i < std::min(causes.size(), kCausesListed); ++i) {
     const auto& [cause, members] = causes[i];
-    out << "    " << members.size() << " × " << cause << "\n";
+    out << "    " << members.size() << " × " << terminal_text(cause) << "\n";
     const auto shrunk = std::find_if(members.begin(), members.end(), [](const json* f) { return f->contains("file"); });
     if (shrunk != members.end()) {
-      out << "      " << (**shrunk)["replay"].get<std::string>() << "\n";
+      out << "      " << terminal_text((**shrunk)["replay"].get<std::string>()) << "\n";
     } else if (members.front()->contains("check")) {
-      out << "      " << (*members.front())["check"].get<std::string>() << "   (shrinks it)\n";
+      out << "      " << terminal_text((*members.front())["check"].get<std::string>()) << "   (shrinks it)\n";
     }
   }
   if (causes.size() > kCausesListed) out << "    and " << causes.size() - kCausesListed << " more causes\n";
@@ -93,8 +97,9 @@ void print_triage(std::ostream& out, const json& failures, int max_shrinks) {
   constexpr size_t kListed = 5;
   for (size_t i = 0; i < std::min(unshrunk.size(), kListed); ++i) {
     const json& f = *unshrunk[i];
-    out << "    " << f["profile"].get<std::string>() << " seed " << f["seed"].get<uint64_t>() << " ("
-        << f["property"].get<std::string>() << "): " << f["check"].get<std::string>() << "\n";
+    out << "    " << terminal_text(f["profile"].get<std::string>()) << " seed " << f["seed"].get<uint64_t>() << " ("
+        << terminal_text(f["property"].get<std::string>()) << "): " << terminal_text(f["check"].get<std::string>())
+        << "\n";
   }
   if (unshrunk.size() > kListed) {
     out << "    and " << unshrunk.size() - kListed << " more (each with its command as \"check\" in --json)\n";
@@ -183,7 +188,7 @@ Outcome report_campaign(const std::vector<json>& parts, const CampaignOptions& a
   if (a.as_json) {
     std::cout << summary.dump(2) << "\n";
   } else {
-    std::cout << done << " seeds (" << a.profile << ", variant " << variant_text << ", " << jobs
+    std::cout << done << " seeds (" << terminal_text(a.profile) << ", variant " << terminal_text(variant_text) << ", " << jobs
               << " jobs): " << done - failed << " passed, " << failed << " failed; "
               << rate_text(done / wall) << " seeds/s, " << static_cast<int64_t>(pushes / wall)
               << " simulated pushes/s, " << static_cast<int64_t>(virtual_ms / 1000.0 / wall)
@@ -207,7 +212,7 @@ Outcome report_campaign(const std::vector<json>& parts, const CampaignOptions& a
     if (!forking.is_null()) {
       std::cout << "  forking: " << forking["runs"].get<uint64_t>() << " fork runs at " << forking["forked_at"].size()
                 << " rare points, " << fork_failures.size() << " failed; points only forks reached:";
-      for (const json& name : forking["points_only_forks_reached"]) std::cout << " " << name.get<std::string>();
+      for (const json& name : forking["points_only_forks_reached"]) std::cout << " " << terminal_text(name.get<std::string>());
       if (forking["points_only_forks_reached"].empty()) std::cout << " none";
       std::cout << "\n";
     }
@@ -224,96 +229,14 @@ Outcome report_campaign(const std::vector<json>& parts, const CampaignOptions& a
 
 namespace {
 
-// The first fault of a summary, as (path, reason); nullopt when it is sound.
-using Fault = std::optional<std::pair<std::string, std::string>>;
-
-Fault count_field(const json& obj, const std::string& path, const char* key, bool required) {
-  const auto it = obj.find(key);
-  if (it == obj.end()) return required ? Fault{{path + "/" + key, "required"}} : Fault{};
-  if (!it->is_number_unsigned() || it->get<uint64_t>() > kMaxSummaryCount) {
-    return Fault{{path + "/" + key, "expected an integer in [0, 2^50]"}};
-  }
-  return {};
-}
-
-Fault string_field(const json& obj, const std::string& path, const char* key, bool required) {
-  const auto it = obj.find(key);
-  if (it == obj.end()) return required ? Fault{{path + "/" + key, "required"}} : Fault{};
-  if (!it->is_string()) return Fault{{path + "/" + key, "expected a string"}};
-  return {};
-}
-
-Fault summary_fault(const json& s) {
-  if (!s.is_object()) return Fault{{"/", "not a qdt check --json summary (expected an object)"}};
-  for (const char* key : {"seeds_run", "failed", "pushes", "virtual_ms"}) {
-    if (auto f = count_field(s, "", key, true)) return f;
-  }
-  if (auto f = count_field(s, "", "first_seed", false)) return f;
-  if (s["failed"].get<uint64_t>() > s["seeds_run"].get<uint64_t>()) return Fault{{"/failed", "more than seeds_run"}};
-  for (const char* key : {"variant", "profile"}) {
-    if (auto f = string_field(s, "", key, false)) return f;
-  }
-  if (!s.contains("out_of_time") || !s["out_of_time"].is_boolean()) return Fault{{"/out_of_time", "expected true or false"}};
-  if (s.contains("wall_s") && (!s["wall_s"].is_number() || s["wall_s"].get<double>() < 0)) {
-    return Fault{{"/wall_s", "expected a number >= 0"}};
-  }
-  if (!s.contains("seed_hashes") || !s["seed_hashes"].is_array()) return Fault{{"/seed_hashes", "expected an array"}};
-  for (size_t i = 0; i < s["seed_hashes"].size(); ++i) {
-    if (!s["seed_hashes"][i].is_string()) return Fault{{"/seed_hashes/" + std::to_string(i), "expected a string"}};
-  }
-  if (!s.contains("failures") || !s["failures"].is_array()) return Fault{{"/failures", "expected an array"}};
-  for (size_t i = 0; i < s["failures"].size(); ++i) {
-    const json& f = s["failures"][i];
-    const std::string p = "/failures/" + std::to_string(i);
-    if (!f.is_object()) return Fault{{p, "expected a failure object"}};
-    for (const char* key : {"profile", "property", "detail"}) {
-      if (auto e = string_field(f, p, key, true)) return e;
-    }
-    for (const char* key : {"file", "replay"}) {
-      if (auto e = string_field(f, p, key, false)) return e;
-    }
-    if (auto e = count_field(f, p, "seed", true)) return e;
-    if (auto e = count_field(f, p, "steps", false)) return e;
-  }
+// The code rules on top of the summary schema (sim/campaign/schema/summary.schema.json),
+// on a document that matches it; the first fault, or nullopt.
+std::optional<LoadError> summary_rule_fault(const json& s, const std::string& file) {
+  if (s["failed"].get<uint64_t>() > s["seeds_run"].get<uint64_t>()) return LoadError{file, "/failed", "more than seeds_run"};
   if (s.contains("coverage")) {
-    if (auto f = coverage_fault(s["coverage"])) return Fault{{"/coverage" + f->first, f->second}};
+    if (auto f = coverage_fault(s["coverage"])) return LoadError{file, "/coverage" + f->first, f->second};
   }
-  if (s.contains("forking")) {
-    const json& f = s["forking"];
-    if (!f.is_object()) return Fault{{"/forking", "expected an object"}};
-    for (const char* key : {"runs", "failed"}) {
-      if (auto e = count_field(f, "/forking", key, true)) return e;
-    }
-    for (const char* key : {"forked_at", "reached"}) {
-      if (!f.contains(key) || !f[key].is_object()) return Fault{{"/forking/" + std::string(key), "expected an object"}};
-      for (const auto& [name, n] : f[key].items()) {
-        if (auto e = count_field(f[key], "/forking/" + std::string(key), name.c_str(), true)) {
-          return Fault{{"/forking/" + std::string(key) + "/" + json_pointer_token(name), e->second}};
-        }
-      }
-    }
-  }
-  if (s.contains("fork_failures")) {
-    if (!s["fork_failures"].is_array()) return Fault{{"/fork_failures", "expected an array"}};
-    for (size_t i = 0; i < s["fork_failures"].size(); ++i) {
-      const json& f = s["fork_failures"][i];
-      const std::string p = "/fork_failures/" + std::to_string(i);
-      if (!f.is_object()) return Fault{{p, "expected a failure object"}};
-      for (const char* key : {"profile", "property", "detail"}) {
-        if (auto e = string_field(f, p, key, true)) return e;
-      }
-      if (auto e = count_field(f, p, "seed", true)) return e;
-    }
-  }
-  if (s.contains("metrics")) {
-    if (!s["metrics"].is_object()) return Fault{{"/metrics", "expected an object"}};
-    for (const auto& [key, value] : s["metrics"].items()) {
-      if (auto f = count_field(s["metrics"], "/metrics", key.c_str(), true)) {
-        return Fault{{"/metrics/" + json_pointer_token(key), f->second}};
-      }
-    }
-  }
-  return {};
+  return std::nullopt;
 }
 
 }  // namespace
@@ -321,7 +244,11 @@ Fault summary_fault(const json& s) {
 std::variant<json, LoadError> read_summary_text(const std::string& text, const std::string& file) {
   JsonInput parsed = parse_json_input(text);
   if (!parsed.doc) return LoadError{file, parsed.path, parsed.reason};
-  if (const Fault f = summary_fault(*parsed.doc)) return LoadError{file, f->first, f->second};
+  // The schema first: print_triage, report_campaign and the campaign page read its fields unchecked.
+  if (const std::vector<LoadError> errors = summary_schema_errors(*parsed.doc, file); !errors.empty()) {
+    return errors.front();
+  }
+  if (std::optional<LoadError> fault = summary_rule_fault(*parsed.doc, file)) return std::move(*fault);
   return std::move(*parsed.doc);
 }
 
@@ -348,7 +275,7 @@ Outcome merge_summaries(const std::vector<std::string>& files, const CampaignOpt
     const json part = std::move(std::get<json>(read));
     const std::string v = part.value("variant", std::string("none"));
     if (!variant_text.empty() && v != variant_text) {
-      std::cerr << "error: " << file << ": /variant: " << v << " differs from " << variant_text << "\n";
+      std::cerr << "error: " << terminal_text(file + ": /variant: " + v + " differs from " + variant_text) << "\n";
       return Outcome::bad_input;
     }
     variant_text = v;
@@ -357,8 +284,8 @@ Outcome merge_summaries(const std::vector<std::string>& files, const CampaignOpt
   }
   const ShardCoverage split = shard_coverage(parts, files);
   if (split.duplicate_seed) {
-    std::cerr << "error: " << split.second_file << ": " << split.duplicate_path << ": seed '" << *split.duplicate_seed
-              << "' is also in " << split.first_file
+    std::cerr << "error: " << split.second_file << ": " << split.duplicate_path << ": seed '"
+              << terminal_text(*split.duplicate_seed) << "' is also in " << split.first_file
               << " (a shard merged twice, or shards of overlapping splits); nothing merged\n";
     return Outcome::bad_input;
   }

@@ -27,10 +27,11 @@ Outcome report_campaign(const std::vector<nlohmann::json>& parts, const Campaign
                     const std::string& variant_text, uint64_t jobs, double wall_s,
                     nlohmann::json* summary = nullptr);
 
-// One shard's --json summary, checked field by field for everything
-// report_campaign and the campaign page read (types, and counts small enough
-// that summing a thousand shards cannot overflow), or the first fault with
-// its JSON path. Pure: `file` only names the input in the error.
+// One shard's --json summary, checked against the summary schema
+// (campaign_schemas.h: every field report_campaign and the campaign page
+// read, and counts small enough that summing a thousand shards cannot
+// overflow) and then its code rules, or the first fault with its JSON path.
+// Pure: `file` only names the input in the error.
 inline constexpr size_t kMaxMergeFiles = 1000;
 std::variant<nlohmann::json, LoadError> read_summary_text(const std::string& text, const std::string& file);
 

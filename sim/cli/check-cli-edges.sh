@@ -159,7 +159,7 @@ expect 2 "part-r0009-w00-000000.json: not a part name this journal's runs (0 to 
 rm "$tmp/c/journal/part-r0009-w00-000000.json"
 cp "$tmp/c/journal/campaign.json" "$tmp/campaign.json.kept"
 sed -i 's/"run": 0/"run": 18446744073709551615/' "$tmp/c/journal/campaign.json"
-expect 2 "campaign.json: /run: 18446744073709551615 runs" "$qdt" check --resume "$tmp/c" --quiet
+expect 2 "campaign.json: /run: " "$qdt" check --resume "$tmp/c" --quiet
 [ -e "$part" ] || fail "a refused resume deleted $part"
 cp "$tmp/campaign.json.kept" "$tmp/c/journal/campaign.json"
 sed -i 's/"default 1 \([0-9a-f]\)/"default 1 x\1/' "$part"

@@ -81,6 +81,18 @@ for f in summary-missing summary-string-count summary-failure-without-property s
   grep -q "error: $tmp/$f.json: /" "$tmp/stderr" || fail "--merge $f: no 'error: FILE: /PATH' line"
   echo "ok --merge $f: $(head -n1 "$tmp/stderr" | cut -c1-160)"
 done
+# Summaries that broke a reader once, checked in (sim/testdata/invalid-summaries):
+# the first a merge fuzzer found, on which the triage printer aborted.
+for f in "$testdata"/invalid-summaries/*.json; do
+  timeout 60 "$qdt" check --merge "$f" >"$tmp/stdout" 2>"$tmp/stderr"
+  code=$?
+  [ $code -eq 2 ] || fail "--merge $f: exit $code, expected 2"
+  grep -q "error: $f: /" "$tmp/stderr" || fail "--merge $f: no 'error: FILE: /PATH' line"
+  echo "ok --merge $(basename "$f"): $(head -n1 "$tmp/stderr" | cut -c1-160)"
+done
+f=$testdata/invalid-summaries/failure-file-without-replay.json
+timeout 60 "$qdt" check --merge "$f" >"$tmp/stdout" 2>"$tmp/stderr"
+grep -q "error: $f: /failures/0: .*replay" "$tmp/stderr" || fail "--merge $f: the error names no /failures/0 and replay"
 timeout 60 "$qdt" explore "$tmp/sweep-long-name.json" --out "$tmp/explore" >"$tmp/stdout" 2>"$tmp/stderr"
 code=$?
 [ $code -eq 2 ] && grep -q "error: $tmp/sweep-long-name.json: /name" "$tmp/stderr" || fail "explore sweep-long-name: exit $code"

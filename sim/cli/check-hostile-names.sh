@@ -21,7 +21,7 @@ python3 - "$tmp" "$marker" <<'PY'
 import json, sys
 d, marker = sys.argv[1], sys.argv[2]
 def hostile(tag):
-    return f"{tag}`touch {marker}`$(touch {marker})@x\"'<script>alert(1)</script>&amp;\n\u0000|*_"
+    return f"{tag}`touch {marker}`$(touch {marker})@x\"'<script>alert(1)</script>&amp;\n\u0000|*_\u202e\u2028\u2066\x1b[31m[l](javascript:x)"
 q, p = hostile("q"), hostile("p")
 scenario = {
     "name": hostile("name"),
@@ -113,5 +113,18 @@ for line in open(sys.argv[1], encoding="utf-8"):
     if line.startswith("|") and not line.rstrip("\n").endswith("|"):
         sys.exit(f"FAIL replay.md: a table row broken by a name: {line[:120]!r}")
 print("ok replay.md: table rows intact")
+PY
+# No bidirectional control, line separator or terminal escape from a name
+# reaches a page, a report or the terminal raw (reports/display_text.h).
+python3 - "${pages[@]}" "$tmp/replay.md" "$tmp/sweep/hostile-sweep.md" "$tmp/stdout" <<'PY' || exit 1
+import re, sys
+hidden = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\x80-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
+bad = False
+for path in sys.argv[1:]:
+    text = open(path, encoding="utf-8", errors="replace").read()
+    m = hidden.search(text)
+    if m: print(f"FAIL {path}: a raw U+{ord(m.group()):04X} at {m.start()}"); bad = True
+    else: print(f"ok {path.rsplit('/', 1)[-1]}: no raw control or bidirectional character")
+sys.exit(1 if bad else 0)
 PY
 echo "ok: nothing ran"

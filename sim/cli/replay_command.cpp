@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "reports/display_text.h"
 #include "reports/summary.h"
 #include "sim/base/json_input.h"
 #include "sim/base/output_file.h"
@@ -140,7 +141,7 @@ int run_replay(const ReplayOptions& o) {
   const auto wall_start = std::chrono::steady_clock::now();
   for (size_t i = 0; i < scenarios.size(); ++i) {
     const Scenario& s = scenarios[i];
-    if (!o.quiet && scenarios.size() > 1) std::cerr << "[" << i + 1 << "/" << scenarios.size() << "] " << s.name << "\n";
+    if (!o.quiet && scenarios.size() > 1) std::cerr << "[" << i + 1 << "/" << scenarios.size() << "] " << reports::terminal_text(s.name) << "\n";
     const auto start = std::chrono::steady_clock::now();
     RunOutcome outcome = run_scenario(s, options);
     const auto wall_ms =
@@ -165,14 +166,14 @@ int run_replay(const ReplayOptions& o) {
       return kExitBadInput;
     }
     if (!o.as_json) {
-      std::cout << (outcome.passed ? "PASS " : "FAIL ") << s.name << "  trace " << outcome.result.trace_hash;
+      std::cout << (outcome.passed ? "PASS " : "FAIL ") << reports::terminal_text(s.name) << "  trace " << outcome.result.trace_hash;
       if (!schedule.is_null()) {
         std::cout << "  schedule " << schedule["mode"].get<std::string>();
         if (schedule["mode"] == "pct") std::cout << " depth " << schedule["depth"] << " k " << schedule["steps"] << " n " << schedule["fibers"];
       }
       std::cout << "\n";
       for (const RunFailure& f : outcome.result.failures) {
-        std::cout << "  " << f.signature() << " at step " << f.step << ": " << f.detail << "\n";
+        std::cout << "  " << reports::terminal_text(f.signature() + " at step " + f.step + ": " + f.detail) << "\n";
       }
       if (!outcome.passed) {
         std::cout << "  replay: " << replay << "\n";
