@@ -623,12 +623,23 @@ std::string Broker::fresh_duplicate_id(const std::string& queue, const std::stri
 
 std::string Broker::resolve_original_id(const std::string& queue, const std::string& partition, int64_t offset) {
   std::optional<CoveringSegment> segment;
-  try {
-    segment = storage_.covering_segment(queue, partition, offset);
-  } catch (const StorageError& e) {
-    if (e.connection_lost()) forget_storage();
-    // Unreadable is the same as gone: the zero id still means "not written".
-    QDT_REACHED("broker.duplicate_id_unreadable");
+  // A lost connection says nothing of the segment (storage restarted), and
+  // after a re-push this read alone tells the frame's own commit (queued)
+  // from another's (duplicate), so it goes again, bounded as a push does.
+  for (uint32_t lost = 0;; ++lost) {
+    try {
+      segment = storage_.covering_segment(queue, partition, offset);
+      break;
+    } catch (const StorageError& e) {
+      if (e.connection_lost()) forget_storage();
+      if (e.connection_lost() && lost < kLostConnectionRetriesMax) {
+        QDT_REACHED("broker.fetch_again_after_lost_connection");
+        continue;
+      }
+      // Unreadable is the same as gone: the zero id still means "not written".
+      QDT_REACHED("broker.duplicate_id_unreadable");
+      break;
+    }
   }
   if (segment) {
     if (auto frame = frame_at(segment->frames, static_cast<size_t>(offset - segment->base_offset))) {
