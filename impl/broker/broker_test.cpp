@@ -44,6 +44,7 @@ struct RestartingStorage : DirectStorage {
   int lose_after_commit = 0;
   int lose_fetches = 0;
   int fetches = 0;
+  Storage* fetch_from = nullptr;  // storage as it came back: emptied and written again (synchronous off)
   PushResult push(const SegmentPush& segment) override {
     PushResult result = DirectStorage::push(segment);
     if (lose_after_commit > 0) {
@@ -58,6 +59,7 @@ struct RestartingStorage : DirectStorage {
       --lose_fetches;
       throw StorageError::connection_lost("injected: storage restarted under the fetch");
     }
+    if (fetch_from != nullptr) return fetch_from->covering_segment(q, p, o);
     return DirectStorage::covering_segment(q, p, o);
   }
 };
@@ -313,6 +315,23 @@ TEST_F(BrokerRestarting, AFetchThatKeepsLosingItsConnectionDegradesToTheZeroIdBo
   EXPECT_EQ(r.items[0].status, ItemStatus::duplicate);
   EXPECT_EQ(r.items[0].message_id, kZeroUuidText);
   EXPECT_EQ(storage.fetches, 1 + static_cast<int>(Broker::kLostConnectionRetriesMax));
+}
+
+TEST_F(BrokerRestarting, AnOffsetThatNowHoldsAnotherKeyAnswersTheZeroId) {
+  // Storage emptied by a power loss (synchronous off) between the probe and
+  // the fetch, and another key written at the original's offset since.
+  DirectStorage emptied{clock};
+  CountingRandom other_random;
+  other_random.n = 1000;  // ids unlike the first broker's
+  Broker other{1, clock, other_random, emptied};
+  const auto written_since = other.push(nlohmann::json::parse(R"([{"queue":"q","transactionId":"other","data":1}])"), 99);
+  ASSERT_EQ(written_since.items[0].status, ItemStatus::queued);
+  push(R"([{"queue":"q","transactionId":"k","data":1}])");
+  storage.fetch_from = &emptied.storage;
+  const auto r = push(R"([{"queue":"q","transactionId":"k","data":2}])");
+  EXPECT_EQ(r.items[0].status, ItemStatus::duplicate);
+  EXPECT_EQ(r.items[0].message_id, kZeroUuidText);
+  EXPECT_NE(r.items[0].message_id, written_since.items[0].message_id);
 }
 
 TEST_F(BrokerFixture, WithoutBundlesEachPartitionIsItsOwnPush) {
