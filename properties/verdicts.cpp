@@ -132,29 +132,36 @@ void Verdicts::build(const history::History& history) {
       Fetches& f = fetches_[FetchKey{fetch->broker, fetch->queue, fetch->partition, fetch->offset}];
       f.event_indices.push_back(e);
       // A failed fetch could not read the segment: the duplicate's id is zero (docs/semantics.md §2.6).
-      f.suffix.push_back({fetch->failed ? std::string(history::kZeroUuid) : fetch->message_id});
+      const bool read = !fetch->failed && fetch->found;
+      f.suffix.push_back({Fetched{read ? fetch->message_id : std::string(history::kZeroUuid),
+                                  read ? fetch->transaction_id : std::string()}});
     }
   }
   for (auto& [key, f] : fetches_) {
     for (size_t k = f.suffix.size(); k-- > 1;) {
-      std::vector<std::string>& here = f.suffix[k - 1];
-      for (const std::string& id : f.suffix[k]) {
+      std::vector<Fetched>& here = f.suffix[k - 1];
+      for (const Fetched& read : f.suffix[k]) {
         if (here.size() >= kFetchIdsMax) break;
-        if (std::find(here.begin(), here.end(), id) == here.end()) here.push_back(id);
+        if (std::find(here.begin(), here.end(), read) == here.end()) here.push_back(read);
       }
     }
   }
 }
 
-std::vector<std::string> Verdicts::fetched_after(const Outcome& o, const std::string& queue,
-                                                 const std::string& partition) const {
+std::vector<std::string> Verdicts::fetched_after(const Outcome& o, const history::ItemRecord& item) const {
   assert(o.kind == Kind::duplicate);
-  auto it = fetches_.find(FetchKey{o.broker, queue, partition, o.offset});
+  auto it = fetches_.find(FetchKey{o.broker, item.queue, item.partition, o.offset});
   if (it == fetches_.end()) return {};
   const Fetches& f = it->second;
   const auto pos = std::upper_bound(f.event_indices.begin(), f.event_indices.end(), o.event_index);
   if (pos == f.event_indices.end()) return {};
-  return f.suffix[static_cast<size_t>(pos - f.event_indices.begin())];
+  std::vector<std::string> ids;
+  for (const Fetched& read : f.suffix[static_cast<size_t>(pos - f.event_indices.begin())]) {
+    const bool original = read.transaction_id.empty() || read.transaction_id == item.transaction_id;
+    std::string id = original ? read.message_id : std::string(history::kZeroUuid);
+    if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(std::move(id));
+  }
+  return ids;
 }
 
 void Verdicts::add_frame_answer(const std::pmr::vector<Outcome>& outcomes, std::string_view message_id,
@@ -176,7 +183,7 @@ void Verdicts::add_frame_answer(const std::pmr::vector<Outcome>& outcomes, std::
         break;
       case Kind::duplicate: {
         x.statuses.insert("duplicate");
-        const std::vector<std::string> ids = fetched_after(o, item.queue, item.partition);
+        const std::vector<std::string> ids = fetched_after(o, item);
         x.message_ids.insert(ids.begin(), ids.end());
         x.because += frame + " was a duplicate of offset " + std::to_string(o.offset) + " in " +
                      cite(o.event_index, own_step) +
@@ -286,7 +293,7 @@ bool Verdicts::accepts(const history::RequestRecord& request, size_t index, size
       case Kind::duplicate: {
         status = "duplicate";
         if (id_ok) break;
-        const std::vector<std::string> ids = fetched_after(o, item.queue, item.partition);
+        const std::vector<std::string> ids = fetched_after(o, item);
         id_ok = std::find(ids.begin(), ids.end(), response.message_id) != ids.end();
         break;
       }

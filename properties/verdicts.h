@@ -107,9 +107,15 @@ class Verdicts {
       return (where * 0x9e3779b97f4a7c15ULL + static_cast<uint64_t>(k.offset)) * 0x9e3779b97f4a7c15ULL + k.broker;
     }
   };
+  // What one fetch read: the zero id with no key when it failed or found nothing.
+  struct Fetched {
+    std::string message_id;
+    std::string transaction_id;
+    bool operator==(const Fetched&) const = default;
+  };
   struct Fetches {
-    std::vector<size_t> event_indices;              // ascending
-    std::vector<std::vector<std::string>> suffix;   // distinct ids fetched at or after each position
+    std::vector<size_t> event_indices;         // ascending
+    std::vector<std::vector<Fetched>> suffix;  // distinct reads at or after each position
   };
   void build(const history::History& history);
   // The outcomes of the frames `request` pushed with the key of its item `index`; nullptr when none.
@@ -122,8 +128,10 @@ class Verdicts {
                         Expected& x) const;
   // events[e] as a failure cites it (failure_sink.h's event_label).
   std::string cite(size_t e, const std::string& own_step) const;
-  std::vector<std::string> fetched_after(const Outcome& o, const std::string& queue,
-                                         const std::string& partition) const;
+  // The ids a duplicate of `item`'s key may answer from the fetches after
+  // it: a frame of another key at the offset is no original (its segment is
+  // gone, storage emptied since the probe): the zero id (docs/semantics.md §2.6).
+  std::vector<std::string> fetched_after(const Outcome& o, const history::ItemRecord& item) const;
 
   // The indexes only grow while the verdicts are built and are freed
   // together: their nodes and outcome lists come from one arena, not one

@@ -133,6 +133,27 @@ TEST(Verdicts, ItemWithNoFrameAndNoRecordedLeaderAcceptsNothing) {
   EXPECT_NE(x.because.find("no answer can be right"), std::string::npos) << x.because;
 }
 
+TEST(Verdicts, AFetchThatReadAnotherKeyAtTheOffsetAllowsOnlyTheZeroId) {
+  // Storage lost power under synchronous off between the probe and the
+  // fetch, and another key was written at the original's offset since: that
+  // frame is no original, so its id must not be answered (docs/semantics.md §2.6).
+  HistoryBuilder b;
+  b.push("p1", "q", "p", {"a"}).push("p2", "q", "p", {"a"});
+  history::History h = b.history();
+  auto fetch = std::find_if(h.events.begin(), h.events.end(),
+                            [](const history::Event& e) { return std::holds_alternative<history::FetchEvent>(e); });
+  ASSERT_NE(fetch, h.events.end());
+  auto& read = std::get<history::FetchEvent>(*fetch);
+  ASSERT_TRUE(read.found);
+  read.message_id = "m-other";
+  read.transaction_id = "b";
+  const Expected x = Verdicts(h).expected(h.requests[1], 0, 0);
+  EXPECT_TRUE(x.accepts(answer("duplicate", history::kZeroUuid))) << x.because;
+  EXPECT_FALSE(x.accepts(answer("duplicate", "m-other"))) << x.because;
+  EXPECT_TRUE(Verdicts(h).accepts(h.requests[1], 0, 0, answer("duplicate", history::kZeroUuid)));
+  EXPECT_FALSE(Verdicts(h).accepts(h.requests[1], 0, 0, answer("duplicate", "m-other")));
+}
+
 TEST(Verdicts, FrameThatFindsItsOwnCommitStaysQueued) {
   // After a lost connection the broker pushes the frame again and storage
   // names the frame's own offset: the item was written by this request.

@@ -550,7 +550,7 @@ void Broker::take_answer(PartitionPush& p, const PushResult& result) {
     assert(frame_index < p.remaining.size() && !settled[frame_index]);
     settled[frame_index] = true;
     PendingFrame& f = p.group[p.remaining[frame_index]];
-    f.message_id = (this->*duplicate_id_)(queue, partition, offset);
+    f.message_id = (this->*duplicate_id_)(queue, partition, offset, f.frame.hash);
     // After a lost connection the original storage names may be this very
     // frame: its first attempt committed and the answer died. Message ids
     // are unique per frame, so the id says so exactly; the item was written
@@ -591,7 +591,7 @@ void Broker::settle_held_hits(std::vector<PendingFrame>& group, std::vector<size
     if (held[k]) {
       PendingFrame& f = group[remaining[k]];
       f.status = ItemStatus::duplicate;
-      f.message_id = resolve_original_id(queue, partition, *held[k]);
+      f.message_id = resolve_original_id(queue, partition, *held[k], hashes[k]);
       continue;
     }
     new_index[k] = static_cast<int64_t>(survivors.size());
@@ -619,23 +619,38 @@ void Broker::repeat_takes_over(PendingFrame& leader, const PushItem& item, size_
 }
 
 // Variant fresh-id-on-duplicate: a duplicate answers a new id.
-std::string Broker::fresh_duplicate_id(const std::string& queue, const std::string& partition, int64_t offset) {
+std::string Broker::fresh_duplicate_id(const std::string& queue, const std::string& partition, int64_t offset,
+                                      const Hash128& hash) {
   return to_string(make_uuid_v7(clock_.now_ms(), random_.next_u64(), random_.next_u64()));
 }
 
-std::string Broker::resolve_original_id(const std::string& queue, const std::string& partition, int64_t offset) {
+std::string Broker::resolve_original_id(const std::string& queue, const std::string& partition, int64_t offset,
+                                       const Hash128& hash) {
   std::optional<CoveringSegment> segment;
-  try {
-    segment = storage_.covering_segment(queue, partition, offset);
-  } catch (const StorageError& e) {
-    if (e.connection_lost()) forget_storage();
-    // Unreadable is the same as gone: the zero id still means "not written".
-    QDT_REACHED("broker.duplicate_id_unreadable");
+  // A lost connection says nothing of the segment (storage restarted), and
+  // after a re-push this read alone tells the frame's own commit (queued)
+  // from another's (duplicate), so it goes again, bounded as a push does.
+  for (uint32_t lost = 0;; ++lost) {
+    try {
+      segment = storage_.covering_segment(queue, partition, offset);
+      break;
+    } catch (const StorageError& e) {
+      if (e.connection_lost()) forget_storage();
+      if (e.connection_lost() && lost < kLostConnectionRetriesMax) {
+        QDT_REACHED("broker.fetch_again_after_lost_connection");
+        continue;
+      }
+      // Unreadable is the same as gone: the zero id still means "not written".
+      QDT_REACHED("broker.duplicate_id_unreadable");
+      break;
+    }
   }
   if (segment) {
-    if (auto frame = frame_at(segment->frames, static_cast<size_t>(offset - segment->base_offset))) {
-      return to_string(frame->message_id);
-    }
+    auto frame = frame_at(segment->frames, static_cast<size_t>(offset - segment->base_offset));
+    // Another key at the offset: storage lost power under synchronous off
+    // after the probe, and the offset now holds a message written since.
+    if (frame && hash_transaction_id(frame->transaction_id) == hash) return to_string(frame->message_id);
+    if (frame) QDT_REACHED("broker.duplicate_offset_holds_another_key");
   }
   QDT_REACHED("broker.zero_id_duplicate");
   return kZeroUuidText;

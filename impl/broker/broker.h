@@ -17,6 +17,7 @@
 #include "impl/broker/dedup_cache.h"
 #include "impl/broker/ports.h"
 #include "impl/broker/push_request.h"
+#include "impl/hash.h"
 #include "impl/variant.h"
 
 namespace qdt::impl {
@@ -124,7 +125,10 @@ class Broker : private HydrationSource {
   // (bounded), else each answers error.
   void take_failure(PartitionPush& p, const StorageError& e);
   void take_answer(PartitionPush& p, const PushResult& result);
-  std::string resolve_original_id(const std::string& queue, const std::string& partition, int64_t offset);
+  // The id of the message at `offset`, which storage's probe matched with
+  // `hash`; the zero id when it cannot be read or holds another key.
+  std::string resolve_original_id(const std::string& queue, const std::string& partition, int64_t offset,
+                                  const Hash128& hash);
   // Before a segment goes to storage with p_verified == -1: settles frames
   // without storage, drops them from `remaining` and `segment` (followers
   // re-indexed). The reference settles none; trust-local-hit settles every
@@ -169,10 +173,12 @@ class Broker : private HydrationSource {
   LearnWindow learn_window_ = &Broker::learn_window_now;
   // The other broker policies (docs/semantics.md §7), picked by set_variant().
   using OnRepeat = void (Broker::*)(PendingFrame& leader, const PushItem& item, size_t index);
-  using DuplicateId = std::string (Broker::*)(const std::string& queue, const std::string& partition, int64_t offset);
+  using DuplicateId = std::string (Broker::*)(const std::string& queue, const std::string& partition, int64_t offset,
+                                              const Hash128& hash);
   void repeat_follows(PendingFrame& leader, const PushItem& item, size_t index);
   void repeat_takes_over(PendingFrame& leader, const PushItem& item, size_t index);
-  std::string fresh_duplicate_id(const std::string& queue, const std::string& partition, int64_t offset);
+  std::string fresh_duplicate_id(const std::string& queue, const std::string& partition, int64_t offset,
+                                 const Hash128& hash);
   OnRepeat on_repeat_ = &Broker::repeat_follows;
   DuplicateId duplicate_id_ = &Broker::resolve_original_id;
   int64_t watermark_slack_ = 0;  // watermark-off-by-one: 1

@@ -36,6 +36,34 @@ struct BundlingStorage : DirectStorage {
   }
 };
 
+// Storage that restarts under the broker: a push commits and then its
+// connection dies (the answer is lost), and the next covering fetches lose
+// their connections before they read (docs/storage.md, power loss).
+struct RestartingStorage : DirectStorage {
+  using DirectStorage::DirectStorage;
+  int lose_after_commit = 0;
+  int lose_fetches = 0;
+  int fetches = 0;
+  Storage* fetch_from = nullptr;  // storage as it came back: emptied and written again (synchronous off)
+  PushResult push(const SegmentPush& segment) override {
+    PushResult result = DirectStorage::push(segment);
+    if (lose_after_commit > 0) {
+      --lose_after_commit;
+      throw StorageError::connection_lost("injected: the commit's answer died with the connection");
+    }
+    return result;
+  }
+  std::optional<CoveringSegment> covering_segment(const std::string& q, const std::string& p, int64_t o) override {
+    ++fetches;
+    if (lose_fetches > 0) {
+      --lose_fetches;
+      throw StorageError::connection_lost("injected: storage restarted under the fetch");
+    }
+    if (fetch_from != nullptr) return fetch_from->covering_segment(q, p, o);
+    return DirectStorage::covering_segment(q, p, o);
+  }
+};
+
 template <class Port>
 struct BrokerWith : testing::Test {
   FixedClock clock;
@@ -262,6 +290,48 @@ TEST_F(BrokerBundles, ALostBundleGoesAgainOnePartitionAtATime) {
   EXPECT_EQ(r.items[0].status, ItemStatus::queued);
   EXPECT_EQ(r.items[1].status, ItemStatus::queued);
   EXPECT_EQ(broker.stats().storage_resets, 1u);
+}
+
+using BrokerRestarting = BrokerWith<RestartingStorage>;
+
+TEST_F(BrokerRestarting, ARepushThatFindsItsOwnCommitStaysQueuedWhenItsFetchLosesTheConnection) {
+  // Found by qdt check --profile power-loss (scenarios/regress/power-loss-*-fetch-lost-*.json):
+  // the re-push's fetch decides own commit or another's, so a lost one goes again.
+  storage.lose_after_commit = 1;
+  storage.lose_fetches = 1;
+  const auto r = push(R"([{"queue":"q","transactionId":"k","data":1}])");
+  ASSERT_EQ(r.items.size(), 1u);
+  EXPECT_EQ(r.items[0].status, ItemStatus::queued);
+  EXPECT_NE(r.items[0].message_id, kZeroUuidText);
+  EXPECT_EQ(storage.pushes, 2);
+  EXPECT_EQ(storage.fetches, 2);
+  EXPECT_EQ(storage.storage.stored_messages("q", "Default"), 1);
+}
+
+TEST_F(BrokerRestarting, AFetchThatKeepsLosingItsConnectionDegradesToTheZeroIdBounded) {
+  push(R"([{"queue":"q","transactionId":"k","data":1}])");
+  storage.lose_fetches = 1000;
+  const auto r = push(R"([{"queue":"q","transactionId":"k","data":2}])");
+  EXPECT_EQ(r.items[0].status, ItemStatus::duplicate);
+  EXPECT_EQ(r.items[0].message_id, kZeroUuidText);
+  EXPECT_EQ(storage.fetches, 1 + static_cast<int>(Broker::kLostConnectionRetriesMax));
+}
+
+TEST_F(BrokerRestarting, AnOffsetThatNowHoldsAnotherKeyAnswersTheZeroId) {
+  // Storage emptied by a power loss (synchronous off) between the probe and
+  // the fetch, and another key written at the original's offset since.
+  DirectStorage emptied{clock};
+  CountingRandom other_random;
+  other_random.n = 1000;  // ids unlike the first broker's
+  Broker other{1, clock, other_random, emptied};
+  const auto written_since = other.push(nlohmann::json::parse(R"([{"queue":"q","transactionId":"other","data":1}])"), 99);
+  ASSERT_EQ(written_since.items[0].status, ItemStatus::queued);
+  push(R"([{"queue":"q","transactionId":"k","data":1}])");
+  storage.fetch_from = &emptied.storage;
+  const auto r = push(R"([{"queue":"q","transactionId":"k","data":2}])");
+  EXPECT_EQ(r.items[0].status, ItemStatus::duplicate);
+  EXPECT_EQ(r.items[0].message_id, kZeroUuidText);
+  EXPECT_NE(r.items[0].message_id, written_since.items[0].message_id);
 }
 
 TEST_F(BrokerFixture, WithoutBundlesEachPartitionIsItsOwnPush) {

@@ -74,6 +74,8 @@ constexpr ReachPoint kPoints[] = {
     {"broker.bundle_pushed", "a request's segments for several partitions went in one transaction (PostgreSQL)"},
     {"broker.zero_id_duplicate", "a duplicate answered the zero id (the original's segment gone)"},
     {"broker.duplicate_id_unreadable", "the covering-segment read failed: the zero id"},
+    {"broker.fetch_again_after_lost_connection", "a covering-segment read lost its connection and went again"},
+    {"broker.duplicate_offset_holds_another_key", "a duplicate's original offset held another key (storage emptied): the zero id"},
     {"broker.repushed_after_lost_connection", "a segment went again after storage lost power under it"},
     {"broker.repush_found_its_own_commit", "a segment pushed again found its own first commit"},
     // Power (sim/world/world.cpp, sim/scenario/history_reach.cpp).
