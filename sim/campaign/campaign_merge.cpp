@@ -21,6 +21,7 @@
 #include "sim/campaign/seed_command.h"
 #include "sim/campaign/shard_set.h"
 #include "sim/scenario/coverage.h"
+#include "sim/scenario/engine_support.h"
 
 namespace qdt::sim {
 
@@ -152,6 +153,7 @@ Outcome report_campaign(const std::vector<json>& parts, const CampaignOptions& a
 
   json summary = {{"profile", a.profile},
                   {"variant", variant_text},
+                  {"engine", storage_engine_name(a.engine)},
                   {"first_seed", a.first_seed},
                   {"seeds_run", done},
                   {"passed", done - failed},
@@ -254,7 +256,7 @@ std::variant<json, LoadError> read_summary_text(const std::string& text, const s
 
 Outcome merge_summaries(const std::vector<std::string>& files, const CampaignOptions& a, json* summary) {
   std::vector<json> parts;
-  std::string variant_text;
+  std::string variant_text, engine_text;
   double wall = 0;
   if (files.empty() || files.size() > kMaxMergeFiles) {
     std::cerr << "error: --merge takes 1 to " << kMaxMergeFiles << " summaries\n";
@@ -279,6 +281,19 @@ Outcome merge_summaries(const std::vector<std::string>& files, const CampaignOpt
       return Outcome::bad_input;
     }
     variant_text = v;
+    // Trace hashes differ between the engines: one digest never mixes them.
+    // A summary without the field ran on SQLite, as a journal without it did.
+    const std::string e = part.value("engine", std::string("sqlite"));
+    const std::optional<StorageEngineKind> kind = parse_storage_engine(e);
+    if (!kind || (!engine_text.empty() && e != engine_text)) {
+      std::cerr << "error: "
+                << terminal_text(file + ": /engine: " + e +
+                                 (kind ? " differs from " + engine_text + " (a digest never mixes engines)"
+                                       : ": not an engine (sqlite or postgres)"))
+                << "\n";
+      return Outcome::bad_input;
+    }
+    engine_text = e;
     wall = std::max(wall, part.value("wall_s", 0.0));  // shards ran side by side
     parts.push_back(part);
   }
@@ -298,6 +313,7 @@ Outcome merge_summaries(const std::vector<std::string>& files, const CampaignOpt
     std::cerr << "\n";
   }
   CampaignOptions merged = a;
+  merged.engine = *parse_storage_engine(engine_text);
   merged.profile = parts.front().value("profile", a.profile);
   merged.first_seed = parts.front().value("first_seed", a.first_seed);
   // "merged", or "merged 3 of 4 shards" for an I/N split (complete or not).

@@ -165,6 +165,16 @@ cp "$tmp/campaign.json.kept" "$tmp/c/journal/campaign.json"
 sed -i 's/"default 1 \([0-9a-f]\)/"default 1 x\1/' "$part"
 expect 2 "$part: /checksum: does not match" "$qdt" check --resume "$tmp/c" --quiet
 
+# --merge never mixes engines in one digest: a shard relabelled postgres
+# beside a SQLite shard is refused, naming the file.
+"$qdt" check --seeds 4 --shard 0/2 --json --quiet >"$tmp/s0.json" 2>/dev/null || fail "shard 0/2"
+"$qdt" check --seeds 4 --shard 1/2 --json --quiet >"$tmp/s1.json" 2>/dev/null || fail "shard 1/2"
+grep -q '"engine": *"sqlite"' "$tmp/s0.json" || fail "a summary does not record its engine"
+expect 0 "" "$qdt" check --merge "$tmp/s0.json" "$tmp/s1.json" --quiet
+sed -i 's/"engine": *"sqlite"/"engine":"postgres"/' "$tmp/s1.json"
+expect 2 "s1.json: /engine: postgres differs from sqlite (a digest never mixes engines)" \
+  "$qdt" check --merge "$tmp/s0.json" "$tmp/s1.json" --quiet
+
 # Default outputs go below reports/out, never beside the user's files.
 mkdir "$tmp/cwd"
 (cd "$tmp/cwd" && timeout 300 "$qdt" mutants --variant skip-probe --profile default --seeds 50 --quiet >/dev/null 2>"$tmp/err")
