@@ -5,6 +5,7 @@
 #include <iostream>
 #include <utility>
 
+#include "reports/display_text.h"
 #include "sim/base/decimal_text.h"
 #include "sim/base/rate_text.h"
 #include "sim/base/fork_pool.h"
@@ -275,7 +276,7 @@ Outcome run_campaign(const CampaignOptions& a, impl::Variant variant, uint64_t j
     if (!part.contains("engine_error")) continue;
     const json& e = part["engine_error"];
     std::cerr << "error: " << e["profile"].get<std::string>() << " seed " << e["seed"].get<uint64_t>() << ": "
-              << e["message"].get<std::string>() << "\nnot a finding: the storage engine failed under the campaign";
+              << reports::terminal_text(e["message"].get<std::string>()) << "\nnot a finding: the storage engine failed under the campaign";
     if (a.journal) {
       std::cerr << ". The seeds that finished are journaled; to run the rest"
                 << (a.pg_url.empty() ? "" : " (with --pg-url naming the server again)") << ":\n  "
@@ -303,9 +304,8 @@ std::optional<std::string> sql_mismatch(const JournalState& state) {
   if (state.sql_content_hash.empty()) {
     return "the campaign ran on qdt's own SQL, not the SQL this command names (omit --sql-dir and --sql)";
   }
-  // The journal's words are shown, never run: control characters go.
-  std::string flags;
-  for (const char c : state.sql_named_as) flags += static_cast<unsigned char>(c) < 0x20 || c == 0x7f ? '?' : c;
+  // The journal's words are shown, never run: control and bidi characters go.
+  const std::string flags = reports::terminal_text(state.sql_named_as);
   return "the campaign ran on SQL with content xxh128 " + state.sql_content_hash +
          (named.empty() ? ", which this command does not name: qdt loads only the SQL its command line names"
                         : ", not the SQL this command names (xxh128 " + named + ")") +
