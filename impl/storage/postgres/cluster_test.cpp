@@ -13,6 +13,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "impl/storage/postgres/interface_check.h"
 #include "impl/storage/postgres/pg_transaction.h"
 #include "impl/storage/postgres/postgres_test_env.h"
 #include "impl/storage/postgres/reset.h"
@@ -68,8 +69,9 @@ class Reset : public PgTest {};
 TEST_F(Reset, EmptiesEveryInterfaceTableAndZeroesTheClock) {
   ASSERT_EQ(push("q", "p", {"a"})["status"], "queued");
   query("INSERT INTO queen.log_consumers (partition_id, consumer_group) VALUES ($1, 'g')", {partition_id("q", "p")});
-  reset_database(conn(), own_interface_tables());
-  for (const std::string& table : own_interface_tables()) EXPECT_EQ(count(table), 0) << table;
+  reset_database(conn(), testing::reset_plan());
+  for (const std::string& table : interface_tables()) EXPECT_EQ(count(table), 0) << table;
+  EXPECT_EQ(count("queen.qdt_acked"), 0);
   EXPECT_EQ(scalar("SELECT now_us FROM qdt_clock.clock"), "0");
   // The functions survive a reset.
   EXPECT_EQ(push("q", "p", {"a"})["baseOffset"], 0);

@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <cassert>
 
-#include "impl/storage/postgres/reset.h"
-
 namespace qdt::impl::postgres {
 namespace {
 
@@ -105,6 +103,12 @@ const std::vector<std::string>& adapter_function_names() {
   return names;
 }
 
+const std::vector<std::string>& interface_tables() {
+  static const std::vector<std::string> tables{"queen.queues", "queen.log_partitions", "queen.log_segments",
+                                               "queen.log_txns", "queen.log_consumers"};
+  return tables;
+}
+
 InterfaceCheck check_interface(PGconn* conn) {
   const std::string ts = "timestamp with time zone";
   const std::vector<Expected> required = {
@@ -139,14 +143,14 @@ InterfaceCheck check_interface(PGconn* conn) {
       out.missing_optional.push_back(signature(e));
     }
   }
-  for (const std::string& table : own_interface_tables()) {
+  for (const std::string& table : interface_tables()) {
     const char* values[] = {table.c_str()};
     PgResultPtr r(PQexecParams(conn, "SELECT pg_catalog.to_regclass($1) IS NOT NULL", 1, nullptr, values, nullptr,
                                nullptr, 0));
     if (PQresultStatus(r.get()) != PGRES_TUPLES_OK) {
       throw ClusterError(std::string("postgres: reading the catalog: ") + PQerrorMessage(conn));
     }
-    if (PQgetvalue(r.get(), 0, 0)[0] == 't') out.reset_tables.push_back(table);
+    if (PQgetvalue(r.get(), 0, 0)[0] == 't') out.tables_present.push_back(table);
   }
   return out;
 }

@@ -2,7 +2,7 @@
 // What the queen-log-v1 adapter checks at start (docs/semantics.md §9.4): every function it
 // calls exists in schema `queen` and can be called with the argument types
 // it passes; which optional parts are there (qdt's trailing window-guard
-// parameters, qdt's own read functions); which of the tables a reset empties
+// parameters, qdt's own read functions); which of the interface's tables
 // exist.
 #include <string>
 #include <vector>
@@ -21,8 +21,9 @@ struct InterfaceCheck {
   bool window_guard_one = false;    // log_push_one_v1 takes p_window_assumed
   bool window_guard_multi = false;  // log_push_multi_v1 takes p_windows_assumed
   bool qdt_reads = false;           // qdt_read_segments_v1 and qdt_read_txns_v1
-  // The interface's tables that exist, referencing tables first: what a reset empties.
-  std::vector<std::string> reset_tables;
+  // The interface's tables that exist (interface_tables()); none: the SQL
+  // is not an implementation at all.
+  std::vector<std::string> tables_present;
 };
 
 InterfaceCheck check_interface(PGconn* conn);
@@ -31,5 +32,8 @@ InterfaceCheck check_interface(PGconn* conn);
 // a foreign statement that fails to load while defining anything else is a
 // warning, not an error (sql_loader.h).
 const std::vector<std::string>& adapter_function_names();
+
+// The tables of queen-log-v1 (docs/semantics.md §9.3), as "schema.table".
+const std::vector<std::string>& interface_tables();
 
 }  // namespace qdt::impl::postgres

@@ -19,7 +19,7 @@ TEST(InterfaceCheck, QdtsOwnSqlHasEveryPartIncludingTheWindowGuard) {
   EXPECT_TRUE(check.window_guard_one);
   EXPECT_TRUE(check.window_guard_multi);
   EXPECT_TRUE(check.qdt_reads);
-  EXPECT_EQ(check.reset_tables, own_interface_tables());
+  EXPECT_EQ(check.tables_present, interface_tables());
 }
 
 TEST(InterfaceCheck, NamesWhatAForeignImplementationLacks) {
@@ -53,7 +53,7 @@ TEST(InterfaceCheck, NamesWhatAForeignImplementationLacks) {
   EXPECT_TRUE(has(check.missing_required, "queen.log_segment_at_v1(uuid, bigint)"));
   EXPECT_TRUE(has(check.missing_required, "queen.log_txns_purge_step_v1(uuid, timestamp with time zone, integer)"));
   EXPECT_TRUE(has(check.missing_optional, "p_window_assumed"));
-  EXPECT_EQ(check.reset_tables, std::vector<std::string>{"queen.log_txns"});
+  EXPECT_EQ(check.tables_present, std::vector<std::string>{"queen.log_txns"});
 }
 
 }  // namespace

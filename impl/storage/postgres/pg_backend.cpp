@@ -36,7 +36,7 @@ PgBackend::PgBackend(PgBackendOptions options) : options_(std::move(options)) {
     throw ClusterError("postgres: the SQL does not implement queen-log-v1: missing " +
                        join(interface_.missing_required));
   }
-  if (interface_.reset_tables.empty()) throw ClusterError("postgres: the SQL creates none of the interface's tables");
+  if (interface_.tables_present.empty()) throw ClusterError("postgres: the SQL creates none of the interface's tables");
   exec_blocking(control_.get(), kControlSearchPath, "setting the search_path");
   prepare_clock_write(control_.get());
   PgConnPtr probe = cluster_->connect(database_);
@@ -46,7 +46,7 @@ PgBackend::PgBackend(PgBackendOptions options) : options_(std::move(options)) {
     place_process(PQbackendPID(probe.get()), *options_.cpu);
   }
   probe_ = std::make_unique<LockProbe>(std::move(probe));
-  reset_ = std::make_unique<DatabaseReset>(interface_.reset_tables);
+  reset_ = std::make_unique<DatabaseReset>(plan_reset(control_.get()));
 }
 
 PgBackend::~PgBackend() = default;

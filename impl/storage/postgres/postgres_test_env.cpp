@@ -12,6 +12,7 @@ namespace {
 
 std::unique_ptr<Cluster> g_cluster;
 std::string g_database;
+ResetPlan g_reset_plan;
 
 class Environment : public ::testing::Environment {
  public:
@@ -20,6 +21,8 @@ class Environment : public ::testing::Environment {
     g_cluster->prepare_template(own_interface_sql());
     g_database = "qdt_test_" + std::to_string(getpid());
     g_cluster->create_database(g_database);
+    PgConnPtr conn = g_cluster->connect(g_database);
+    g_reset_plan = plan_reset(conn.get());
   }
   void TearDown() override { g_cluster.reset(); }
 };
@@ -33,6 +36,7 @@ Cluster& cluster() {
   return *g_cluster;
 }
 const std::string& database() { return g_database; }
+const ResetPlan& reset_plan() { return g_reset_plan; }
 
 std::string hashes(const std::vector<std::string>& transaction_ids) {
   std::string out;
@@ -57,7 +61,7 @@ nlohmann::json interface_part(nlohmann::json answer) {
 
 void PgTest::SetUp() {
   conn_ = cluster().connect(database());
-  reset_database(conn_.get(), own_interface_tables());
+  reset_database(conn_.get(), reset_plan());
   set_clock_us(kT0Us);
 }
 

@@ -13,11 +13,14 @@
 #include "impl/hash.h"
 #include "impl/storage/postgres/cluster.h"
 #include "impl/storage/postgres/pg_connection.h"
+#include "impl/storage/postgres/reset.h"
 
 namespace qdt::impl::postgres::testing {
 
 Cluster& cluster();
 const std::string& database();
+// The reset plan of database(), made before any test wrote to it.
+const ResetPlan& reset_plan();
 
 // Unix microseconds used as the start of virtual time in the tests.
 inline constexpr int64_t kT0Us = 1'700'000'000'000'000;

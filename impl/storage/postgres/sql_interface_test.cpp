@@ -267,7 +267,7 @@ TEST_F(SqlInterface, ReadTxnsReturnsInWindowRowsAboveAnOffsetWithLastOffset) {
 TEST_F(SqlInterface, PartitionIdsDependOnlyOnTheNames) {
   ASSERT_EQ(push("q", "p", {"a"})["status"], "queued");
   const std::string first = partition_id("q", "p");
-  reset_database(conn(), own_interface_tables());
+  reset_database(conn(), testing::reset_plan());
   ASSERT_EQ(push("q", "p", {"a"})["status"], "queued");
   EXPECT_EQ(partition_id("q", "p"), first);
   EXPECT_NE(partition_id("q", "p"), (push("q", "pp", {"a"}), partition_id("q", "pp")));
