@@ -45,6 +45,15 @@ LANGUAGE sql VOLATILE
 AS $$ SELECT qdt_clock.clock_timestamp() $$;
 
 
+-- gen_random_uuid() without chance, numbered from each run's reset: a
+-- user's SQL that makes its rows' ids with it (a column DEFAULT binds to
+-- this one, created first) would otherwise lock a bundle's rows, in
+-- ascending id, in another order every run.
+CREATE SEQUENCE IF NOT EXISTS qdt_clock.uuid_seq;
+CREATE OR REPLACE FUNCTION qdt_clock.gen_random_uuid() RETURNS uuid
+LANGUAGE sql VOLATILE
+AS $$ SELECT pg_catalog.md5('qdt-uuid:' || pg_catalog.nextval('qdt_clock.uuid_seq')::text)::uuid $$;
+
 -- Virtual time never moves backwards; only a reset (which rewrites the row
 -- directly) returns it to zero.
 CREATE OR REPLACE FUNCTION qdt_clock.set_us(p_now_us bigint) RETURNS void

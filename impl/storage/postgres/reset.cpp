@@ -119,7 +119,7 @@ void reset_database(PGconn* conn, const ResetPlan& plan, bool truncate) {
   }
   for (const std::string& s : plan.restore_statements) sql += s + "; ";
   for (const std::string& s : plan.sequence_statements) sql += s + "; ";
-  sql += "UPDATE qdt_clock.clock SET now_us = 0; COMMIT";
+  sql += "UPDATE qdt_clock.clock SET now_us = 0; SELECT pg_catalog.setval('qdt_clock.uuid_seq', 1, false); COMMIT";
   exec_blocking(conn, sql, "resetting the database");
 }
 

@@ -33,7 +33,8 @@ struct ResetPlan {
 // database no run has written yet.
 ResetPlan plan_reset(PGconn* conn);
 
-// Restores what `plan` describes and sets the virtual clock to zero, in one
+// Restores what `plan` describes, sets the virtual clock to zero and
+// restarts qdt's gen_random_uuid() numbering (clock.sql), in one
 // transaction. No other session of the database may hold a lock on the
 // tables. DELETE, not TRUNCATE: on tables this small a TRUNCATE's new files
 // cost far more than the rows; `truncate` drops the dead rows DELETE leaves

@@ -73,6 +73,20 @@ TEST_F(MessyReset, RestoresEveryTableAndSequenceWhateverReferencesTheQueues) {
   }
 }
 
+TEST_F(MessyReset, RandomIdsRepeatAfterEachReset) {
+  open("qdt_uuid_reset", "CREATE TABLE public.things (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), n int);\n");
+  const ResetPlan plan = plan_reset(conn_.get());
+  std::string first;
+  for (int run = 0; run < 2; ++run) {
+    reset_database(conn_.get(), plan);
+    exec_blocking(conn_.get(), "INSERT INTO public.things (n) SELECT generate_series(1, 3)", "insert");
+    const std::string ids = scalar("SELECT string_agg(id::text, ',' ORDER BY n) FROM public.things");
+    if (run == 0) first = ids;
+    EXPECT_EQ(ids, first);
+  }
+  EXPECT_EQ(scalar("SELECT count(DISTINCT id) FROM public.things"), "3");
+}
+
 TEST_F(MessyReset, ACycleOfForeignKeysIsTruncatedWhole) {
   open("qdt_cyclic_reset", std::string(kOtherFeatures) + kCycle);
   const ResetPlan plan = plan_reset(conn_.get());
