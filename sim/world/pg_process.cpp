@@ -143,9 +143,9 @@ std::optional<std::string> start_pg_process_problem(const PgProcessOptions& opti
   const impl::postgres::PgBackend& b = *holder().backend;
   for (const std::string& w : b.load_warnings()) std::cerr << "warning: --sql: " << w << "\n";
   if (pg_sql_choice().foreign() && !b.interface().missing_optional.empty()) {
-    std::cerr << "note: the SQL lacks optional parts of " << pg_sql_choice().adapter << ", driven around:";
-    for (const std::string& m : b.interface().missing_optional) std::cerr << " " << m << ";";
-    std::cerr << "\n";
+    for (const std::string& m : b.interface().missing_optional) {
+      std::cerr << "note: the SQL implements " << pg_sql_choice().adapter << " with " << m << "\n";
+    }
   }
   return std::nullopt;
 }

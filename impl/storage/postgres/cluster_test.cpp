@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "impl/storage/postgres/interface_check.h"
+#include "impl/storage/postgres/pg_sql.h"
 #include "impl/storage/postgres/pg_transaction.h"
 #include "impl/storage/postgres/postgres_test_env.h"
 #include "impl/storage/postgres/reset.h"
@@ -71,10 +72,26 @@ TEST_F(Reset, EmptiesEveryInterfaceTableAndZeroesTheClock) {
   query("INSERT INTO queen.log_consumers (partition_id, consumer_group) VALUES ($1, 'g')", {partition_id("q", "p")});
   reset_database(conn(), testing::reset_plan());
   for (const std::string& table : interface_tables()) EXPECT_EQ(count(table), 0) << table;
-  EXPECT_EQ(count("queen.qdt_acked"), 0);
   EXPECT_EQ(scalar("SELECT now_us FROM qdt_clock.clock"), "0");
   // The functions survive a reset.
   EXPECT_EQ(push("q", "p", {"a"})["baseOffset"], 0);
+}
+
+TEST_F(Reset, TheRollbackLeavesTheLineOnlyWhenItHoldsItAndWarnsNothing) {
+  const int64_t warnings = server_notices().warnings;
+  // Not held: the old unconditional unlock was a WARNING on every rollback.
+  exec_blocking(conn(), std::string("BEGIN; ROLLBACK; ") + sql::kLeaveLine, "leave");
+  EXPECT_EQ(server_notices().warnings, warnings);
+  exec_blocking(conn(), "SELECT pg_advisory_lock(hashtextextended('qdt-line', 0))", "enter");
+  exec_blocking(conn(), std::string("BEGIN; ROLLBACK; ") + sql::kLeaveLine, "leave");
+  EXPECT_EQ(scalar("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()"), "0");
+  EXPECT_EQ(server_notices().warnings, warnings);
+  // The receiver counts what the server says instead of printing it.
+  exec_blocking(conn(), "SELECT pg_advisory_unlock(12345)", "unlock");
+  EXPECT_EQ(server_notices().warnings, warnings + 1);
+  EXPECT_NE(std::find(server_notices().first.begin(), server_notices().first.end(),
+                      "WARNING: you don't own a lock of type ExclusiveLock"),
+            server_notices().first.end());
 }
 
 TEST(ClusterSetup, AMissingServerBinaryIsAnErrorWithTheReason) {

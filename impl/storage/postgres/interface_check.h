@@ -16,7 +16,8 @@ struct InterfaceCheck {
   // missing or cannot be called with these types. Non-empty: the adapter
   // cannot run (exit 2).
   std::vector<std::string> missing_required;
-  // Parts the adapter drives around when absent, named for the start-up notice.
+  // Parts of qdt's contract the SQL cannot hear, each with what that
+  // switches off, for the start-up note (qdt's own helpers never appear).
   std::vector<std::string> missing_optional;
   bool window_guard_one = false;    // log_push_one_v1 takes p_window_assumed
   bool window_guard_multi = false;  // log_push_multi_v1 takes p_windows_assumed

@@ -52,7 +52,8 @@ TEST(InterfaceCheck, NamesWhatAForeignImplementationLacks) {
   EXPECT_FALSE(has(check.missing_required, "log_push_one_v1"));
   EXPECT_TRUE(has(check.missing_required, "queen.log_segment_at_v1(uuid, bigint)"));
   EXPECT_TRUE(has(check.missing_required, "queen.log_txns_purge_step_v1(uuid, timestamp with time zone, integer)"));
-  EXPECT_TRUE(has(check.missing_optional, "p_window_assumed"));
+  EXPECT_TRUE(has(check.missing_optional, "log_push_one_v1 takes no p_window_assumed"));
+  EXPECT_FALSE(has(check.missing_optional, "qdt_read"));
   EXPECT_EQ(check.tables_present, std::vector<std::string>{"queen.log_txns"});
 }
 

@@ -1,8 +1,29 @@
 #include "impl/storage/postgres/pg_connection.h"
 
+#include <algorithm>
 #include <cassert>
 
 namespace qdt::impl::postgres {
+
+namespace {
+
+ServerNotices g_notices;
+
+void count_notice(void*, const PGresult* result) {
+  const char* severity = PQresultErrorField(result, PG_DIAG_SEVERITY_NONLOCALIZED);
+  const std::string level = severity ? severity : "NOTICE";
+  (level == "WARNING" ? g_notices.warnings : g_notices.notices) += 1;
+  const char* text = PQresultErrorField(result, PG_DIAG_MESSAGE_PRIMARY);
+  const std::string line = level + ": " + (text ? text : "");
+  if (g_notices.first.size() < ServerNotices::kKept &&
+      std::find(g_notices.first.begin(), g_notices.first.end(), line) == g_notices.first.end()) {
+    g_notices.first.push_back(line);
+  }
+}
+
+}  // namespace
+
+const ServerNotices& server_notices() { return g_notices; }
 
 PgConnPtr connect_blocking(const std::string& base, const std::string& dbname) {
   // The first dbname is expanded as a conninfo string or URL; the second only names the database.
@@ -13,6 +34,7 @@ PgConnPtr connect_blocking(const std::string& base, const std::string& dbname) {
   if (PQstatus(conn.get()) != CONNECTION_OK) {
     throw ClusterError("postgres: cannot connect to database " + dbname + ": " + PQerrorMessage(conn.get()));
   }
+  PQsetNoticeReceiver(conn.get(), count_notice, nullptr);
   return conn;
 }
 

@@ -4,9 +4,11 @@
 // through Session (session.h) instead.
 #include <libpq-fe.h>
 
+#include <cstdint>
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace qdt::impl::postgres {
 
@@ -31,8 +33,20 @@ using PgResultPtr = std::unique_ptr<PGresult, PgResultDeleter>;
 inline constexpr const char* kSessionOptions = "-c search_path=qdt_clock,pg_catalog,public";
 
 // `base` is a conninfo string or URL naming the server; `dbname` overrides
-// its database. Throws ClusterError with libpq's reason.
+// its database. Throws ClusterError with libpq's reason. The server's
+// NOTICEs and WARNINGs on it are counted (server_notices()), never printed.
 PgConnPtr connect_blocking(const std::string& base, const std::string& dbname);
+
+// What the server said besides answers, on every connection of this process
+// (docs/semantics.md §9.4: the run's data, never echoed raw).
+struct ServerNotices {
+  int64_t notices = 0;   // NOTICE, INFO, LOG, DEBUG
+  int64_t warnings = 0;  // WARNING
+  // The first distinct messages, "SEVERITY: text", at most kKept.
+  static constexpr size_t kKept = 16;
+  std::vector<std::string> first;
+};
+const ServerNotices& server_notices();
 
 // Runs `sql` (one or several statements, no parameters) and returns the last
 // result. Throws ClusterError naming `what` and the server's message.

@@ -38,8 +38,15 @@ inline constexpr const char* kFindPartitionLocked =
 // sql/procedures/001_log_schema.sql takes the same): a statement taking
 // several turns enters it first and leaves once it holds them all.
 #define QDT_PG_LINE_KEY "hashtextextended('qdt-line', 0)"
-// Releases the line if a failed statement left it held (false, silently, if not).
-inline constexpr const char* kLeaveLine = "SELECT pg_catalog.pg_advisory_unlock(" QDT_PG_LINE_KEY ")";
+// Releases the line if a failed statement left it held. Only when held: an
+// unlock of a lock the session does not hold is a server WARNING ("you don't
+// own a lock of type ExclusiveLock"). A bigint key shows in pg_locks as
+// classid (high 32 bits), objid (low 32 bits) and objsubid 1.
+inline constexpr const char* kLeaveLine =
+    "SELECT pg_catalog.pg_advisory_unlock(line.k) FROM (SELECT " QDT_PG_LINE_KEY " AS k) line "
+    "WHERE EXISTS (SELECT 1 FROM pg_catalog.pg_locks l WHERE l.locktype = 'advisory' AND l.granted "
+    "AND l.pid = pg_catalog.pg_backend_pid() AND l.objsubid = 1 "
+    "AND l.classid::text::bigint = (line.k >> 32) & 4294967295 AND l.objid::text::bigint = line.k & 4294967295)";
 // A configure takes several turns in two statements, so it enters the line
 // in the first, then takes the turn qdt_resolve_partition takes before it
 // creates a queue's rows, before it reads the options it will rewrite. The
@@ -107,8 +114,15 @@ inline constexpr const char* kEnsureConsumer =
     "ON CONFLICT DO NOTHING RETURNING true";
 inline constexpr const char* kDropConsumer =
     "DELETE FROM queen.log_consumers WHERE partition_id = $1::uuid AND consumer_group = $2";
+// A producer's ack holds no lease: worker '' (docs/semantics.md §9.4).
 inline constexpr const char* kAck =
-    "SELECT queen.log_ack_by_hash_v1($1::uuid, $2, $3, ARRAY[$4::bytea], NULL::text[])";
+    "SELECT queen.log_ack_by_hash_v1($1::uuid, $2, '', ARRAY[$3::bytea], NULL::text[])";
+// The key's smallest offset with a sidecar row: the interface's answer names
+// no offset, so the adapter reads the table (§9.3) in the ack's transaction.
+inline constexpr const char* kSmallestHeldOffset =
+    "SELECT min(t.base_offset + k) FROM queen.log_txns t "
+    "CROSS JOIN LATERAL generate_series(0, octet_length(t.hashes) / 16 - 1) AS k "
+    "WHERE t.partition_id = $1::uuid AND substring(t.hashes FROM k * 16 + 1 FOR 16) = $2::bytea";
 
 inline constexpr const char* kListPartitions =
     "SELECT q.name, p.name FROM queen.queues q JOIN queen.log_partitions p ON p.queue_id = q.id "

@@ -233,8 +233,8 @@ Progress Session::wait_until_done_or_blocked(LockProbe& probe, const std::vector
 
 void Session::await_closed(int64_t hang_ms) {
   assert(!in_flight());
-  // An idle connection hears the server's FATAL as a notice: not printed.
-  PQsetNoticeProcessor(conn_.get(), [](void*, const char*) {}, nullptr);
+  // An idle connection hears the server's FATAL as a notice: counted, not
+  // printed (connect_blocking's receiver).
   const auto deadline = Clock::now() + std::chrono::milliseconds(hang_ms);
   while (!closed()) {
     if (!PQconsumeInput(conn_.get())) break;  // end of stream: libpq marks it closed
