@@ -66,7 +66,6 @@ PushAnswer Partition::push(const std::vector<Frame>& frames, int64_t now_ms, int
     add_offset(offset);
   }
   segments_.push_back(Segment{answer.base_offset, last_offset(), now_ms});
-  acked_.resize(messages_.size(), false);
   assert(last_offset() == answer.base_offset + static_cast<int64_t>(frames.size()) - 1);
   return answer;
 }
@@ -93,9 +92,9 @@ std::vector<Segment> Partition::retention_due(int64_t now_ms, const QueueOptions
   for (const Segment& s : segments_) {
     if (!s.present) continue;
     const bool expired = options.retention_seconds > 0 && s.created_at_ms < now_ms - options.retention_seconds * 1000;
-    const bool completed = options.completed_retention_seconds > 0 &&
-                           s.created_at_ms < now_ms - options.completed_retention_seconds * 1000 && fully_acked(s);
-    if (expired || completed) due.push_back(s);
+    const bool done = options.completed_retention_seconds > 0 &&
+                      s.created_at_ms < now_ms - options.completed_retention_seconds * 1000 && completed(s);
+    if (expired || done) due.push_back(s);
   }
   return due;
 }
@@ -112,19 +111,32 @@ std::vector<Segment> Partition::purge_due(int64_t now_ms, int64_t floor_seconds,
   return due;
 }
 
-void Partition::record_ack(const std::string& group, int64_t offset) {
-  // Any group counts ("acked by at least one consumer group"), so one bit per
-  // offset is enough; the group is kept in the interface for the reader.
-  (void)group;
-  assert(acked_.size() == messages_.size());
-  if (offset < 0 || offset > last_offset()) return;
-  acked_[static_cast<size_t>(offset)] = true;
+void Partition::record_ack(const std::string& group, const std::string& transaction_id) {
+  const std::vector<int64_t>* offsets = offsets_of(transaction_id);
+  if (offsets == nullptr) return;
+  const auto [it, fresh] = committed_.try_emplace(group, -1);
+  bool held = false;
+  for (int64_t offset : *offsets) {  // ascending
+    if (!messages_[static_cast<size_t>(offset)].sidecar_present) continue;
+    held = true;
+    if (offset > it->second) {
+      it->second = offset;
+      return;
+    }
+  }
+  // An ack that resolves nothing leaves no committed offset behind.
+  if (!held && fresh) committed_.erase(it);
 }
 
-bool Partition::fully_acked(const Segment& segment) const {
-  assert(segment.base_offset <= segment.end_offset);
-  for (int64_t o = segment.base_offset; o <= segment.end_offset; ++o) {
-    if (o < 0 || o > last_offset() || !acked_[static_cast<size_t>(o)]) return false;
+int64_t Partition::committed(const std::string& group) const {
+  const auto it = committed_.find(group);
+  return it == committed_.end() ? -1 : it->second;
+}
+
+bool Partition::completed(const Segment& segment) const {
+  if (committed_.empty()) return false;
+  for (const auto& [group, offset] : committed_) {
+    if (segment.end_offset > offset) return false;
   }
   return true;
 }

@@ -82,18 +82,25 @@ class Partition {
   void delete_segment(int64_t base_offset, int64_t end_offset);
   // Retention (docs/semantics.md §2.8): the present segments a retention pass at `now_ms`
   // must delete, ascending: created_at < now - retentionSeconds (when > 0), or
-  // fully acknowledged and created_at < now - completedRetentionSeconds (when
-  // > 0). Writes nothing; apply with delete_segment().
+  // completed (below every group's committed offset) and created_at < now -
+  // completedRetentionSeconds (when > 0). Writes nothing; apply with
+  // delete_segment().
   std::vector<Segment> retention_due(int64_t now_ms, const QueueOptions& options) const;
   // One bounded purge step (docs/semantics.md §2.8): the first `batch` present sidecar rows
   // in offset order with created_at < now - floor. Writes nothing; apply with
   // purge_rows().
   std::vector<Segment> purge_due(int64_t now_ms, int64_t floor_seconds, int64_t batch) const;
-  // An ack by `group` resolved to `offset` (docs/semantics.md §2.9): it counts towards
-  // "fully acknowledged".
-  void record_ack(const std::string& group, int64_t offset);
-  // Every offset of the segment acked by at least one consumer group.
-  bool fully_acked(const Segment& segment) const;
+  // An ack of `transaction_id` by `group` that resolved (docs/semantics.md §2.9, §9.4):
+  // acks commit cumulatively, as the interface's do. The group's committed
+  // offset moves to the key's smallest offset with a sidecar row above it
+  // (the earlier offsets count as done, acked or not); a key held only at or
+  // below it changes nothing. The group then has a committed offset.
+  void record_ack(const std::string& group, const std::string& transaction_id);
+  // The group's committed offset, -1 before its first resolved ack.
+  int64_t committed(const std::string& group) const;
+  // The segment is at or below every group's committed offset, and some
+  // group has one (no group: nothing is completed).
+  bool completed(const Segment& segment) const;
   // The first offset still present in the sidecar; one past the last offset
   // when every row is gone (0 for an empty partition).
   int64_t txns_start() const;
@@ -112,7 +119,7 @@ class Partition {
  private:
   std::vector<Message> messages_;  // index == offset
   std::vector<Segment> segments_;  // ascending, contiguous
-  std::vector<bool> acked_;        // index == offset: acked by some consumer group
+  std::map<std::string, int64_t> committed_;  // consumer group -> committed offset
   // Offsets of each key, ascending: keeps a history of 100k pushes linear.
   // Hashed: only looked up, never walked in order. A key is numbered by a
   // DenseTable and matched by the transactionId of its first message: no

@@ -48,19 +48,36 @@ TEST(ModelRetention, DeletedSegmentsAreNotDueAgain) {
   EXPECT_FALSE(p.segments()[0].present);
 }
 
-TEST(ModelRetention, CompletedRetentionNeedsEveryOffsetAcked) {
-  Partition p = three_segments();
+TEST(ModelRetention, AcksCommitCumulativelyAndCompletedRetentionWaitsForEveryGroup) {
+  Partition p = three_segments();  // a | b c | d
   const QueueOptions o{3600, 0, 5};
-  EXPECT_TRUE(p.retention_due(1'100'000, o).empty());  // nothing acked
-  p.record_ack("g1", 1);
-  EXPECT_FALSE(p.fully_acked(p.segments()[1]));  // offset 2 not yet
-  EXPECT_TRUE(p.retention_due(1'100'000, o).empty());
-  p.record_ack("g2", 2);  // another group: "acked by at least one"
-  EXPECT_TRUE(p.fully_acked(p.segments()[1]));
+  EXPECT_TRUE(p.retention_due(1'100'000, o).empty());  // no group has acked
+  p.record_ack("g1", "b");
+  EXPECT_EQ(p.committed("g1"), 1);
+  EXPECT_FALSE(p.completed(p.segments()[1]));  // offset 2 not yet committed
+  p.record_ack("g1", "c");  // commits 2, and 0 and 1 with it
+  EXPECT_EQ(p.committed("g1"), 2);
+  ASSERT_EQ(p.retention_due(1'100'000, o).size(), 2u);
+  p.record_ack("g1", "a");  // below the committed offset: nothing moves
+  EXPECT_EQ(p.committed("g1"), 2);
+  p.record_ack("g2", "a");  // a second group holds everything above offset 0
+  EXPECT_EQ(p.committed("g2"), 0);
   const auto due = p.retention_due(1'100'000, o);
   ASSERT_EQ(due.size(), 1u);
-  EXPECT_EQ(due[0].base_offset, 1);
-  EXPECT_TRUE(p.retention_due(1'015'000, o).empty());  // acked but not old enough
+  EXPECT_EQ(due[0].base_offset, 0);
+  EXPECT_TRUE(p.retention_due(1'004'000, o).empty());  // committed but not old enough
+}
+
+TEST(ModelRetention, AnAckThatResolvesNothingLeavesNoGroupBehind) {
+  Partition p = three_segments();
+  p.record_ack("g1", "zzz");
+  EXPECT_EQ(p.committed("g1"), -1);
+  p.record_ack("g2", "d");
+  EXPECT_EQ(p.retention_due(1'100'000, QueueOptions{3600, 0, 5}).size(), 3u);
+  p.purge_rows(0, 3);
+  p.record_ack("g3", "d");  // no sidecar row holds d any more
+  EXPECT_EQ(p.committed("g3"), -1);
+  EXPECT_EQ(p.retention_due(1'100'000, QueueOptions{3600, 0, 5}).size(), 3u);
 }
 
 TEST(ModelPurge, FloorAndBatchAndOffsetOrder) {

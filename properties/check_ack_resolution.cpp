@@ -28,6 +28,11 @@ class AckResolution final : public PassChecker {
       return "ack " + event_label(index_.history(), index_.steps(), e, ack->step) + " of txn " + ack->transaction_id +
              " answered ";
     };
+    if (!ack->answer_problem.empty()) {
+      // Never skipped: an answer nobody can read judges nothing (docs/semantics.md §9.4).
+      sink_.add(ack->step, label, at() + ack->answer_problem);
+      return;
+    }
     const std::span<const int64_t> live = state.replay.live_offsets(ack->queue, ack->partition, ack->transaction_id);
     if (partition == nullptr || live.empty()) {
       if (ack->acked) {

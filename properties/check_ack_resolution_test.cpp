@@ -36,6 +36,16 @@ TEST(AckResolution, ResolvesThroughTheSidecarOnly) {
   EXPECT_TRUE(check_history(h).empty()) << show(check_history(h));
 }
 
+TEST(AckResolution, AnAnswerStorageCouldNotReadIsAFindingNeverASkip) {
+  HistoryBuilder b = acks();
+  history::AckEvent& ack = nth<history::AckEvent>(b.history(), 0);
+  ack.acked = false;
+  ack.offset = -1;
+  ack.answer_problem = "an error (invalid or expired lease) where the contract says a producer's ack resolves";
+  const auto failures = check(b.history());
+  EXPECT_TRUE(detail_has(failures, "invalid or expired lease")) << show(failures);
+}
+
 TEST(AckResolution, AckResolvedAfterThePurgeFails) {
   HistoryBuilder b = acks();
   history::AckEvent& ack = nth<history::AckEvent>(b.history(), 5);

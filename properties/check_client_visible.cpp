@@ -19,8 +19,11 @@
 //    the model: a delete_segment fault on the partition after it was
 //    received, or a retention pass at T with retentionSeconds R > 0 and
 //    received < T - R, or completedRetentionSeconds C > 0, received < T - C
-//    and the id acked before T (fully acknowledged needs its own offset
-//    acked), or a power loss under synchronous off at or after received
+//    and an ack of the partition resolved before T of this key, or of a key
+//    with a copy received after this one was answered (acks commit
+//    cumulatively, some copy of the key above the committed offset, so a
+//    later offset's ack completes the earlier ones; untimed, or a key with
+//    copies no client saw: any resolved ack), or a power loss under synchronous off at or after received
 //    (properties/power_loss.h).
 // 2. A duplicate names an original. A non-zero id must be one answered
 //    `queued` for the same key and partition to a delivery received before
@@ -160,11 +163,8 @@ class ClientView {
       } else if (const auto* fetch = std::get_if<history::FetchEvent>(&event); fetch && fetch->failed) {
         fetch_faults_.insert({fetch->queue, fetch->partition});
       } else if (const auto* ack = std::get_if<history::AckEvent>(&event); ack && ack->acked && !ack->failed) {
-        // An id no response has is never asked for.
-        if (const std::optional<uint32_t> n = messages_.find(ack->message_id)) {
-          if (acked_at_.empty()) acked_at_.assign(messages_.size(), kNotAcked);
-          if (acked_at_[*n] == kNotAcked) acked_at_[*n] = ack->now_ms;  // the first ack that resolved it
-        }
+        const std::optional<uint32_t> key = keys_.find(KeyView{ack->queue, ack->partition, ack->transaction_id});
+        acks_[{ack->queue, ack->partition}].push_back({ack->now_ms, key ? *key : kUnknownKey});
       }
     }
     queued_by_key_.resize(keys_.size());
@@ -238,12 +238,30 @@ class ClientView {
     }
     auto it = passes_.find({item.queue, item.partition});
     if (it == passes_.end()) return false;
-    const int64_t acked = acked_at_.empty() ? kNotAcked : acked_at_[a.number];
+    const auto acks = acks_.find({item.queue, item.partition});
     for (const Pass& p : it->second) {
       if (p.retention_seconds > 0 && (!timed_ || received < p.now_ms - p.retention_seconds * 1000)) return true;
-      if (p.completed_retention_seconds > 0 && acked != kNotAcked && acked <= p.now_ms &&
+      if (p.completed_retention_seconds > 0 && acks != acks_.end() && committed_by(a, acks->second, p.now_ms) &&
           (!timed_ || received < p.now_ms - p.completed_retention_seconds * 1000)) {
         return true;
+      }
+    }
+    return false;
+  }
+
+  // Whether an ack resolved by `before_ms` may have committed a's offset. An
+  // ack commits some copy of its key above the group's committed offset, not
+  // necessarily the one its answer names: of a's own key, or of a key with a
+  // copy received after a was answered (a larger offset of the partition),
+  // or whose copies no client saw answered.
+  bool committed_by(const Answer& a, const std::vector<std::pair<int64_t, uint32_t>>& acks, int64_t before_ms) const {
+    const uint32_t own = keys_.items(*a.request)[a.item];
+    for (const auto& [now_ms, key] : acks) {
+      if (now_ms > before_ms) continue;
+      if (key == own || !timed_ || key == kUnknownKey || unseen_[key]) return true;
+      for (const Answer& copy : queued_by_key_[key]) {
+        // Within one millisecond the commits may be in either order: excused.
+        if (a.request->answered_at_ms <= copy.request->received_at_ms) return true;
       }
     }
     return false;
@@ -417,8 +435,9 @@ class ClientView {
   std::map<PartitionKey, std::vector<Pass>> passes_;
   std::map<PartitionKey, std::vector<int64_t>> deletes_;
   std::set<PartitionKey> fetch_faults_;
-  static constexpr int64_t kNotAcked = std::numeric_limits<int64_t>::min();
-  std::vector<int64_t> acked_at_;  // by id number: the first ack that resolved it (empty: no ack resolved any)
+  // Per partition, the resolved acks in history order: instant and key id.
+  static constexpr uint32_t kUnknownKey = std::numeric_limits<uint32_t>::max();
+  std::map<PartitionKey, std::vector<std::pair<int64_t, uint32_t>>> acks_;
   std::pmr::unordered_set<ReadKey, ReadKeyHash> read_ids_{&arena_};  // every id read, with its partition and key
   bool read_ids_indexed_ = false;
 };

@@ -44,7 +44,9 @@ std::string why_kept(const model::Partition* partition, const model::QueueOption
     const int64_t age_ms = now_ms - s.created_at_ms;
     std::string out = "the model keeps it, created at " + std::to_string(s.created_at_ms) + " ms and " +
                       std::to_string(age_ms) + " ms old, under " + options_text(o);
-    if (o.completed_retention_seconds > 0 && !partition->fully_acked(s)) out += "; not fully acknowledged";
+    if (o.completed_retention_seconds > 0 && !partition->completed(s)) {
+      out += "; not at or below every consumer group's committed offset";
+    }
     return out;
   }
   return "no segment starts at offset " + std::to_string(span.base_offset);
@@ -66,7 +68,7 @@ void check_pass(const history::RetentionEvent& pass, size_t e, const ModelFollow
     sink.add("", label,
              at + " left segment [" + std::to_string(s.base_offset) + ", " + std::to_string(s.end_offset) +
                  "] created at " + std::to_string(s.created_at_ms) + " ms behind; it is due (" + options_text(options) +
-                 (partition->fully_acked(s) ? ", fully acknowledged" : "") + ")");
+                 (partition->completed(s) ? ", below every group's committed offset" : "") + ")");
   }
 }
 

@@ -180,6 +180,9 @@ struct AckEvent {
   std::string message_id;
   bool failed = false;  // an injected fault: nothing recorded, the step answers error
   FaultRecord fault;
+  // Non-empty: storage's answer broke the ack's contract (unreadable, or an
+  // error where it resolves); ack-resolution reports it.
+  std::string answer_problem;
 };
 
 struct ReadMessage {

@@ -91,7 +91,7 @@ HistoryBuilder& HistoryBuilder::ack(const std::string& step, const std::string& 
     ev.acked = a.acked;
     ev.offset = a.offset;
     ev.message_id = a.acked ? a.message_id : "";
-    if (a.acked) p.record_ack(group, a.offset);
+    if (a.acked) p.record_ack(group, transaction_id);
   }
   history_.events.emplace_back(std::move(ev));
   return *this;

@@ -352,4 +352,9 @@ std::string show(const std::vector<Failure>& failures) {
   return out.empty() ? "(no failures)" : out;
 }
 
+bool detail_has(const std::vector<Failure>& failures, const std::string& text) {
+  return std::any_of(failures.begin(), failures.end(),
+                     [&](const Failure& f) { return f.detail.find(text) != std::string::npos; });
+}
+
 }  // namespace qdt::properties::testing

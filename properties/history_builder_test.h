@@ -148,5 +148,7 @@ bool has_failure(const std::vector<Failure>& failures, const std::string& proper
                  const std::string& partition);
 // Printable, for assertion messages.
 std::string show(const std::vector<Failure>& failures);
+// Whether some failure's detail contains `text`.
+bool detail_has(const std::vector<Failure>& failures, const std::string& text);
 
 }  // namespace qdt::properties::testing

@@ -64,7 +64,7 @@ void ModelFollower::apply(const history::Event& event) {
     }
   } else if (const auto* ack = std::get_if<history::AckEvent>(&event)) {
     if (ack->failed || !ack->acked) return;
-    partition(ack->queue, ack->partition).record_ack(ack->consumer_group, ack->offset);
+    partition(ack->queue, ack->partition).record_ack(ack->consumer_group, ack->transaction_id);
   }
   // Fetches and reads change nothing.
 }

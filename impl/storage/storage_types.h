@@ -124,6 +124,9 @@ struct AckResult {
   int64_t offset = -1;
   std::optional<Uuid> message_id;  // nullopt: the segment is gone
   int64_t now_ms = 0;
+  // Non-empty: storage's answer broke the contract (unreadable, or an error
+  // where the ack resolves); the properties report it (docs/semantics.md §9.4).
+  std::string answer_problem;
 };
 
 struct StoredMessage {

@@ -33,7 +33,7 @@ void add_metrics(json& totals, const json& metrics) {
                                   "timeouts", "retries", "storage_pushes", "probes_run", "probes_skipped",
                                   "sidecar_rows_scanned", "fused_segments", "storage_statements",
                                   "storage_busy_waits", "storage_faults_injected", "storage_push_failures", "repeats_stored",
-                                  "double_writes"};
+                                  "double_writes", "acks", "acks_answered"};
   for (const char* key : kSummed) totals[key] = totals.value(key, int64_t{0}) + metrics.value(key, int64_t{0});
   static const char* kCache[] = {"answers", "vouched", "hits", "hydrations_full", "hydrations_span",
                                  "evictions", "suppressed_partitions", "rebuilds"};
@@ -41,6 +41,21 @@ void add_metrics(json& totals, const json& metrics) {
     const int64_t v = metrics.contains("cache") ? metrics["cache"].value(key, int64_t{0}) : 0;
     totals["cache_" + std::string(key)] = totals.value("cache_" + std::string(key), int64_t{0}) + v;
   }
+}
+
+std::vector<std::string> hollow_properties(const json& totals) {
+  std::vector<std::string> out;
+  const int64_t acks = totals.value("acks", int64_t{0});
+  if (acks > 0 && totals.value("acks_answered", int64_t{0}) == 0) {
+    out.push_back("judged 0 of " + std::to_string(acks) +
+                  " acks: every ack failed, so ack-resolution and the retention it drives judged nothing");
+  }
+  const int64_t pushes = totals.value("storage_pushes", int64_t{0});
+  if (pushes > 0 && totals.value("storage_push_failures", int64_t{0}) == pushes) {
+    out.push_back("judged 0 of " + std::to_string(pushes) +
+                  " storage pushes: every push transaction failed, so no property saw a stored message");
+  }
+  return out;
 }
 
 namespace {
@@ -187,6 +202,8 @@ Outcome report_campaign(const std::vector<json>& parts, const CampaignOptions& a
     summary["fork_failures"] = fork_failures;
   }
   if (a.require_coverage) summary["coverage_missing"] = missing;
+  const std::vector<std::string> unjudged = hollow_properties(totals);
+  if (!unjudged.empty()) summary["unjudged"] = unjudged;
   if (a.as_json) {
     std::cout << summary.dump(2) << "\n";
   } else {
@@ -209,7 +226,8 @@ Outcome report_campaign(const std::vector<json>& parts, const CampaignOptions& a
               << totals.value("storage_busy_waits", 0) << " waits for a lock ("
               << (a.engine == StorageEngineKind::sqlite ? "SQLITE_BUSY" : "a row lock held by another client") << "), "
               << totals.value("storage_faults_injected", 0) << " faults injected, "
-              << totals.value("storage_push_failures", 0) << " failed push transactions\n";
+              << totals.value("storage_push_failures", 0) << " failed push transactions; acks judged "
+              << totals.value("acks_answered", 0) << " of " << totals.value("acks", 0) << "\n";
     print_coverage(std::cout, report, a.coverage_table);
     if (!forking.is_null()) {
       std::cout << "  forking: " << forking["runs"].get<uint64_t>() << " fork runs at " << forking["forked_at"].size()
@@ -219,6 +237,10 @@ Outcome report_campaign(const std::vector<json>& parts, const CampaignOptions& a
       std::cout << "\n";
     }
   }
+  for (const std::string& line : unjudged) {
+    // On stderr too, so --json users see why the exit code is 1.
+    std::cerr << "hollow: " << line << "\n";
+  }
   if (!missing.empty()) {
     // On stderr too, so --json users see why the exit code is 1.
     std::cerr << "coverage: " << missing.size() << " required point(s) never reached (--require-coverage):";
@@ -226,7 +248,8 @@ Outcome report_campaign(const std::vector<json>& parts, const CampaignOptions& a
     std::cerr << "\n";
   }
   if (summary_out) *summary_out = std::move(summary);
-  return failed == 0 && missing.empty() && fork_failures.empty() ? Outcome::held : Outcome::failed;
+  return failed == 0 && missing.empty() && fork_failures.empty() && unjudged.empty() ? Outcome::held
+                                                                                     : Outcome::failed;
 }
 
 namespace {

@@ -63,6 +63,7 @@ json run_metrics(World& world, int64_t timeouts, int64_t retries) {
     }
   }
   int64_t pushes = 0, failed = 0, probes_run = 0, probes_skipped = 0, rows_scanned = 0, fetches = 0;
+  int64_t acks = 0, acks_answered = 0;
   for (const auto& e : h.events) {
     if (const auto* p = std::get_if<history::PushEvent>(&e)) {
       ++pushes;
@@ -75,6 +76,10 @@ json run_metrics(World& world, int64_t timeouts, int64_t retries) {
       rows_scanned += static_cast<int64_t>(p->rows_scanned);
     } else if (std::holds_alternative<history::FetchEvent>(e)) {
       ++fetches;
+    } else if (const auto* a = std::get_if<history::AckEvent>(&e)) {
+      // A failed ack answered nothing for ack-resolution to judge.
+      ++acks;
+      acks_answered += a->failed ? 0 : 1;
     }
   }
   const RepeatCounts repeats = count_repeats(h);
@@ -106,6 +111,8 @@ json run_metrics(World& world, int64_t timeouts, int64_t retries) {
           {"probes_skipped", probes_skipped},
           {"sidecar_rows_scanned", rows_scanned},
           {"covering_fetches", fetches},
+          {"acks", acks},
+          {"acks_answered", acks_answered},
           {"storage_statements", world.storage_side().statements},
           {"storage_busy_waits", world.storage_side().busy_waits},
           {"storage_faults_injected", world.storage_side().faults_injected},

@@ -178,6 +178,7 @@ void record_ack(StorageSide& side, const ConnectionGate& gate, const std::string
     ev.now_ms = result->now_ms;
     ev.acked = result->acked;
     ev.offset = result->offset;
+    ev.answer_problem = result->answer_problem;
     if (result->acked) ev.message_id = result->message_id ? impl::to_string(*result->message_id) : history::kZeroUuid;
   }
   side.trace.begin(side.clock.now_ms(), "ack")
@@ -186,8 +187,9 @@ void record_ack(StorageSide& side, const ConnectionGate& gate, const std::string
       .field("txn", transaction_id)
       .field("g", consumer_group)
       .field("acked", ev.failed ? -1 : (ev.acked ? 1 : 0))
-      .field("o", ev.offset)
-      .end();
+      .field("o", ev.offset);
+  if (!ev.answer_problem.empty()) side.trace.field("problem", ev.answer_problem);
+  side.trace.end();
   side.history.events.emplace_back(std::move(ev));
 }
 

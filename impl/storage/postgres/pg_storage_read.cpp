@@ -9,6 +9,7 @@
 #include <climits>
 #include <cstring>
 
+#include "impl/storage/postgres/ack_answer.h"
 #include "impl/storage/postgres/pg_sql.h"
 #include "impl/storage/postgres/pg_storage.h"
 #include "impl/storage/postgres/timestamp_text.h"
@@ -93,23 +94,27 @@ AckResult PgStorage::ack(const std::string& queue, const std::string& partition,
                             StatementKind::write)
                          .rows.empty();
   const Hash128 hash = hash_transaction_id(transaction_id);
-  const StatementOutcome out = tx.run(
-      sql::kAck,
-      {Param::text(row->pid), Param::text(consumer_group), Param::text(session_->name()),
-       Param::bytes(std::string(reinterpret_cast<const char*>(hash.bytes.data()), 16))},
-      StatementKind::write);
-  const nlohmann::json answer = nlohmann::json::parse(out.value(0, 0));
-  if (!answer.value("ok", false)) throw StorageError("postgres: ack answered " + answer.dump());
-  const auto& resolved = answer.at("resolved");
-  if (!resolved.empty()) {
+  const Param hash_param = Param::bytes(std::string(reinterpret_cast<const char*>(hash.bytes.data()), 16));
+  const StatementOutcome out =
+      tx.run(sql::kAck, {Param::text(row->pid), Param::text(consumer_group), hash_param}, StatementKind::write);
+  const std::string answer = out.rows.at(0).at(0).value_or("NULL");
+  const AckAnswerRead read = read_ack_answer(answer, hash);
+  if (!read.problem.empty()) result.answer_problem = read.problem + ": " + answer;
+  if (read.resolved) {
     result.acked = true;
-    result.offset = resolved.at(0).at("off").get<int64_t>();
+    // Resolved with no row holding the key stays offset -1: ack-resolution reports it.
+    const StatementOutcome held =
+        tx.run(sql::kSmallestHeldOffset, {Param::text(row->pid), hash_param}, StatementKind::read);
+    if (const auto smallest = held.rows.at(0).at(0)) result.offset = std::stoll(*smallest);
+  }
+  if (result.offset >= 0) {
     if (auto seg = covering(tx, row->pid, result.offset)) {
       if (auto frame = frame_at(seg->frames, static_cast<size_t>(result.offset - seg->base_offset))) {
         result.message_id = frame->message_id;
       }
     }
-  } else if (made) {
+  }
+  if (!result.acked && made) {
     tx.run(sql::kDropConsumer, {Param::text(row->pid), Param::text(consumer_group)}, StatementKind::write);
   }
   tx.commit();

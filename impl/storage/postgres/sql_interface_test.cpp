@@ -136,7 +136,7 @@ std::string hash_array(const std::vector<std::string>& packed) {
 // acknowledged by some group, whatever the groups' committed offsets; an
 // offset that can no longer be acknowledged (its sidecar row purged) holds
 // back only its own segment.
-TEST_F(SqlInterface, CompletedRetentionDeletesSegmentsWhoseEveryOffsetIsAcknowledged) {
+TEST_F(SqlInterface, CompletedRetentionDeletesWhatEveryGroupsCommittedOffsetCovers) {
   for (int i = 0; i < 4; ++i) {
     set_clock_us(kT0Us + i * 10 * kSecondUs);
     ASSERT_EQ(push("q", "p", {"t" + std::to_string(i)})["status"], "queued");
@@ -153,16 +153,17 @@ TEST_F(SqlInterface, CompletedRetentionDeletesSegmentsWhoseEveryOffsetIsAcknowle
   // Nothing acknowledged: nothing is completed.
   EXPECT_EQ(step()["deleted"], 0);
   query("INSERT INTO queen.log_consumers (partition_id, consumer_group) VALUES ($1, 'g1'), ($1, 'g2')", {pid});
-  ASSERT_EQ(ack("g1", "t1")["ok"], true);
-  ASSERT_EQ(ack("g2", "t2")["ok"], true);
-  // Offsets 1 and 2 are acknowledged, 0 is not: no group's committed offset moved.
-  EXPECT_EQ(interface_part(step()), json::parse(R"({"deleted":2,"new_log_start":0,"done":true})"));
-  ASSERT_EQ(ack("g1", "t0")["ok"], true);
-  EXPECT_EQ(interface_part(step()), json::parse(R"({"deleted":1,"new_log_start":3,"done":true})"));
+  ASSERT_EQ(ack("g1", "t2")["ok"], true);  // commits 0..2 cumulatively
+  // g2 has committed nothing: it holds everything.
+  EXPECT_EQ(step()["deleted"], 0);
+  ASSERT_EQ(ack("g2", "t0")["ok"], true);
+  EXPECT_EQ(interface_part(step()), json::parse(R"({"deleted":1,"new_log_start":1,"done":true})"));
+  ASSERT_EQ(ack("g2", "t3")["ok"], true);  // g1 committed only up to 2: t3 stays
+  EXPECT_EQ(interface_part(step()), json::parse(R"({"deleted":2,"new_log_start":3,"done":true})"));
   EXPECT_EQ(count("queen.log_segments"), 1);
 }
 
-TEST_F(SqlInterface, AckByHashResolvesOffsetsAndAdvancesCommittedOverContiguousAcks) {
+TEST_F(SqlInterface, AckByHashCommitsCumulativelyAndAnswersInTheInterfacesShape) {
   ASSERT_EQ(push("q", "p", {"a", "b"})["status"], "queued");
   ASSERT_EQ(push("q", "p", {"c"})["status"], "queued");
   const std::string pid = partition_id("q", "p");
@@ -174,14 +175,28 @@ TEST_F(SqlInterface, AckByHashResolvesOffsetsAndAdvancesCommittedOverContiguousA
   };
   EXPECT_EQ(ack({"b"}), json::parse(R"({"ok":false,"error":"consumer not found"})"));
   query("INSERT INTO queen.log_consumers (partition_id, consumer_group) VALUES ($1, 'g')", {pid});
-  const json first = ack({"b", "c", "never-pushed"});
-  EXPECT_EQ(first["ok"], true);
-  EXPECT_EQ(first["acked"], 2);
-  EXPECT_EQ(first["resolved"], json::parse(R"([{"i":0,"off":1},{"i":1,"off":2}])"));
-  EXPECT_EQ(first["unresolvedHashes"], json::parse("[2]"));
-  EXPECT_EQ(first["committed"], -1);  // offset 0 is not acknowledged yet
-  EXPECT_EQ(ack({"a"})["committed"], 2);
-  EXPECT_EQ(ack({"a"})["committed"], 2);  // acking twice is idempotent
+  const auto hex = [](const std::string& id) {
+    std::string out;
+    for (uint8_t b : hash_transaction_id(id).bytes) {
+      char two[3];
+      std::snprintf(two, sizeof two, "%02x", b);
+      out += two;
+    }
+    return out;
+  };
+  const json first = ack({"b", "never-pushed"});
+  EXPECT_EQ(first, json::parse(R"({"ok":true,"acked":2,"off":1,"noopHashes":[],"staleHashes":[],"unresolvedHashes":[")" +
+                               hex("never-pushed") + R"("]})"));
+  // a is at or below the committed offset: a no-op, still resolved.
+  EXPECT_EQ(ack({"a"}), json::parse(R"({"ok":true,"acked":0,"off":1,"noopHashes":[")" + hex("a") +
+                                     R"("],"staleHashes":[],"unresolvedHashes":[]})"));
+  EXPECT_EQ(ack({"c"})["off"], 2);
+  EXPECT_EQ(ack({"c"})["acked"], 0);  // acking twice is idempotent
+  EXPECT_EQ(scalar("SELECT committed FROM queen.log_consumers WHERE partition_id = $1::uuid", {pid}), "2");
+  // A lease check: qdt grants none, so a worker's ack is refused.
+  EXPECT_EQ(json::parse(scalar("SELECT queen.log_ack_by_hash_v1($1::uuid, 'g', 'w1', $2::bytea[], NULL)",
+                               {pid, hash_array({hashes({"c"})})})),
+            json::parse(R"({"ok":false,"error":"invalid or expired lease"})"));
 }
 
 TEST_F(SqlInterface, SegmentAtReturnsTheCoveringSegment) {

@@ -41,12 +41,11 @@ CREATE TABLE IF NOT EXISTS log_txns (
   hashes BLOB NOT NULL CHECK (length(hashes) = 16 * (end_offset - base_offset + 1)),
   PRIMARY KEY (partition_id, end_offset)
 ) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS acks (
+CREATE TABLE IF NOT EXISTS consumers (
   partition_id INTEGER NOT NULL,
   consumer_group TEXT NOT NULL,
-  offset INTEGER NOT NULL,
-  acked_at_ms INTEGER NOT NULL,
-  PRIMARY KEY (partition_id, consumer_group, offset)
+  committed INTEGER NOT NULL,
+  PRIMARY KEY (partition_id, consumer_group)
 ) WITHOUT ROWID;
 )sql";
 
@@ -181,7 +180,7 @@ void create_schema(Database& db, int64_t page_size_bytes) {
   // asking is cheaper than parsing five CREATE TABLE IF NOT EXISTS again.
   Statement present(db.handle(),
                     "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
-                    "name IN ('queues', 'partitions', 'segments', 'log_txns', 'acks')");
+                    "name IN ('queues', 'partitions', 'segments', 'log_txns', 'consumers')");
   if (present.step() && present.column_int(0) == 5) return;
   if (page_size_bytes != 0) {
     assert(page_size_bytes >= 512 && page_size_bytes <= 65536 && (page_size_bytes & (page_size_bytes - 1)) == 0);
@@ -243,14 +242,14 @@ Statements::Statements(sqlite3* h) {
   list_queue_partitions = Statement::deferred(h,
       "SELECT q.name, p.name FROM queues q JOIN partitions p ON p.queue_id = q.queue_id WHERE q.name = ?1 "
       "ORDER BY p.name");
-  // Expired by age (?2 = cutoff, 0 disables) or fully acknowledged and older
-  // than the completed cutoff (?3, 0 disables): every offset acked by some group.
+  // Expired by age (?2 = cutoff, 0 disables) or completed and older than the
+  // completed cutoff (?3, 0 disables): at or below every consumer group's
+  // committed offset (docs/semantics.md §2.8, §9.4; no group, nothing completed).
   expired_segments = Statement::deferred(h,
       "SELECT s.base_offset, s.end_offset, s.created_at_ms FROM segments s WHERE s.partition_id = ?1 AND ("
       " (?4 > 0 AND s.created_at_ms < ?2) OR"
-      " (?5 > 0 AND s.created_at_ms < ?3 AND (SELECT count(DISTINCT a.offset) FROM acks a"
-      "   WHERE a.partition_id = s.partition_id AND a.offset BETWEEN s.base_offset AND s.end_offset)"
-      "   = s.end_offset - s.base_offset + 1)) ORDER BY s.end_offset");
+      " (?5 > 0 AND s.created_at_ms < ?3 AND s.end_offset <= (SELECT min(c.committed) FROM consumers c"
+      "   WHERE c.partition_id = s.partition_id))) ORDER BY s.end_offset");
   delete_segment_row = Statement::deferred(h, "DELETE FROM segments WHERE partition_id = ?1 AND end_offset = ?2");
   purge_select = Statement::deferred(h,
       "SELECT base_offset, end_offset, created_at_ms FROM log_txns WHERE partition_id = ?1 AND created_at_ms < ?2 "
@@ -262,18 +261,22 @@ Statements::Statements(sqlite3* h) {
   read_sidecar = Statement::deferred(h,
       "SELECT base_offset, end_offset, created_at_ms, hashes FROM log_txns "
       "WHERE partition_id = ?1 AND end_offset > ?2 AND created_at_ms >= ?3 ORDER BY end_offset");
-  insert_ack = Statement::deferred(h,
-      "INSERT INTO acks (partition_id, consumer_group, offset, acked_at_ms) VALUES (?1, ?2, ?3, ?4) "
-      "ON CONFLICT DO NOTHING");
+  read_committed = Statement::deferred(h,
+      "SELECT committed FROM consumers WHERE partition_id = ?1 AND consumer_group = ?2");
+  write_committed = Statement::deferred(h,
+      "INSERT INTO consumers (partition_id, consumer_group, committed) VALUES (?1, ?2, ?3) "
+      "ON CONFLICT DO UPDATE SET committed = excluded.committed");
+  // Every offset holding the key, ascending: a segment's keys are distinct,
+  // so a row holds it at most once.
   ack_probe = Statement::deferred(h,
       "SELECT base_offset, qdt_match(hashes, ?2) AS m FROM log_txns WHERE partition_id = ?1 AND m IS NOT NULL "
-      "ORDER BY end_offset LIMIT 1");
+      "ORDER BY end_offset");
   stored_count = Statement::deferred(h,
       "SELECT coalesce(sum(end_offset - base_offset + 1), 0) FROM segments WHERE partition_id = ?1");
   sidecar_count = Statement::deferred(h, "SELECT count(*) FROM log_txns");
   segment_count = Statement::deferred(h, "SELECT count(*) FROM segments");
   delete_sidecar_row = Statement::deferred(h, "DELETE FROM log_txns WHERE partition_id = ?1 AND end_offset = ?2");
-  const char* clears[kTables] = {"DELETE FROM acks", "DELETE FROM log_txns", "DELETE FROM segments",
+  const char* clears[kTables] = {"DELETE FROM consumers", "DELETE FROM log_txns", "DELETE FROM segments",
                                  "DELETE FROM partitions", "DELETE FROM queues"};
   for (size_t i = 0; i < kTables; ++i) clear_table[i] = Statement::deferred(h, clears[i]);
   partition_rows = Statement::deferred(h,

@@ -43,7 +43,7 @@ struct Statements {
   Statement read_segments, list_partitions, list_queue_partitions;
   Statement expired_segments, delete_segment_row, delete_sidecar_row, purge_select, purge_delete, update_txns_start;
   Statement read_sidecar;
-  Statement insert_ack, ack_probe, stored_count, sidecar_count, segment_count, partition_rows;
+  Statement read_committed, write_committed, ack_probe, stored_count, sidecar_count, segment_count, partition_rows;
   // One DELETE per table, children first (Storage::clear_rows).
   static constexpr size_t kTables = 5;
   Statement clear_table[kTables];

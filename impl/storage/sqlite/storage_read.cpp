@@ -62,23 +62,43 @@ AckResult Storage::ack(const std::string& queue, const std::string& partition, c
   AckResult result;
   result.now_ms = clock_.now_ms();
   const auto row = find_partition(queue, partition);
+  // The group's committed offset moves to the key's smallest offset above it
+  // (acks commit cumulatively, docs/semantics.md §9.4); the answer is the
+  // key's smallest offset (§2.9).
+  int64_t committed = -1;
+  bool has_committed = false;
+  int64_t commit_to = -1;
   if (row) {
+    Statement& c = st_->read_committed.reset().bind(1, row->partition_id).bind(2, consumer_group);
+    if (conn_.step(c, StatementKind::read)) {
+      committed = c.column_int(0);
+      has_committed = true;
+    }
+    c.reset();
     const Hash128 hash = hash_transaction_id(transaction_id);
     Statement& s = st_->ack_probe.reset().bind(1, row->partition_id).bind_blob(2, hash.bytes.data(), 16);
-    if (conn_.step(s, StatementKind::read)) {
+    for (bool more = conn_.step(s, StatementKind::read); more; more = s.step()) {
       const std::string_view pairs = s.column_blob(1);
       assert(pairs.size() >= 8);
-      result.acked = true;
-      result.offset = s.column_int(0) + match_u32(pairs.data() + 4);
+      const int64_t offset = s.column_int(0) + match_u32(pairs.data() + 4);
+      if (!result.acked) {
+        result.acked = true;
+        result.offset = offset;
+      }
+      if (offset > committed) {
+        commit_to = offset;
+        break;
+      }
     }
     s.reset();
   }
   if (result.acked) {
-    conn_.run(st_->insert_ack.reset()
-                  .bind(1, row->partition_id)
-                  .bind(2, consumer_group)
-                  .bind(3, result.offset)
-                  .bind(4, result.now_ms));
+    if (commit_to >= 0 || !has_committed) {
+      conn_.run(st_->write_committed.reset()
+                    .bind(1, row->partition_id)
+                    .bind(2, consumer_group)
+                    .bind(3, commit_to >= 0 ? commit_to : committed));
+    }
     if (auto seg = covering(row->partition_id, result.offset)) {
       if (auto frame = frame_at(seg->frames, static_cast<size_t>(result.offset - seg->base_offset))) {
         result.message_id = frame->message_id;

@@ -34,21 +34,13 @@ CREATE TABLE IF NOT EXISTS queen.log_txns (
 );
 CREATE INDEX IF NOT EXISTS log_txns_end ON queen.log_txns (partition_id, end_offset);
 
--- committed: the last offset the group has acknowledged contiguously from 0.
+-- committed: the last offset the group has acknowledged; acks commit
+-- cumulatively (an ack of a later offset commits the earlier ones).
 CREATE TABLE IF NOT EXISTS queen.log_consumers (
     partition_id uuid NOT NULL,
     consumer_group text NOT NULL,
     committed bigint NOT NULL DEFAULT -1,
     PRIMARY KEY (partition_id, consumer_group)
-);
-
--- qdt's own bookkeeping, not part of the interface: the offsets each group
--- acknowledged by hash, from which `committed` advances over contiguous runs.
-CREATE TABLE IF NOT EXISTS queen.qdt_acked (
-    partition_id uuid NOT NULL,
-    consumer_group text NOT NULL,
-    acked_offset bigint NOT NULL,
-    PRIMARY KEY (partition_id, consumer_group, acked_offset)
 );
 
 -- Ids derived from the names, not gen_random_uuid(): a bundle locks its rows

@@ -1,6 +1,12 @@
--- Ack by transactionId (docs/semantics.md §2.9): hashes resolve to offsets through the
--- sidecar. The consumer row must exist; its lock serializes the group's acks
--- and stays out of the push serializer's way.
+-- Ack by transactionId (docs/semantics.md §2.9, §9.4): hashes resolve to offsets
+-- through the sidecar. The consumer row must exist; its lock serializes the
+-- group's acks and stays out of the push serializer's way. A non-empty
+-- p_worker asks for a lease check: qdt grants no leases, so it is refused;
+-- a producer-side ack passes ''. Acks commit cumulatively: committed moves
+-- to the largest offset the completed hashes resolve to above it, each
+-- hash resolving to its smallest offset above committed. Answer:
+-- {ok, acked, off, noopHashes, staleHashes, unresolvedHashes}, hashes as 32
+-- hex digits; noop: held only at or below committed.
 CREATE OR REPLACE FUNCTION queen.log_ack_by_hash_v1(
     p_pid uuid,
     p_consumer_group text,
@@ -12,53 +18,51 @@ LANGUAGE plpgsql
 AS $$
 DECLARE
     v_committed bigint;
-    v_log_start bigint;
-    v_resolved jsonb;
+    v_new bigint;
+    v_noop jsonb;
+    v_stale jsonb;
     v_unresolved jsonb;
-    v_acked int;
-    v_rows jsonb;
 BEGIN
+    IF p_statuses IS NOT NULL AND array_length(p_statuses, 1) IS DISTINCT FROM array_length(p_hashes, 1) THEN
+        RAISE EXCEPTION 'QACK % statuses for % hashes', array_length(p_statuses, 1), array_length(p_hashes, 1);
+    END IF;
     SELECT c.committed INTO v_committed FROM queen.log_consumers c
     WHERE c.partition_id = p_pid AND c.consumer_group = p_consumer_group
     FOR UPDATE;
     IF NOT FOUND THEN
         RETURN jsonb_build_object('ok', false, 'error', 'consumer not found');
     END IF;
-    IF p_statuses IS NOT NULL AND array_length(p_statuses, 1) IS DISTINCT FROM array_length(p_hashes, 1) THEN
-        RAISE EXCEPTION 'QACK % statuses for % hashes', array_length(p_statuses, 1), array_length(p_hashes, 1);
+    IF coalesce(p_worker, '') <> '' THEN
+        RETURN jsonb_build_object('ok', false, 'error', 'invalid or expired lease');
     END IF;
-    SELECT coalesce(jsonb_agg(jsonb_build_object('i', r.frame_index, 'off', r.acked_offset, 'completed', r.completed)
-                              ORDER BY r.frame_index), '[]'::jsonb)
-    INTO v_rows
-    FROM (
-        SELECT h.ord::int - 1 AS frame_index,
-               (SELECT min(t.base_offset + s.frame_index)
-                FROM queen.log_txns t CROSS JOIN LATERAL queen.qdt_hashes(t.hashes) AS s
-                WHERE t.partition_id = p_pid AND s.hash = h.hash) AS acked_offset,
-               coalesce(p_statuses[h.ord], 'completed') = 'completed' AS completed
+    WITH input AS (
+        SELECT h.hash, h.ord, coalesce(nullif(p_statuses[h.ord], ''), 'completed') AS status
         FROM unnest(p_hashes) WITH ORDINALITY AS h(hash, ord)
-    ) r;
-    INSERT INTO queen.qdt_acked (partition_id, consumer_group, acked_offset)
-    SELECT p_pid, p_consumer_group, (e->>'off')::bigint FROM jsonb_array_elements(v_rows) AS e
-    WHERE e->'off' <> 'null'::jsonb AND (e->>'completed')::boolean
-    ON CONFLICT DO NOTHING;
-    -- committed advances over the contiguous acknowledged run; offsets below
-    -- log_start are gone and count as done.
-    SELECT p.log_start INTO v_log_start FROM queen.log_partitions p WHERE p.id = p_pid;
-    v_committed := greatest(v_committed, coalesce(v_log_start, 0) - 1);
-    WHILE EXISTS (SELECT 1 FROM queen.qdt_acked a WHERE a.partition_id = p_pid
-                  AND a.consumer_group = p_consumer_group AND a.acked_offset = v_committed + 1) LOOP
-        v_committed := v_committed + 1;
-    END LOOP;
-    UPDATE queen.log_consumers SET committed = v_committed
-    WHERE partition_id = p_pid AND consumer_group = p_consumer_group;
-    SELECT coalesce(jsonb_agg(jsonb_build_object('i', e->'i', 'off', e->'off')) FILTER (WHERE e->'off' <> 'null'::jsonb),
+    ), resolved AS (
+        SELECT i.ord, i.hash, i.status,
+               min(t.base_offset + s.frame_index) FILTER (WHERE t.base_offset + s.frame_index > v_committed) AS above,
+               coalesce(bool_or(t.base_offset + s.frame_index <= v_committed), false) AS below
+        FROM input i
+        LEFT JOIN queen.log_txns t ON t.partition_id = p_pid
+        LEFT JOIN LATERAL queen.qdt_hashes(t.hashes) AS s ON s.hash = i.hash
+        GROUP BY i.ord, i.hash, i.status
+    )
+    SELECT greatest(v_committed, max(r.above) FILTER (WHERE r.status IN ('completed', 'success', 'acked', 'ok'))),
+           coalesce(jsonb_agg(encode(r.hash, 'hex') ORDER BY r.ord)
+                    FILTER (WHERE r.above IS NULL AND r.below AND r.status IN ('completed', 'success', 'acked', 'ok')),
                     '[]'::jsonb),
-           coalesce(jsonb_agg(e->'i') FILTER (WHERE e->'off' = 'null'::jsonb), '[]'::jsonb),
-           count(*) FILTER (WHERE e->'off' <> 'null'::jsonb AND (e->>'completed')::boolean)
-    INTO v_resolved, v_unresolved, v_acked
-    FROM jsonb_array_elements(v_rows) AS e;
-    RETURN jsonb_build_object('ok', true, 'acked', v_acked, 'resolved', v_resolved,
-                              'unresolvedHashes', v_unresolved, 'committed', v_committed);
+           coalesce(jsonb_agg(encode(r.hash, 'hex') ORDER BY r.ord)
+                    FILTER (WHERE r.above IS NULL AND r.below AND r.status IN ('failed', 'dlq', 'retry')), '[]'::jsonb),
+           coalesce(jsonb_agg(encode(r.hash, 'hex') ORDER BY r.ord) FILTER (WHERE r.above IS NULL AND NOT r.below),
+                    '[]'::jsonb)
+    INTO v_new, v_noop, v_stale, v_unresolved
+    FROM resolved r;
+    v_new := coalesce(v_new, v_committed);
+    IF v_new > v_committed THEN
+        UPDATE queen.log_consumers SET committed = v_new
+        WHERE partition_id = p_pid AND consumer_group = p_consumer_group;
+    END IF;
+    RETURN jsonb_build_object('ok', true, 'acked', v_new - v_committed, 'off', v_new, 'noopHashes', v_noop,
+                              'staleHashes', v_stale, 'unresolvedHashes', v_unresolved);
 END;
 $$;

@@ -46,12 +46,10 @@ END;
 $$;
 
 -- Deletes whole segments from log_start on that are older than
--- p_all_cutoff, or older than p_completed_cutoff and fully acknowledged:
--- every offset of the segment acknowledged by some consumer group (qdt's
--- own bookkeeping, queen.qdt_acked). Not the groups' committed offsets: an
--- offset whose sidecar row was purged can no longer be acknowledged by hash,
--- and would hold every segment after it forever. A NULL cutoff turns its
--- rule off. The sidecar stays: it outlives its segments.
+-- p_all_cutoff, or older than p_completed_cutoff and completed: at or below
+-- every consumer group's committed offset (none: nothing is completed). A
+-- NULL cutoff turns its rule off. The sidecar stays: it outlives its
+-- segments.
 CREATE OR REPLACE FUNCTION queen.log_retention_step_v1(p_pid uuid, p_all_cutoff timestamptz,
                                                        p_completed_cutoff timestamptz, p_max_rows int,
                                                        p_history_type text DEFAULT NULL)
@@ -76,9 +74,8 @@ BEGIN
         WHERE s.partition_id = p_pid AND s.base_offset >= v_log_start
           AND ((p_all_cutoff IS NOT NULL AND s.created_at < p_all_cutoff)
                OR (p_completed_cutoff IS NOT NULL AND s.created_at < p_completed_cutoff
-                   AND (SELECT count(DISTINCT a.acked_offset) FROM queen.qdt_acked a
-                        WHERE a.partition_id = p_pid AND a.acked_offset BETWEEN s.base_offset AND s.end_offset)
-                       = s.end_offset - s.base_offset + 1))
+                   AND s.end_offset <= (SELECT min(c.committed) FROM queen.log_consumers c
+                                        WHERE c.partition_id = p_pid)))
         ORDER BY s.base_offset
         LIMIT greatest(p_max_rows, 0)
     )
