@@ -49,7 +49,7 @@ int64_t ForeignCacheCaller::watermark(const std::string& queue, const std::strin
   auto [known, first] = flushed_window_seconds_.try_emplace(id, window_seconds);
   const bool window_changed = !first && known->second != window_seconds;
   known->second = window_seconds;
-  if (window_changed) QDT_REACHED("foreign_cache.window_changed_rehydrate");
+  if (window_changed) QDT_REACHED("cache.foreign_window_changed_rehydrate");
   if (window_changed || cache_->needs_hydration(id, now_ms).kind != HydrationNeed::Kind::none) {
     // A full-window read; storage's clock is known only through the newest
     // created_at seen, which is at or behind it, so the read is a superset.
@@ -63,27 +63,27 @@ int64_t ForeignCacheCaller::watermark(const std::string& queue, const std::strin
     try {
       read = source.sidecar_rows(queue, partition, -1, since_ms);
     } catch (const StorageError&) {
-      QDT_REACHED("foreign_cache.hydration_read_failed");
+      QDT_REACHED("cache.foreign_hydration_read_failed");
       return -1;  // the module is not told: it stays unhydrated and the probe runs whole
     }
     // The read suspended this fiber: a renewal meanwhile makes it another cache's.
     if (generation != generation_) {
-      QDT_REACHED("foreign_cache.renewed_during_hydration");
+      QDT_REACHED("cache.foreign_renewed_during_hydration");
       return -1;
     }
     for (const SidecarRow& row : read.rows) {
       storage_newest_ms_ = std::max(storage_newest_ms_.value_or(row.created_at_ms), row.created_at_ms);
     }
     cache_->hydrate(id, read.rows, window_start_ms, read.last_offset, now_ms);
-    QDT_REACHED("foreign_cache.hydrated");
+    QDT_REACHED("cache.foreign_hydrated");
   }
   const PushCheck check = cache_->verified_for_push(id, hashes, now_ms);
   if (check.local_duplicate) {
-    QDT_REACHED("foreign_cache.local_duplicate");
+    QDT_REACHED("cache.foreign_local_duplicate");
     return -1;  // a hit is not a verdict: storage answers with the original offsets
   }
   if (check.verified < -1) throw ForeignCacheError("verified_for_push answered Verified(" + std::to_string(check.verified) + "), below -1");
-  if (check.verified >= 0) QDT_REACHED("foreign_cache.vouched");
+  if (check.verified >= 0) QDT_REACHED("cache.foreign_vouched");
   return check.verified;
 }
 

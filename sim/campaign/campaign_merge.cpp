@@ -22,6 +22,7 @@
 #include "sim/campaign/shard_set.h"
 #include "sim/scenario/coverage.h"
 #include "sim/scenario/engine_support.h"
+#include "sim/world/cache_module_choice.h"
 
 namespace qdt::sim {
 
@@ -205,6 +206,8 @@ Outcome report_campaign(const std::vector<json>& parts, const CampaignOptions& a
               << " answers, " << totals.value("cache_hydrations_full", 0) << " full + "
               << totals.value("cache_hydrations_span", 0) << " span hydrations, " << totals.value("cache_evictions", 0)
               << " evictions, " << totals.value("cache_suppressed_partitions", 0) << " suppressed\n";
+    // A foreign cache keeps its counts to itself: the line above is qdt's own cache's.
+    if (const std::string note = cache_module_note(); !note.empty()) std::cout << "  ran on the " << terminal_text(note) << "\n";
     std::cout << "  storage: " << totals.value("storage_statements", 0) << " statements, "
               << totals.value("storage_busy_waits", 0) << " waits for a lock ("
               << (a.engine == StorageEngineKind::sqlite ? "SQLITE_BUSY" : "a row lock held by another client") << "), "

@@ -13,6 +13,7 @@
 #include "sim/cli/exit_codes.h"
 #include "sim/scenario/engine_support.h"
 #include "sim/scenario/runner.h"
+#include "sim/world/cache_module_choice.h"
 #include "sim/world/pg_process.h"
 #include "sim/scenario/scenario.h"
 #include "sim/scenario/replay_line.h"
@@ -176,6 +177,7 @@ int run_replay(const ReplayOptions& o) {
         std::cout << "  " << reports::terminal_text(f.signature() + " at step " + f.step + ": " + f.detail) << "\n";
       }
       if (!outcome.passed) {
+        if (const std::string note = cache_module_note(); !note.empty()) std::cout << "  ran on the " << reports::terminal_text(note) << "\n";
         std::cout << "  replay: " << replay << "\n";
       }
     }

@@ -68,6 +68,12 @@ const CacheModule* chosen_cache_module() { return chosen() ? &*chosen() : nullpt
 
 std::string chosen_cache_content_hash() { return chosen() ? chosen()->content_hash : ""; }
 
+std::string cache_module_note() {
+  if (!chosen()) return "";
+  return "cache module " + chosen()->named + " (xxh128 " + chosen()->content_hash + "), " +
+         impl::cache_caller_name(chosen()->caller) + " caller";
+}
+
 std::string cache_module_flags() {
   if (!chosen()) return "";
   std::string out = (chosen()->built ? " --cache-impl " : " --cache-lib ") + shell_word(chosen()->named);

@@ -36,6 +36,9 @@ std::optional<std::string> choose_cache_module(const CacheModuleFlags& flags);
 const CacheModule* chosen_cache_module();
 // The content hash of the chosen module; empty for qdt's own cache.
 std::string chosen_cache_content_hash();
+// "cache module PATH (xxh128 HASH), CALLER caller": what a failure report
+// names; empty for qdt's own cache.
+std::string cache_module_note();
 // " --cache-impl '/abs/dedup.rs'" (plus " --cache-caller reference" when
 // that ran), shell-quoted; empty for qdt's own cache.
 std::string cache_module_flags();
