@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# A foreign cache on PostgreSQL (docs/semantics.md §10.3), with qdt's own SQL
+# and with it loaded as a user's --sql-dir: the sound fixture passes a short
+# campaign of every profile, and its holed twin is caught (exit 1) with
+# foreign SQL, its replay line naming both. Skips (77) only without rustc.
+# Usage: check-postgres-foreign-cache.sh QDT SOURCE_DIR
+set -uo pipefail
+# shellcheck source=sim/cli/postgres-script-env.sh
+source "$(dirname "$0")/postgres-script-env.sh"
+if [ -z "${QDT_RUSTC:-}" ] && [ ! -x /usr/bin/rustc ] && ! command -v rustc >/dev/null; then
+  echo "SKIP: no rustc installed (apt-get install rustc)"
+  exit 77
+fi
+: "${QDT_CACHE_MODULES_DIR:?the tests share one folder of built modules per build tree}"
+export QDT_CACHE_MODULES_DIR
+sound=$src/sim/testdata/cache-fixture/sound
+holed=$src/sim/testdata/cache-fixture/holed
+timeout 300 "$qdt" check --storage postgres --cache-impl "$sound" --profile all --seeds 4 --jobs 2 --quiet \
+  >"$tmp/out" 2>"$tmp/err" || fail "the sound fixture failed on PostgreSQL"
+grep -qF "0 failed" "$tmp/out" || fail "no '0 failed'"
+timeout 300 "$qdt" check --storage postgres --sql-dir "$src/impl/storage/postgres/sql" --cache-impl "$holed" \
+  --profile multi-broker --seeds 10 --jobs 2 --quiet --max-shrinks 1 --out "$tmp/holed" >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 1 ] || fail "the holed twin was not caught on PostgreSQL with --sql-dir"
+grep -m1 "replay: qdt replay" "$tmp/out" | grep -F -- "--sql-dir" | grep -qF -- "--cache-impl $holed/server/src/dedup.rs" ||
+  fail "the replay line does not name the SQL and the module"
+echo "PASS"
