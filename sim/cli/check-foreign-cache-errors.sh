@@ -14,13 +14,8 @@ lib_whole=$3 lib_wrong_abi=$4 lib_partial=$5
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; cat "$tmp/err" >&2 2>/dev/null; exit 1; }
-if [ -z "${QDT_RUSTC:-}" ] && [ ! -x /usr/bin/rustc ] && ! command -v rustc >/dev/null; then
-  echo "SKIP: no rustc installed (apt-get install rustc)"
-  exit 77
-fi
-: "${QDT_CACHE_MODULES_DIR:?the tests share one folder of built modules per build tree}"
-export QDT_CACHE_MODULES_DIR
-sound=$src/sim/testdata/cache-fixture/sound
+# shellcheck source=sim/cli/foreign-cache-script-env.sh
+source "$(dirname "$0")/foreign-cache-script-env.sh"
 scenario=$src/scenarios/basic-duplicate.json
 # expect TEXT CMD...: CMD exits 2 before running anything, its stderr holds TEXT.
 expect() {
