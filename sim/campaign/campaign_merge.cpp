@@ -187,6 +187,11 @@ Outcome report_campaign(const std::vector<json>& parts, const CampaignOptions& a
     });
     summary["fork_failures"] = fork_failures;
   }
+  if (const CacheModule* module = chosen_cache_module()) {
+    summary["cache_module"] = {{"path", module->named},
+                               {"content_xxh128", module->content_hash},
+                               {"caller", impl::cache_caller_name(module->caller)}};
+  }
   if (a.require_coverage) summary["coverage_missing"] = missing;
   if (a.as_json) {
     std::cout << summary.dump(2) << "\n";

@@ -28,8 +28,10 @@ timeout 60 "$qdt" check --cache-impl "$sound" --profile default --seeds 5 --quie
 grep -qE "^ *cache\.foreign_vouched +[1-9]" "$tmp/out" || fail "the sound fixture never vouched"
 
 timeout 120 "$qdt" check --cache-impl "$holed" --profile multi-broker --seeds 20 --jobs 2 --quiet --max-shrinks 1 \
-  --out "$tmp/holed" >"$tmp/out" 2>"$tmp/err"
+  --out "$tmp/holed" --html "$tmp/page.html" >"$tmp/out" 2>"$tmp/err"
 [ $? -eq 1 ] || fail "the holed twin was not caught (exit 1 expected)"
+grep -qF "ran on the cache module $holed/server/src/dedup.rs" "$tmp/out" || fail "the summary does not name the module"
+grep -qF "<dt>cache module</dt><dd><code>$holed/server/src/dedup.rs</code>" "$tmp/page.html" || fail "the page does not name the module"
 grep -qE "FAIL multi-broker seed [0-9]+: (model-agreement|no-double-write|cache-transparency|client-visible)" "$tmp/out" ||
   fail "no property named the hole"
 line=$(grep -m1 "replay: qdt replay" "$tmp/out" | sed 's/.*replay: qdt //')
