@@ -4,7 +4,8 @@
 # a folder without server/src/dedup.rs, no rustc (naming the package), a file
 # that does not compile (rustc's first error), a file of another interface
 # version, a --cache-lib without the ABI's symbols or of another ABI version,
-# --cache-impl with --cache-lib, an unknown caller. Skips (77) only when no
+# --cache-impl with --cache-lib, an unknown caller; and a module that panics
+# mid-run ends the run with exit 2 naming the call. Skips (77) only when no
 # rustc is installed at all.
 # Usage: check-foreign-cache-errors.sh QDT SOURCE_DIR C_WHOLE C_WRONG_ABI C_PARTIAL
 set -uo pipefail
@@ -51,6 +52,17 @@ grep -qF "rustc: error[E0061]" "$tmp/err" || fail "no rustc error for the interf
 printf 'fn \x1b[31mred() {}\n' >"$tmp/escape.rs"
 expect "does not compile" "$qdt" check --seeds 1 --cache-impl "$tmp/escape.rs"
 ! grep -q $'\x1b' "$tmp/err" || fail "an escape character reached stderr"
+# A module that panics at run time ends the run with the call named, exit 2, never a crash.
+sed 's/pub fn expire(&self, pid: &str, window_ms: i64, now_ms: i64) {/&\n        if window_ms > 0 { panic!("seeded"); }/' \
+  "$sound/server/src/dedup.rs" >"$tmp/panics.rs"
+grep -qF 'panic!("seeded")' "$tmp/panics.rs" || fail "the panicking module was not made"
+for cmd in "replay $scenario" "check --seeds 2 --quiet"; do
+  # shellcheck disable=SC2086
+  RUST_BACKTRACE=0 timeout 120 "$qdt" $cmd --cache-impl "$tmp/panics.rs" >"$tmp/out" 2>"$tmp/err"
+  got=$?
+  [ $got -eq 2 ] || fail "a panicking module: exit $got, expected 2 ($cmd)"
+  grep -qF "the cache module failed in expire" "$tmp/err" || fail "the panic is not named ($cmd)"
+done
 # Libraries.
 expect "lacks queen_cache_on_push_committed" "$qdt" check --seeds 1 --cache-lib "$lib_partial"
 expect "another interface version" "$qdt" replay "$scenario" --cache-lib "$lib_wrong_abi"

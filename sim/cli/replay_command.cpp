@@ -4,6 +4,7 @@
 #include <chrono>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include "reports/display_text.h"
 #include "reports/summary.h"
@@ -144,7 +145,17 @@ int run_replay(const ReplayOptions& o) {
     const Scenario& s = scenarios[i];
     if (!o.quiet && scenarios.size() > 1) std::cerr << "[" << i + 1 << "/" << scenarios.size() << "] " << reports::terminal_text(s.name) << "\n";
     const auto start = std::chrono::steady_clock::now();
-    RunOutcome outcome = run_scenario(s, options);
+    std::optional<RunOutcome> ran;
+    try {
+      ran.emplace(run_scenario(s, options));
+    } catch (const impl::ForeignCacheError& e) {
+      // A module that panics or answers outside its contract is not a verdict
+      // on the mechanism: the run cannot go on (as check: exit 2).
+      std::cerr << "error: " << reports::terminal_text(s.file) << ": " << reports::terminal_text(e.what())
+                << "\nthe run could not finish (exit 2)\n";
+      return kExitBadInput;
+    }
+    RunOutcome& outcome = *ran;
     const auto wall_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     const nlohmann::json& schedule = outcome.result.schedule;
