@@ -102,8 +102,13 @@ std::string check_html(const json& summary, const std::vector<json>& timelines, 
       << "</span></h1>\n<h2>What was run</h2>\n<dl>\n"
       << "<dt>command</dt><dd><code>" << html_escape(command) << "</code></dd>\n"
       << "<dt>profile</dt><dd>" << e(summary["profile"]) << "</dd>\n"
-      << "<dt>variant</dt><dd>" << e(summary["variant"]) << "</dd>\n"
-      << "<dt>seeds</dt><dd>" << e(summary["seeds_run"]) << " from seed " << e(summary["first_seed"]) << " (shard "
+      << "<dt>variant</dt><dd>" << e(summary["variant"]) << "</dd>\n";
+  if (summary.contains("cache_module")) {
+    const auto& m = summary["cache_module"];
+    out << "<dt>cache module</dt><dd><code>" << e(m["path"]) << "</code> (xxh128 <code>" << e(m["content_xxh128"])
+        << "</code>), " << e(m["caller"]) << " caller</dd>\n";
+  }
+  out << "<dt>seeds</dt><dd>" << e(summary["seeds_run"]) << " from seed " << e(summary["first_seed"]) << " (shard "
       << e(summary["shard"]) << ", " << e(summary["jobs"]) << " jobs)"
       << (summary.value("out_of_time", false) ? ", stopped by --time-budget" : "") << "</dd>\n"
       << "<dt>passed</dt><dd class=\"pass\">" << e(summary["passed"]) << "</dd>\n"

@@ -9,6 +9,7 @@ packages=(
   nlohmann-json3-dev libxxhash-dev libcli11-dev libvalijson-dev
   gnuplot-nox parallel python3-yaml
   postgresql-15 libpq-dev
+  rustc
   chromium
 )
 missing=()

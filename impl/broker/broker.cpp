@@ -59,6 +59,21 @@ void Broker::set_variant(Variant variant) {
   cache_ = DedupCache(config);
 }
 
+void Broker::use_foreign_cache(std::unique_ptr<ForeignCache> cache, CacheCaller rules, bool enabled) {
+  foreign_ = std::make_unique<ForeignCacheCaller>(std::move(cache), rules, enabled);
+  if (rules == CacheCaller::shipped) learn_window_ = &Broker::learn_window_by_ttl;
+}
+
+void Broker::evict_cache(const std::optional<std::string>& queue, const std::optional<std::string>& partition) {
+  if (foreign_) foreign_->forget();
+  else cache_.evict(queue, partition);
+}
+
+void Broker::set_cache_enabled(bool enabled) {
+  if (foreign_) foreign_->set_enabled(enabled);
+  else cache_.set_enabled(enabled);
+}
+
 void Broker::configure_cache(const CacheConfig& config) {
   CacheConfig with_variant = config;
   if (with_variant.variant == Variant::none) with_variant.variant = variant_;
@@ -369,6 +384,7 @@ void Broker::learn_window_by_ttl(const std::pair<std::string, std::string>& key,
 
 void Broker::crash() {
   cache_.clear();
+  if (foreign_) foreign_->forget();
   known_window_.clear();
   for (auto& [key, lane] : lanes_) {
     // Requests waiting for the lane were in flight too: they are lost.
@@ -388,6 +404,7 @@ void Broker::forget_storage() {
   // loss under synchronous off, nor in storage that was rebuilt.
   if (!forget_on_lost_connection_) return;
   cache_.clear();
+  if (foreign_) foreign_->forget();
   known_window_.clear();
 }
 
@@ -444,10 +461,10 @@ bool Broker::next_segment(PartitionPush& p) {
   const auto known = known_window_.find(key);
   segment.window_seconds_assumed = known == known_window_.end() ? -1 : known->second.window_seconds;
   // The cache only narrows the probe; unknown window or any doubt: -1.
-  segment.p_verified = segment.window_seconds_assumed > 0
-                           ? cache_.watermark(queue, partition, p.hashes, clock_.now_ms(),
-                                              segment.window_seconds_assumed, *this)
-                           : -1;
+  const int64_t window_seconds = segment.window_seconds_assumed;
+  segment.p_verified = window_seconds <= 0 ? -1
+                       : foreign_ ? foreign_->watermark(queue, partition, p.hashes, clock_.now_ms(), window_seconds, *this)
+                                  : cache_.watermark(queue, partition, p.hashes, clock_.now_ms(), window_seconds, *this);
   if (segment.p_verified >= 0) segment.p_verified += watermark_slack_;
   if (segment.p_verified < 0) {
     (this->*settle_locally_)(p.group, p.remaining, segment, p.hashes);
@@ -533,9 +550,13 @@ void Broker::take_answer(PartitionPush& p, const PushResult& result) {
   (this->*learn_window_)(std::make_pair(queue, partition), result.window_seconds);
   ++p.round;
   if (result.queued) {
-    cache_.record_queued(queue, partition, result.base_offset,
-                         result.base_offset + static_cast<int64_t>(p.hashes.size()) - 1, result.created_at_ms,
-                         p.hashes, result.window_seconds);
+    if (foreign_) {
+      foreign_->record_queued(queue, partition, result.base_offset, p.hashes, result.created_at_ms);
+    } else {
+      cache_.record_queued(queue, partition, result.base_offset,
+                           result.base_offset + static_cast<int64_t>(p.hashes.size()) - 1, result.created_at_ms,
+                           p.hashes, result.window_seconds);
+    }
     for (size_t i : p.remaining) {
       p.group[i].status = ItemStatus::queued;
       p.group[i].message_id = to_string(p.group[i].frame.message_id);

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "impl/broker/dedup_cache.h"
+#include "impl/broker/foreign_cache_caller.h"
 #include "impl/broker/ports.h"
 #include "impl/broker/push_request.h"
 #include "impl/hash.h"
@@ -101,6 +102,15 @@ class Broker : private HydrationSource {
   void configure_cache(const CacheConfig& config);
   DedupCache& cache() { return cache_; }
   const DedupCache& cache() const { return cache_; }
+  // A cache the broker did not build (docs/semantics.md §10) replaces the
+  // built-in one, driven by `rules`; called once, after set_variant. The
+  // shipped caller learns windows through the metadata TTL, as Queen does.
+  void use_foreign_cache(std::unique_ptr<ForeignCache> cache, CacheCaller rules, bool enabled);
+  const ForeignCacheCaller* foreign_cache() const { return foreign_.get(); }
+  // Fault / admin steps on whichever cache runs. A foreign cache has no
+  // eviction of its own: it forgets everything, which is always safe.
+  void evict_cache(const std::optional<std::string>& queue, const std::optional<std::string>& partition);
+  void set_cache_enabled(bool enabled);
   const BrokerStats& stats() const { return stats_; }
 
  private:
@@ -156,6 +166,7 @@ class Broker : private HydrationSource {
   // its flusher is still out at storage.
   std::map<std::pair<std::string, std::string>, std::shared_ptr<Lane>> lanes_;
   DedupCache cache_;
+  std::unique_ptr<ForeignCacheCaller> foreign_;  // set: it answers instead of cache_
   // The window storage last reported per partition: the cache computes its
   // watermark with it, and storage ignores the watermark if it has widened.
   struct KnownWindow {

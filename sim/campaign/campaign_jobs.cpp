@@ -21,6 +21,7 @@
 #include "sim/scenario/coverage.h"
 #include "sim/scenario/engine_support.h"
 #include "sim/world/pg_process.h"
+#include "sim/world/cache_module_choice.h"
 #include "sim/world/pg_sql_choice.h"
 
 namespace qdt::sim {
@@ -130,7 +131,9 @@ json run_share(const CampaignOptions& a, impl::Variant variant, uint64_t worker,
     share["fork_failures"] = json::array();
   }
   JournalWriter journal(a.journal ? a.out_dir : "", a.journal_run, worker, wall,
-                        a.journal ? campaign_key(a, variant, chosen_sql_content_hash()) : "");
+                        a.journal ? campaign_key(a, variant, chosen_sql_content_hash(), chosen_cache_content_hash(),
+                                                 chosen_cache_module() ? impl::cache_caller_name(chosen_cache_module()->caller) : "")
+                                  : "");
   double last_progress = 0;
   for (const std::string& profile : profiles) {
     for (uint64_t i = 0; i < a.seeds && !out_of_time; ++i) {
@@ -312,6 +315,25 @@ std::optional<std::string> sql_mismatch(const JournalState& state) {
          "; the journal says it was named with:" + flags;
 }
 
+// Why the cache module this command names is not the one the journaled
+// campaign ran (nullopt: it is), by content and caller.
+std::optional<std::string> cache_mismatch(const JournalState& state) {
+  const CacheModule* named = chosen_cache_module();
+  const std::string hash = named ? named->content_hash : "";
+  const std::string caller = named ? impl::cache_caller_name(named->caller) : "";
+  if (hash == state.cache_content_hash && caller == state.cache_caller) return std::nullopt;
+  if (state.cache_content_hash.empty()) {
+    return std::string("the campaign ran on qdt's own cache, not the cache module this command names (omit --cache-impl and --cache-lib)");
+  }
+  // The journal's words are shown, never run: control and bidi characters go.
+  const std::string flags = reports::terminal_text(state.cache_named_as);
+  return "the campaign ran on the cache module with content xxh128 " + state.cache_content_hash + " driven by the " +
+         reports::terminal_text(state.cache_caller) + " caller" +
+         (named ? ", not the module and caller this command names (xxh128 " + hash + ", " + caller + ")"
+                : ", which this command does not name: qdt loads only the module its command line names") +
+         "; the journal says it was named with:" + flags;
+}
+
 }  // namespace
 
 Outcome resume_campaign(CampaignOptions a, uint64_t jobs, const WallClock& wall, json* summary,
@@ -332,6 +354,10 @@ Outcome resume_campaign(CampaignOptions a, uint64_t jobs, const WallClock& wall,
   // The SQL is the campaign's too, but only the command line names code to
   // load: the journal's record of it (by content) can only refuse a mismatch.
   if (const std::optional<std::string> mismatch = sql_mismatch(*state)) {
+    std::cerr << "error: --resume " << a.out_dir << ": " << *mismatch << "\nnothing was run (exit 2)\n";
+    return Outcome::bad_input;
+  }
+  if (const std::optional<std::string> mismatch = cache_mismatch(*state)) {
     std::cerr << "error: --resume " << a.out_dir << ": " << *mismatch << "\nnothing was run (exit 2)\n";
     return Outcome::bad_input;
   }

@@ -19,6 +19,7 @@
 #include "sim/campaign/workload.h"
 #include "sim/scenario/engine_support.h"
 #include "sim/schedule/schedule_config.h"
+#include "sim/world/cache_module_choice.h"
 
 namespace qdt::sim {
 namespace {
@@ -168,7 +169,8 @@ bool is_journal_dir(const std::string& dir) {
          doc["format"].get<std::string>().rfind("qdt-campaign-journal-", 0) == 0;
 }
 
-std::string campaign_key(const CampaignOptions& o, impl::Variant variant, const std::string& sql_content_hash) {
+std::string campaign_key(const CampaignOptions& o, impl::Variant variant, const std::string& sql_content_hash,
+                         const std::string& cache_content_hash, const std::string& cache_caller) {
   json key = {{"seeds", o.seeds},
               {"first_seed", o.first_seed},
               {"profile", o.profile},
@@ -178,6 +180,8 @@ std::string campaign_key(const CampaignOptions& o, impl::Variant variant, const 
               {"sql_content_xxh128", sql_content_hash},
               {"interleave", o.interleave ? json(*o.interleave) : json()},
               {"schedule", o.schedule}};
+  // Only campaigns on a foreign cache name one (the keys of older journals' parts stay as they were).
+  if (!cache_content_hash.empty()) key["cache_module"] = {{"content_xxh128", cache_content_hash}, {"caller", cache_caller}};
   return key.dump();
 }
 
@@ -196,6 +200,11 @@ json campaign_manifest(const CampaignOptions& o, impl::Variant variant) {
   // By content, never by path: a resume loads only the SQL its own command line names.
   if (o.engine == StorageEngineKind::postgres && pg_sql_choice().foreign()) {
     m["sql"] = {{"content_xxh128", chosen_sql_content_hash()}, {"named_as", storage_flags(o.engine)}};
+  }
+  if (const CacheModule* module = chosen_cache_module()) {
+    m["cache"] = {{"content_xxh128", module->content_hash},
+                  {"caller", impl::cache_caller_name(module->caller)},
+                  {"named_as", cache_module_flags()}};
   }
   return m;
 }
@@ -266,6 +275,13 @@ std::optional<JournalState> read_journal(const std::string& out_dir, std::string
       s.sql_named_as = m->at("sql").at("named_as").get<std::string>();
       if (s.options.engine != StorageEngineKind::postgres) throw std::runtime_error("/sql");
     }
+    if (m->contains("cache")) {
+      s.cache_content_hash = m->at("cache").at("content_xxh128").get<std::string>();
+      if (!is_content_hash_hex(s.cache_content_hash)) throw std::runtime_error("/cache/content_xxh128");
+      s.cache_caller = m->at("cache").at("caller").get<std::string>();
+      if (!impl::parse_cache_caller(s.cache_caller)) throw std::runtime_error("/cache/caller");
+      s.cache_named_as = m->at("cache").at("named_as").get<std::string>();
+    }
     const std::optional<impl::Variant> v = impl::parse_variant(m->at("variant").get<std::string>());
     if (!v) throw std::runtime_error("/variant");
     s.variant = *v;
@@ -284,7 +300,7 @@ std::optional<JournalState> read_journal(const std::string& out_dir, std::string
     if (error) *error = (dir / "campaign.json").string() + ": " + e.what() + ": not a campaign this qdt can resume";
     return std::nullopt;
   }
-  const std::string key = campaign_key(s.options, s.variant, s.sql_content_hash);
+  const std::string key = campaign_key(s.options, s.variant, s.sql_content_hash, s.cache_content_hash, s.cache_caller);
   std::vector<fs::path> files;
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(dir, ec)) {

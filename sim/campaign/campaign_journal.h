@@ -40,11 +40,13 @@ bool is_journal_dir(const std::string& dir);
 nlohmann::json campaign_manifest(const CampaignOptions& options, impl::Variant variant);
 
 // What binds a journal part to its campaign: the options that define it (not
-// the run count, nor --max-shrinks, which a resume lowers by the shrinks done), the variant, the engine and the SQL's content hash. A
+// the run count, nor --max-shrinks, which a resume lowers by the shrinks done), the variant, the engine, the SQL's content hash
+// and a foreign cache module's (its content hash and caller; both empty for qdt's own cache). A
 // part's checksum covers it, so a part of another campaign (another engine,
 // SQL or variant) or a campaign.json relabelled after its parts were written
 // fails the check.
-std::string campaign_key(const CampaignOptions& options, impl::Variant variant, const std::string& sql_content_hash);
+std::string campaign_key(const CampaignOptions& options, impl::Variant variant, const std::string& sql_content_hash,
+                         const std::string& cache_content_hash = "", const std::string& cache_caller = "");
 
 // The highest run number a journal may hold: part names carry it.
 inline constexpr uint64_t kJournalRunsMax = 9999;
@@ -62,6 +64,11 @@ struct JournalState {
   // a journal is data and never chooses the code a resume loads.
   std::string sql_content_hash;
   std::string sql_named_as;
+  // The same for a foreign cache module (chosen_cache_content_hash; empty:
+  // qdt's own cache), the caller that drove it, and the flags that named it.
+  std::string cache_content_hash;
+  std::string cache_caller;
+  std::string cache_named_as;
   uint64_t run = 0;                   // runs so far (the first is 0); part names carry it
   std::vector<nlohmann::json> parts;  // every part written, in name order
   std::set<std::pair<std::string, uint64_t>> done;  // (profile, seed) of every journaled seed

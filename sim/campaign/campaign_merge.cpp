@@ -22,6 +22,7 @@
 #include "sim/campaign/shard_set.h"
 #include "sim/scenario/coverage.h"
 #include "sim/scenario/engine_support.h"
+#include "sim/world/cache_module_choice.h"
 
 namespace qdt::sim {
 
@@ -201,6 +202,11 @@ Outcome report_campaign(const std::vector<json>& parts, const CampaignOptions& a
     });
     summary["fork_failures"] = fork_failures;
   }
+  if (const CacheModule* module = chosen_cache_module()) {
+    summary["cache_module"] = {{"path", module->named},
+                               {"content_xxh128", module->content_hash},
+                               {"caller", impl::cache_caller_name(module->caller)}};
+  }
   if (a.require_coverage) summary["coverage_missing"] = missing;
   const std::vector<std::string> unjudged = hollow_properties(totals);
   if (!unjudged.empty()) summary["unjudged"] = unjudged;
@@ -222,6 +228,8 @@ Outcome report_campaign(const std::vector<json>& parts, const CampaignOptions& a
               << " answers, " << totals.value("cache_hydrations_full", 0) << " full + "
               << totals.value("cache_hydrations_span", 0) << " span hydrations, " << totals.value("cache_evictions", 0)
               << " evictions, " << totals.value("cache_suppressed_partitions", 0) << " suppressed\n";
+    // A foreign cache keeps its counts to itself: the line above is qdt's own cache's.
+    if (const std::string note = cache_module_note(); !note.empty()) std::cout << "  ran on the " << terminal_text(note) << "\n";
     std::cout << "  storage: " << totals.value("storage_statements", 0) << " statements, "
               << totals.value("storage_busy_waits", 0) << " waits for a lock ("
               << (a.engine == StorageEngineKind::sqlite ? "SQLITE_BUSY" : "a row lock held by another client") << "), "

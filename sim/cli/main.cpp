@@ -27,6 +27,7 @@
 #include "sim/cli/promote_command.h"
 #include "sim/cli/replay_command.h"
 #include "sim/cli/schedule_cli.h"
+#include "sim/cli/cache_flags.h"
 #include "sim/cli/sql_flags.h"
 #include "sim/cli/usage.h"
 #include "sim/scenario/coverage.h"
@@ -157,6 +158,7 @@ int run_qdt(int argc, char** argv) {
   std::string storage_name = "sqlite";
   std::string pg_url;
   qdt::sim::PgSqlChoice pg_sql;
+  qdt::sim::CacheModuleFlags cache_module;
   CLI::Option* check_storage_opt = nullptr;  // --resume takes the journal's engine when it is absent
   for (CLI::App* cmd : {replay_cmd, check_cmd}) {
     CLI::Option* opt =
@@ -165,6 +167,7 @@ int run_qdt(int argc, char** argv) {
     if (cmd == check_cmd) check_storage_opt = opt;
     cmd->add_option("--pg-url", pg_url, "With --storage postgres: a server to use instead of a throwaway local cluster");
     qdt::sim::add_sql_flags(*cmd, pg_sql);
+    qdt::sim::add_cache_flags(*cmd, cache_module);
   }
   check_cmd->add_flag("--json", check_args.as_json, "Print the campaign summary as JSON");
   check_cmd->add_flag("--quiet", check_args.quiet, "No progress on stderr");
@@ -219,6 +222,7 @@ int run_qdt(int argc, char** argv) {
         ->check(qdt::sim::NameIn({"sqlite", "postgres"}, "storage engine"));
     cmd->add_option("--pg-url", pg_url, "With --storage postgres: a server to use instead of a throwaway local cluster");
     qdt::sim::add_sql_flags(*cmd, pg_sql);
+    qdt::sim::add_cache_flags(*cmd, cache_module);
   }
   qdt::sim::PromoteOptions promote_args;
   CLI::App* promote_cmd = qdt::sim::add_promote(app, promote_args);
@@ -243,6 +247,10 @@ int run_qdt(int argc, char** argv) {
     return kExitBadInput;
   }
   if (const auto problem = qdt::sim::use_sql_flags(pg_sql, storage_name == "postgres")) {
+    std::cerr << "error: " << *problem << "\nnothing was run (exit 2)\n";
+    return kExitBadInput;
+  }
+  if (const auto problem = qdt::sim::use_cache_flags(cache_module)) {
     std::cerr << "error: " << *problem << "\nnothing was run (exit 2)\n";
     return kExitBadInput;
   }

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include "reports/display_text.h"
 #include "reports/summary.h"
@@ -13,6 +14,7 @@
 #include "sim/cli/exit_codes.h"
 #include "sim/scenario/engine_support.h"
 #include "sim/scenario/runner.h"
+#include "sim/world/cache_module_choice.h"
 #include "sim/world/pg_process.h"
 #include "sim/scenario/scenario.h"
 #include "sim/scenario/replay_line.h"
@@ -143,7 +145,17 @@ int run_replay(const ReplayOptions& o) {
     const Scenario& s = scenarios[i];
     if (!o.quiet && scenarios.size() > 1) std::cerr << "[" << i + 1 << "/" << scenarios.size() << "] " << reports::terminal_text(s.name) << "\n";
     const auto start = std::chrono::steady_clock::now();
-    RunOutcome outcome = run_scenario(s, options);
+    std::optional<RunOutcome> ran;
+    try {
+      ran.emplace(run_scenario(s, options));
+    } catch (const impl::ForeignCacheError& e) {
+      // A module that panics or answers outside its contract is not a verdict
+      // on the mechanism: the run cannot go on (as check: exit 2).
+      std::cerr << "error: " << reports::terminal_text(s.file) << ": " << reports::terminal_text(e.what())
+                << "\nthe run could not finish (exit 2)\n";
+      return kExitBadInput;
+    }
+    RunOutcome& outcome = *ran;
     const auto wall_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     const nlohmann::json& schedule = outcome.result.schedule;
@@ -176,6 +188,7 @@ int run_replay(const ReplayOptions& o) {
         std::cout << "  " << reports::terminal_text(f.signature() + " at step " + f.step + ": " + f.detail) << "\n";
       }
       if (!outcome.passed) {
+        if (const std::string note = cache_module_note(); !note.empty()) std::cout << "  ran on the " << reports::terminal_text(note) << "\n";
         std::cout << "  replay: " << replay << "\n";
       }
     }

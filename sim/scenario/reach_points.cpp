@@ -40,6 +40,13 @@ constexpr ReachPoint kPoints[] = {
     {"cache.kept_row_at_cutoff", "the oldest row kept sat exactly on the expiry cutoff"},
     {"cache.hit_is_not_a_verdict", "a pushed hash was in the cache: -1, storage decides"},
     {"cache.vouched", "the cache vouched with a watermark"},
+    // A foreign cache's caller (impl/broker/foreign_cache_caller.cpp, docs/semantics.md §10.2).
+    {"cache.foreign_hydrated", "the caller hydrated a foreign cache from a full-window read"},
+    {"cache.foreign_window_changed_rehydrate", "the learnt window changed since the last flush: rehydrated"},
+    {"cache.foreign_hydration_read_failed", "the hydration read failed: -1, the module not told"},
+    {"cache.foreign_renewed_during_hydration", "the cache was renewed while its hydration read was out: -1"},
+    {"cache.foreign_local_duplicate", "a foreign cache held a pushed hash (LocalDuplicate): -1"},
+    {"cache.foreign_vouched", "a foreign cache vouched with a watermark"},
     // The push transaction (impl/storage/sqlite/storage_push.cpp, docs/semantics.md §2.4).
     {"storage.probe_narrowed_by_watermark", "storage probed only above the cache's watermark"},
     {"storage.probe_skipped_by_watermark", "the watermark covered every stored offset: no probe"},

@@ -5,6 +5,7 @@
 #include "impl/storage/postgres/sql_loader.h"
 #include "sim/base/content_hash.h"
 #include "sim/base/shell_word.h"
+#include "sim/world/cache_module_choice.h"
 
 namespace qdt::sim {
 namespace {
@@ -55,12 +56,12 @@ std::string chosen_sql_content_hash() {
 }
 
 std::string storage_flags(StorageEngineKind engine) {
-  if (engine != StorageEngineKind::postgres) return "";
+  if (engine != StorageEngineKind::postgres) return cache_module_flags();
   const PgSqlChoice& c = chosen();
   std::string out = " --storage postgres";
   if (!c.dir.empty()) out += " --sql-dir " + shell_word(c.dir);
   for (const std::string& file : c.files) out += " --sql " + shell_word(file);
-  return out;
+  return out + cache_module_flags();
 }
 
 }  // namespace qdt::sim

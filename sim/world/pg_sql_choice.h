@@ -48,7 +48,8 @@ std::string chosen_sql_content_hash();
 // leading space: "" for SQLite, " --storage postgres" for qdt's own SQL,
 // " --storage postgres --sql-dir '/home/me/my sql'" for a user's folder, and
 // " --sql A --sql B" for files (one flag each, so a scenario path after
-// them is never taken for SQL).
+// them is never taken for SQL); then, for either engine, the cache module's
+// flags (cache_module_flags), the other half of the implementation run.
 std::string storage_flags(StorageEngineKind engine);
 
 }  // namespace qdt::sim

@@ -14,6 +14,7 @@
 
 #include "impl/reached.h"
 #include "sim/faults/power_vfs.h"
+#include "sim/world/cache_module_choice.h"
 #include "sim/world/world_schedule.h"
 #include "sim/world/write_counter.h"
 
@@ -253,6 +254,13 @@ World::World(const WorldConfig& config, bool keep_trace_text)
     brokers_.back()->set_bundles(config.bundles);
     brokers_.back()->configure_cache(
         {config.cache.enabled, config.cache.budget_bytes, config.cache.decline_cooldown_flushes});
+    if (const CacheModule* module = chosen_cache_module()) {
+      // The interface counts its budget in whole MiB (DedupCache::new(max_mb, ..)).
+      constexpr int64_t kMiB = int64_t{1} << 20;
+      const uint64_t max_mb = static_cast<uint64_t>(std::max<int64_t>(1, (config.cache.budget_bytes + kMiB - 1) / kMiB));
+      brokers_.back()->use_foreign_cache(module->library->make(max_mb, config.cache.enabled), module->caller,
+                                         config.cache.enabled);
+    }
   }
   power_rng_ = Rng(root_.fork());
   trace_.begin(0, "world")
@@ -273,6 +281,10 @@ World::World(const WorldConfig& config, bool keep_trace_text)
   // Only PostgreSQL worlds name their engine (SQLite traces keep their hashes).
   if (config.storage.engine == StorageEngineKind::postgres) trace_.field("engine", "postgres");
   if (config.bundles) trace_.field("bundles", 1);
+  // Only worlds with a foreign cache name it (built-in traces keep their hashes).
+  if (const CacheModule* module = chosen_cache_module()) {
+    trace_.field("cache_module", module->content_hash).field("cache_caller", impl::cache_caller_name(module->caller));
+  }
   trace_.end();
 }
 
@@ -310,14 +322,14 @@ void World::spawn_detached(std::function<void()> fn, uint64_t region, const Foot
 void World::evict_cache(uint32_t broker, const std::optional<std::string>& queue,
                         const std::optional<std::string>& partition) {
   assert(broker < brokers_.size());
-  brokers_[broker]->cache().evict(queue, partition);
+  brokers_[broker]->evict_cache(queue, partition);
   trace_.begin(clock_.now_ms(), "evict-cache").field("b", broker).field("q", queue.value_or("*"))
       .field("p", partition.value_or("*")).end();
 }
 
 void World::set_cache_enabled(uint32_t broker, bool enabled) {
   assert(broker < brokers_.size());
-  brokers_[broker]->cache().set_enabled(enabled);
+  brokers_[broker]->set_cache_enabled(enabled);
   trace_.begin(clock_.now_ms(), "cache").field("b", broker).field("enabled", enabled ? 1 : 0).end();
 }
 

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# qdt's own fixtures through --cache-impl (docs/semantics.md §10): the sound
+# cache passes a short campaign of every profile with both callers; its holed
+# twin is caught by a property (exit 1), shrunk to a scenario whose replay
+# line names the module and fails again as printed; the same digest with 1
+# and 2 jobs and the same trace hash in two processes; a C library through
+# --cache-lib passes. Skips (77) only when no rustc is installed at all.
+# Usage: check-foreign-cache.sh QDT SOURCE_DIR C_WHOLE
+set -uo pipefail
+qdt=$(realpath "$1")
+src=$(realpath "$2")
+lib_whole=$3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; cat "$tmp/err" >&2 2>/dev/null; exit 1; }
+# shellcheck source=sim/cli/foreign-cache-script-env.sh
+source "$(dirname "$0")/foreign-cache-script-env.sh"
+digest() { sed -n 's/.*digest \([0-9a-f]*\).*/\1/p' "$1" | head -1; }
+
+for caller in shipped reference; do
+  timeout 120 "$qdt" check --cache-impl "$sound" --cache-caller $caller --profile all --seeds 8 --jobs 2 --quiet \
+    --out "$tmp/sound-$caller" >"$tmp/out" 2>"$tmp/err" || fail "the sound fixture failed with the $caller caller"
+  grep -qF ", 0 failed;" "$tmp/out" || fail "no '0 failed' ($caller)"
+done
+# The module vouched (it is not sound by never answering).
+timeout 60 "$qdt" check --cache-impl "$sound" --profile default --seeds 5 --quiet --coverage >"$tmp/out" 2>"$tmp/err" ||
+  fail "coverage run"
+grep -qE "^ *cache\.foreign_vouched +[1-9]" "$tmp/out" || fail "the sound fixture never vouched"
+
+timeout 120 "$qdt" check --cache-impl "$holed" --profile multi-broker --seeds 20 --jobs 2 --quiet --max-shrinks 1 \
+  --out "$tmp/holed" --html "$tmp/page.html" >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 1 ] || fail "the holed twin was not caught (exit 1 expected)"
+grep -qF "ran on the cache module $holed/server/src/dedup.rs" "$tmp/out" || fail "the summary does not name the module"
+grep -qF "<dt>cache module</dt><dd><code>$holed/server/src/dedup.rs</code>" "$tmp/page.html" || fail "the page does not name the module"
+grep -qE "FAIL multi-broker seed [0-9]+: (model-agreement|no-double-write|cache-transparency|client-visible)" "$tmp/out" ||
+  fail "no property named the hole"
+line=$(grep -m1 "replay: qdt replay" "$tmp/out" | sed 's/.*replay: qdt //')
+[ -n "$line" ] || fail "no replay line"
+case "$line" in *"--cache-impl $holed/server/src/dedup.rs"*) ;; *) fail "the replay line does not name the module: $line" ;; esac
+eval "set -- $line"
+timeout 60 "$qdt" "$@" >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 1 ] || fail "the shrunk failure did not fail again as printed: $line"
+grep -qF "ran on the cache module $holed/server/src/dedup.rs" "$tmp/out" || fail "the replay does not name the module it ran"
+
+# Determinism: the same digest with 1 and 2 jobs, the same trace hash in two processes.
+timeout 120 "$qdt" check --cache-impl "$sound" --profile multi-broker --seeds 12 --jobs 1 --quiet >"$tmp/j1" 2>"$tmp/err" || fail "jobs 1"
+timeout 120 "$qdt" check --cache-impl "$sound" --profile multi-broker --seeds 12 --jobs 2 --quiet >"$tmp/j2" 2>"$tmp/err" || fail "jobs 2"
+[ -n "$(digest "$tmp/j1")" ] && [ "$(digest "$tmp/j1")" = "$(digest "$tmp/j2")" ] || fail "digests differ: 1 job $(digest "$tmp/j1"), 2 jobs $(digest "$tmp/j2")"
+timeout 120 "$qdt" check --profile multi-broker --seeds 12 --jobs 1 --quiet >"$tmp/builtin" 2>"$tmp/err" || fail "built-in"
+[ "$(digest "$tmp/builtin")" != "$(digest "$tmp/j1")" ] || fail "a foreign cache's trace does not name it"
+for run in 1 2; do
+  timeout 60 "$qdt" replay "$src/scenarios" --cache-impl "$sound" --quiet >"$tmp/replay$run" 2>"$tmp/err" || fail "scenarios on the sound fixture"
+done
+cmp -s "$tmp/replay1" "$tmp/replay2" || fail "trace hashes differ between two processes"
+
+timeout 120 "$qdt" check --cache-lib "$lib_whole" --profile all --seeds 4 --jobs 2 --quiet >"$tmp/out" 2>"$tmp/err" ||
+  fail "the C library failed"
+echo "PASS"
