@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 
+#include "sim/campaign/campaign_merge.h"
 #include "sim/campaign/failure_file.h"
 #include "sim/campaign/shrink.h"
 #include "sim/campaign/workload.h"
@@ -29,6 +30,18 @@ RC_GTEST_PROP(Workload, GeneratedScenariosAlwaysValidate, ()) {
 }
 
 // Same seed, same document and same trace, in one process; another seed, another schedule.
+TEST(Campaign, APassOnNothingJudgedIsHollow) {
+  // Every ack failed: ack-resolution judged none of them.
+  const auto acks = hollow_properties({{"acks", 412}, {"acks_answered", 0}, {"storage_pushes", 9}});
+  ASSERT_EQ(acks.size(), 1u);
+  EXPECT_EQ(acks[0].rfind("judged 0 of 412 acks", 0), 0u) << acks[0];
+  const auto pushes = hollow_properties({{"storage_pushes", 7}, {"storage_push_failures", 7}});
+  ASSERT_EQ(pushes.size(), 1u);
+  EXPECT_EQ(pushes[0].rfind("judged 0 of 7 storage pushes", 0), 0u) << pushes[0];
+  EXPECT_TRUE(hollow_properties({{"acks", 412}, {"acks_answered", 1}, {"storage_pushes", 7}}).empty());
+  EXPECT_TRUE(hollow_properties({{"acks", 0}, {"storage_pushes", 0}}).empty());
+}
+
 TEST(Campaign, SeedsAreDeterministic) {
   std::set<std::string> hashes;
   for (const std::string& profile : profile_names()) {
