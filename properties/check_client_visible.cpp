@@ -20,7 +20,7 @@
 //    received, or a retention pass at T with retentionSeconds R > 0 and
 //    received < T - R, or completedRetentionSeconds C > 0, received < T - C
 //    and an ack of the partition resolved before T of this key, or of a key
-//    with a copy received after this one was answered (acks commit
+//    with a copy not answered before this one was received (acks commit
 //    cumulatively, some copy of the key above the committed offset, so a
 //    later offset's ack completes the earlier ones; untimed, or a key with
 //    copies no client saw: any resolved ack), or a power loss under synchronous off at or after received
@@ -252,16 +252,16 @@ class ClientView {
   // Whether an ack resolved by `before_ms` may have committed a's offset. An
   // ack commits some copy of its key above the group's committed offset, not
   // necessarily the one its answer names: of a's own key, or of a key with a
-  // copy received after a was answered (a larger offset of the partition),
-  // or whose copies no client saw answered.
+  // copy that may have committed after a did (one not answered before a was
+  // received: a later offset, or a later frame of the same segment), or
+  // whose copies no client saw answered.
   bool committed_by(const Answer& a, const std::vector<std::pair<int64_t, uint32_t>>& acks, int64_t before_ms) const {
     const uint32_t own = keys_.items(*a.request)[a.item];
     for (const auto& [now_ms, key] : acks) {
       if (now_ms > before_ms) continue;
       if (key == own || !timed_ || key == kUnknownKey || unseen_[key]) return true;
       for (const Answer& copy : queued_by_key_[key]) {
-        // Within one millisecond the commits may be in either order: excused.
-        if (a.request->answered_at_ms <= copy.request->received_at_ms) return true;
+        if (copy.request->answered_at_ms >= a.request->received_at_ms) return true;
       }
     }
     return false;

@@ -115,6 +115,15 @@ TEST(ClientVisible, AnAckOfALaterMessageCompletesTheEarlierOnes) {
   EXPECT_FALSE(has_failure(failures, kName, "p2", "q/p")) << show(failures);
 }
 
+TEST(ClientVisible, AnAckOfALaterFrameOfTheSameRequestCompletesTheEarlierOnes) {
+  HistoryBuilder b;
+  b.configure("q", 3600, 10).push("p1", "q", "p", {"a", "b"});
+  b.ack("k1", "q", "p", "b").advance_seconds(11).retention("q");
+  b.history().final_reads[0].messages.clear();
+  const auto failures = check(b.history());
+  EXPECT_FALSE(has_failure(failures, kName, "p1", "q/p")) << show(failures);
+}
+
 TEST(ClientVisible, LostWriteAnsweredDuplicateFails) {
   HistoryBuilder b;
   b.push("p0", "q", "p", {"x"});
