@@ -8,6 +8,7 @@
 
 #include "model/model.h"
 #include "properties/failure_sink.h"
+#include "properties/power_loss.h"
 
 namespace qdt::properties {
 namespace {
@@ -80,6 +81,12 @@ void Verdicts::build(const history::History& history) {
   frames_.reserve(frames);
   outcomes_.reserve(frames);
   std::vector<int64_t> duplicate_of;  // per frame of the current push; one buffer for all
+  const std::vector<size_t> emptied = storage_emptied_at(history);
+  // The first event after storage was emptied behind event `e`; kNotLost when it never was after it.
+  auto emptied_after = [&](size_t e) {
+    const auto it = std::upper_bound(emptied.begin(), emptied.end(), e);
+    return it == emptied.end() ? kNotLost : *it;
+  };
   for (size_t e = 0; e < history.events.size(); ++e) {
     if (const auto* push = std::get_if<history::PushEvent>(&history.events[e])) {
       const std::span<const uint32_t> keys = keys_->frames(e);
@@ -117,10 +124,12 @@ void Verdicts::build(const history::History& history) {
           stored_offset = push->base_offset + static_cast<int64_t>(j);
           stored_event = e;
           o = Outcome{f.message_id, Kind::queued, e, stored_offset, push->broker};
-        } else if (duplicate_of[j] >= 0 && duplicate_of[j] == stored_offset) {
+        } else if (duplicate_of[j] >= 0 && duplicate_of[j] == stored_offset && emptied_after(stored_event) > e) {
           // Pushed again after a lost connection, the frame found its own
           // commit: queued where it landed (docs/semantics.md §2.4).
           o = Outcome{f.message_id, Kind::queued, stored_event, stored_offset, push->broker};
+          // A loss after the last event comes before no fetch: nothing to read since.
+          if (const size_t lost = emptied_after(e); lost < history.events.size()) o.lost_at = lost;
         } else if (duplicate_of[j] >= 0) {
           o = Outcome{f.message_id, Kind::duplicate, e, duplicate_of[j], push->broker};
         }  // else: survived a duplicate round; a later push decides it
@@ -150,10 +159,15 @@ void Verdicts::build(const history::History& history) {
 
 std::vector<std::string> Verdicts::fetched_after(const Outcome& o, const history::ItemRecord& item) const {
   assert(o.kind == Kind::duplicate);
-  auto it = fetches_.find(FetchKey{o.broker, item.queue, item.partition, o.offset});
+  return fetched_from(o, o.offset, o.event_index + 1, item);
+}
+
+std::vector<std::string> Verdicts::fetched_from(const Outcome& o, int64_t offset, size_t from,
+                                                const history::ItemRecord& item) const {
+  auto it = fetches_.find(FetchKey{o.broker, item.queue, item.partition, offset});
   if (it == fetches_.end()) return {};
   const Fetches& f = it->second;
-  const auto pos = std::upper_bound(f.event_indices.begin(), f.event_indices.end(), o.event_index);
+  const auto pos = std::lower_bound(f.event_indices.begin(), f.event_indices.end(), from);
   if (pos == f.event_indices.end()) return {};
   std::vector<std::string> ids;
   for (const Fetched& read : f.suffix[static_cast<size_t>(pos - f.event_indices.begin())]) {
@@ -180,6 +194,16 @@ void Verdicts::add_frame_answer(const std::pmr::vector<Outcome>& outcomes, std::
         x.message_ids.emplace(o.message_id);
         x.because +=
             frame + " was queued at offset " + std::to_string(o.offset) + " by " + cite(o.event_index, own_step);
+        if (o.lost_at != kNotLost) {
+          // Emptied after the push that found the commit: the fetch may have read what came since.
+          x.statuses.insert("duplicate");
+          const std::vector<std::string> ids = fetched_from(o, o.offset, o.lost_at, item);
+          x.message_ids.insert(ids.begin(), ids.end());
+          x.because += ", which a later push found again, but storage was emptied before " + cite(o.lost_at, own_step) +
+                       (ids.empty() ? ", and no fetch of that offset since read an id"
+                                    : ", and the fetches of that offset since read id " +
+                                          join_or(std::set<std::string>(ids.begin(), ids.end())));
+        }
         break;
       case Kind::duplicate: {
         x.statuses.insert("duplicate");
@@ -289,6 +313,12 @@ bool Verdicts::accepts(const history::RequestRecord& request, size_t index, size
       case Kind::queued:
         status = leader == index ? "queued" : "duplicate";
         id_ok = id_ok || (number ? o.number == *number : o.message_id == response.message_id);
+        if (o.lost_at != kNotLost && response.status == "duplicate") {
+          status_ok = true;
+          if (id_ok) break;
+          const std::vector<std::string> ids = fetched_from(o, o.offset, o.lost_at, item);
+          id_ok = std::find(ids.begin(), ids.end(), response.message_id) != ids.end();
+        }
         break;
       case Kind::duplicate: {
         status = "duplicate";
