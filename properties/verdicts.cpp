@@ -21,6 +21,7 @@ constexpr size_t kFetchIdsMax = 4;
 
 bool Expected::accepts(const history::ResponseItem& response) const {
   if (!statuses.contains(response.status)) return false;
+  if (response.status == "duplicate" && queued_only_ids.contains(response.message_id)) return false;
   return response.status == "error" || message_ids.contains(response.message_id);
 }
 
@@ -40,9 +41,12 @@ std::string Expected::allowed() const {
   for (const std::string& status : statuses) {
     out += (out.empty() ? "" : ", or ") + status;
     if (status == "error") continue;
+    std::set<std::string> ids = message_ids;
+    if (status == "duplicate") {
+      for (const std::string& own : queued_only_ids) ids.erase(own);
+    }
     // accepts() wants an id of message_ids: with none, the status alone is never right.
-    out += message_ids.empty() ? std::string(" only with the original's id, which nothing read")
-                               : " with id " + join_or(message_ids);
+    out += ids.empty() ? std::string(" only with the original's id, which nothing read") : " with id " + join_or(ids);
   }
   return out;
 }
@@ -197,6 +201,7 @@ void Verdicts::add_frame_answer(const std::pmr::vector<Outcome>& outcomes, std::
         if (o.lost_at != kNotLost) {
           // Emptied after the push that found the commit: the fetch may have read what came since.
           x.statuses.insert("duplicate");
+          if (!as_follower) x.queued_only_ids.emplace(o.message_id);
           const std::vector<std::string> ids = fetched_from(o, o.offset, o.lost_at, item);
           x.message_ids.insert(ids.begin(), ids.end());
           x.because += ", which a later push found again, but storage was emptied before " + cite(o.lost_at, own_step) +
@@ -281,6 +286,7 @@ Expected Verdicts::expected(const history::RequestRecord& request, size_t index,
   if (leader == index) return x;
   // A follower echoes its leader's final id; it is never itself written (docs/semantics.md §2.5).
   if (x.statuses.erase("queued") > 0) x.statuses.insert("duplicate");
+  x.queued_only_ids.clear();  // the leader's own id is what a follower answers
   x.because = "it repeats the key of item " + std::to_string(leader) +
               " and answers as that item does, duplicate for queued: " + x.because;
   return x;
@@ -296,6 +302,7 @@ bool Verdicts::accepts(const history::RequestRecord& request, size_t index, size
   // follower of the leader (queued -> duplicate); each only compared.
   bool status_ok = false;
   bool id_ok = response.status == "error";
+  bool queued_only = false;  // the response names a queued_only_ids id as a duplicate's
   // The response's id number, when it is one of the history's responses:
   // compared with the frames' numbers instead of their strings.
   std::optional<uint32_t> number;
@@ -315,6 +322,8 @@ bool Verdicts::accepts(const history::RequestRecord& request, size_t index, size
         id_ok = id_ok || (number ? o.number == *number : o.message_id == response.message_id);
         if (o.lost_at != kNotLost && response.status == "duplicate") {
           status_ok = true;
+          const bool own = number ? o.number == *number : o.message_id == response.message_id;
+          queued_only = queued_only || (own && leader == index);
           if (id_ok) break;
           const std::vector<std::string> ids = fetched_from(o, o.offset, o.lost_at, item);
           id_ok = std::find(ids.begin(), ids.end(), response.message_id) != ids.end();
@@ -333,7 +342,7 @@ bool Verdicts::accepts(const history::RequestRecord& request, size_t index, size
     }
     status_ok = status_ok || response.status == status;
   }
-  return status_ok && id_ok;
+  return status_ok && id_ok && !queued_only;
 }
 
 }  // namespace qdt::properties

@@ -54,6 +54,9 @@ namespace qdt::properties {
 struct Expected {
   std::set<std::string> statuses;     // acceptable statuses; empty: nothing is acceptable
   std::set<std::string> message_ids;  // acceptable ids when queued or duplicate
+  // Ids acceptable with queued only: a frame's own id, once storage may have
+  // lost the commit a re-push found, names no duplicate's original.
+  std::set<std::string> queued_only_ids;
   std::string because;                // how the expectation was derived, in sentences, for failure details
   bool accepts(const history::ResponseItem& response) const;
   // What accepts() lets through, in words: "duplicate with id m1 or error",
