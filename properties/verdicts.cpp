@@ -21,8 +21,22 @@ constexpr size_t kFetchIdsMax = 4;
 
 bool Expected::accepts(const history::ResponseItem& response) const {
   if (!statuses.contains(response.status)) return false;
-  if (response.status == "duplicate" && queued_only_ids.contains(response.message_id)) return false;
-  return response.status == "error" || message_ids.contains(response.message_id);
+  if (response.status == "error" || message_ids.contains(response.message_id)) return true;
+  return (response.status == "queued" && queued_only_ids.contains(response.message_id)) ||
+         (response.status == "duplicate" && duplicate_only_ids.contains(response.message_id));
+}
+
+std::set<std::string> Expected::ids_for(const std::string& status) const {
+  std::set<std::string> ids = message_ids;
+  if (status == "queued") ids.insert(queued_only_ids.begin(), queued_only_ids.end());
+  if (status == "duplicate") ids.insert(duplicate_only_ids.begin(), duplicate_only_ids.end());
+  return ids;
+}
+
+std::set<std::string> Expected::all_ids() const {
+  std::set<std::string> ids = ids_for("queued");
+  ids.insert(duplicate_only_ids.begin(), duplicate_only_ids.end());
+  return ids;
 }
 
 std::string join_or(const std::set<std::string>& values) {
@@ -41,10 +55,7 @@ std::string Expected::allowed() const {
   for (const std::string& status : statuses) {
     out += (out.empty() ? "" : ", or ") + status;
     if (status == "error") continue;
-    std::set<std::string> ids = message_ids;
-    if (status == "duplicate") {
-      for (const std::string& own : queued_only_ids) ids.erase(own);
-    }
+    const std::set<std::string> ids = ids_for(status);
     // accepts() wants an id of message_ids: with none, the status alone is never right.
     out += ids.empty() ? std::string(" only with the original's id, which nothing read") : " with id " + join_or(ids);
   }
@@ -195,15 +206,17 @@ void Verdicts::add_frame_answer(const std::pmr::vector<Outcome>& outcomes, std::
         break;
       case Kind::queued:
         x.statuses.insert(as_follower ? "duplicate" : "queued");
-        x.message_ids.emplace(o.message_id);
         x.because +=
             frame + " was queued at offset " + std::to_string(o.offset) + " by " + cite(o.event_index, own_step);
-        if (o.lost_at != kNotLost) {
-          // Emptied after the push that found the commit: the fetch may have read what came since.
+        if (o.lost_at == kNotLost) {
+          x.message_ids.emplace(o.message_id);
+        } else {
+          // Emptied after the push that found the commit: the fetch may have
+          // read what came since, and answered a duplicate of it.
+          (as_follower ? x.duplicate_only_ids : x.queued_only_ids).emplace(o.message_id);
           x.statuses.insert("duplicate");
-          if (!as_follower) x.queued_only_ids.emplace(o.message_id);
           const std::vector<std::string> ids = fetched_from(o, o.offset, o.lost_at, item);
-          x.message_ids.insert(ids.begin(), ids.end());
+          x.duplicate_only_ids.insert(ids.begin(), ids.end());
           x.because += ", which a later push found again, but storage was emptied before " + cite(o.lost_at, own_step) +
                        (ids.empty() ? ", and no fetch of that offset since read an id"
                                     : ", and the fetches of that offset since read id " +
@@ -286,7 +299,9 @@ Expected Verdicts::expected(const history::RequestRecord& request, size_t index,
   if (leader == index) return x;
   // A follower echoes its leader's final id; it is never itself written (docs/semantics.md §2.5).
   if (x.statuses.erase("queued") > 0) x.statuses.insert("duplicate");
-  x.queued_only_ids.clear();  // the leader's own id is what a follower answers
+  // A follower answers duplicate with what its leader may answer queued.
+  x.duplicate_only_ids.insert(x.queued_only_ids.begin(), x.queued_only_ids.end());
+  x.queued_only_ids.clear();
   x.because = "it repeats the key of item " + std::to_string(leader) +
               " and answers as that item does, duplicate for queued: " + x.because;
   return x;
@@ -302,7 +317,6 @@ bool Verdicts::accepts(const history::RequestRecord& request, size_t index, size
   // follower of the leader (queued -> duplicate); each only compared.
   bool status_ok = false;
   bool id_ok = response.status == "error";
-  bool queued_only = false;  // the response names a queued_only_ids id as a duplicate's
   // The response's id number, when it is one of the history's responses:
   // compared with the frames' numbers instead of their strings.
   std::optional<uint32_t> number;
@@ -319,12 +333,17 @@ bool Verdicts::accepts(const history::RequestRecord& request, size_t index, size
         continue;
       case Kind::queued:
         status = leader == index ? "queued" : "duplicate";
-        id_ok = id_ok || (number ? o.number == *number : o.message_id == response.message_id);
-        if (o.lost_at != kNotLost && response.status == "duplicate") {
-          status_ok = true;
-          const bool own = number ? o.number == *number : o.message_id == response.message_id;
-          queued_only = queued_only || (own && leader == index);
-          if (id_ok) break;
+        if (o.lost_at == kNotLost) {
+          id_ok = id_ok || (number ? o.number == *number : o.message_id == response.message_id);
+          break;
+        }
+        // Storage may have lost the found commit: each id goes with its own status only (Expected).
+        status_ok = status_ok || response.status == "duplicate";
+        if (id_ok || response.status == "error") break;
+        if (response.status == status) {
+          id_ok = number ? o.number == *number : o.message_id == response.message_id;
+        }
+        if (!id_ok && response.status == "duplicate") {
           const std::vector<std::string> ids = fetched_from(o, o.offset, o.lost_at, item);
           id_ok = std::find(ids.begin(), ids.end(), response.message_id) != ids.end();
         }
@@ -342,7 +361,7 @@ bool Verdicts::accepts(const history::RequestRecord& request, size_t index, size
     }
     status_ok = status_ok || response.status == status;
   }
-  return status_ok && id_ok && !queued_only;
+  return status_ok && id_ok;
 }
 
 }  // namespace qdt::properties

@@ -54,10 +54,15 @@ namespace qdt::properties {
 struct Expected {
   std::set<std::string> statuses;     // acceptable statuses; empty: nothing is acceptable
   std::set<std::string> message_ids;  // acceptable ids when queued or duplicate
-  // Ids acceptable with queued only: a frame's own id, once storage may have
-  // lost the commit a re-push found, names no duplicate's original.
-  std::set<std::string> queued_only_ids;
   std::string because;                // how the expectation was derived, in sentences, for failure details
+  // Ids acceptable with one status only: once storage may have lost the
+  // commit a re-push found, the frame's own id is no duplicate's original and
+  // an id the fetch read since the loss is no queued frame's.
+  std::set<std::string> queued_only_ids;
+  std::set<std::string> duplicate_only_ids;
+  // The ids acceptable with `status`; with any status.
+  std::set<std::string> ids_for(const std::string& status) const;
+  std::set<std::string> all_ids() const;
   bool accepts(const history::ResponseItem& response) const;
   // What accepts() lets through, in words: "duplicate with id m1 or error",
   // "no answer" when no status is.
