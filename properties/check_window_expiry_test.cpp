@@ -107,17 +107,20 @@ history::PushEvent pushed_again(HistoryBuilder& b, size_t n) {
 }
 
 TEST(WindowExpiry, AnIdStoredOnlyByACommitStorageLostIsNotStale) {
-  // p1 stores "a"; power fails under synchronous off; the broker pushes
-  // p1's frame again and emptied storage queues it anew with its own id.
+  // p1 stores "a"; power fails under synchronous off; p2 stores "b"; the
+  // broker pushes p1's frame again and storage queues it anew with its own id.
   HistoryBuilder b;
   b.push("p1", "q", "p", {"a"}).advance_seconds(3601).power_loss_off().advance_ms(5);
+  b.push("p2", "q", "p", {"b"}).advance_ms(5);
   history::PushEvent again = pushed_again(b, 0);
+  again.base_offset = 1;
   b.history().events.push_back(again);
   EXPECT_TRUE(check(b.history()).empty()) << show(check(b.history()));
   // Had storage kept the first commit, the frame would be stored twice under one id.
   history::History kept = b.history();
   kept.storage_crashes.clear();
-  std::get<history::PushEvent>(kept.events.back()).base_offset = 1;
+  nth<history::PushEvent>(kept, 1).base_offset = 1;  // p2's "b"
+  std::get<history::PushEvent>(kept.events.back()).base_offset = 2;
   const auto failures = check(kept);
   ASSERT_EQ(failures.size(), 1u) << show(failures);
   EXPECT_NE(failures[0].detail.find("already stored"), std::string::npos) << failures[0].detail;
