@@ -112,12 +112,12 @@ class WindowExpiry final : public PassChecker {
     if (origin == nullptr || !origin->delivered || origin->rejected) return;
     const std::optional<size_t> leader = leader_item(*origin, push.queue, push.partition, f.transaction_id);
     if (!leader || *leader >= origin->responses.size()) return;
-    if (repushed_after_loss(push, e, j)) return;
     const history::ResponseItem& got = origin->responses[*leader];
     const bool stale = std::any_of(ids.begin(), ids.end(), [&](const StoredId& stored) {
       return stored.event >= stretch_start_ && stored.message_id == got.message_id;
     });
     if (got.status == "queued" && !stale && got.message_id != history::kZeroUuid) return;
+    if (repushed_after_loss(push, e, j)) return;  // a scan of the later events: only for an answer to fault
     sink_.add(origin->step, label,
               what + " was queued as a new message because its key" + why + ", but item " + std::to_string(*leader) +
                   " of request " + std::to_string(origin->request) + " answered " + got.status + " " + got.message_id +
