@@ -265,6 +265,8 @@ Expected Verdicts::follower_answer(const history::RequestRecord& request, const 
     add_frame_answer(outcomes_[*frame], leader.message_id, item, true, request.step, leader_x);
     x.statuses.insert(leader_x.statuses.begin(), leader_x.statuses.end());
     x.message_ids.insert(leader_x.message_ids.begin(), leader_x.message_ids.end());
+    x.queued_only_ids.insert(leader_x.queued_only_ids.begin(), leader_x.queued_only_ids.end());
+    x.duplicate_only_ids.insert(leader_x.duplicate_only_ids.begin(), leader_x.duplicate_only_ids.end());
     x.because += (x.because.empty() ? "" : "; ") + prefix + leader_x.because;
   }
   return x;

@@ -274,6 +274,27 @@ TEST(Verdicts, AFrameWhoseFoundCommitIsLostBeforeTheFetchMayAnswerWhatTheFetchRe
   EXPECT_FALSE(y.accepts(answer("duplicate", own))) << y.because;
 }
 
+TEST(Verdicts, ALayerTwoFollowerOfAFoundCommitLostBeforeTheFetchAnswersAsItsLeaderMay) {
+  // p2 is fused behind p1's frame of "a"; the frame is pushed again, finds
+  // its own commit, and storage is emptied before the fetch, which reads nothing.
+  HistoryBuilder b;
+  b.configure("q", 60).fuse({{"p1", {{"q", "p", "a"}}}, {"p2", {{"q", "p", "a"}}}});
+  history::History h = b.history();
+  const std::string leader = request(h, "p1").responses[0].message_id;
+  ASSERT_EQ(request(h, "p2").responses[0].message_id, leader);
+  history::PushEvent again = push_again(h);
+  again.followers.clear();
+  h.events.push_back(again);
+  h.storage_crashes.push_back(emptying_crash(h.events.size()));
+  h.events.push_back(fetch_of_offset_0(history::kZeroUuid));
+  const history::RequestRecord& follower = request(h, "p2");
+  const Expected x = Verdicts(h).expected(follower, 0, 0);
+  EXPECT_TRUE(x.accepts(answer("duplicate", leader))) << x.because;
+  EXPECT_TRUE(x.accepts(answer("duplicate", history::kZeroUuid))) << x.because;
+  EXPECT_FALSE(x.accepts(answer("queued", leader))) << x.because;  // a follower is never written
+  EXPECT_FALSE(x.accepts(answer("duplicate", "m-other"))) << x.because;
+}
+
 // accepts() is the fast path model-agreement takes for every item: it must
 // agree with expected().accepts() on every answer, right or wrong.
 void expect_accepts_agrees(const history::History& h) {
