@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <set>
 #include <span>
 #include <string>
 #include <tuple>
@@ -99,12 +100,13 @@ class DuplicateId final : public PassChecker {
         const history::ResponseItem& got = r.responses[i];
         if (got.status != "duplicate") continue;
         const Expected want = verdicts.expected(r, i, leaders[i]);
-        if (!want.statuses.contains("duplicate") || want.message_ids.contains(got.message_id)) continue;
+        const std::set<std::string> ids = want.ids_for("duplicate");
+        if (!want.statuses.contains("duplicate") || ids.contains(got.message_id)) continue;
         sink_.add(r.step, partition_label(r.items[i].queue, r.items[i].partition),
                   "item " + std::to_string(i) + " (txn " + r.items[i].transaction_id +
                       ") was answered duplicate with id " + got.message_id + ", but " +
-                      (want.message_ids.empty() ? std::string("no id of the original could be known")
-                                                : "the original's id is " + join_or(want.message_ids)) +
+                      (ids.empty() ? std::string("no id of the original could be known")
+                                   : "the original's id is " + join_or(ids)) +
                       ": " + want.because);
       }
     }

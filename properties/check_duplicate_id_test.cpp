@@ -115,5 +115,30 @@ TEST(DuplicateId, OriginalIdAfterRetentionDeletedTheSegmentFails) {
   EXPECT_TRUE(has_failure(failures, kName, "p2", "q/p")) << show(failures);
 }
 
+TEST(DuplicateId, AFoundCommitLostBeforeTheFetchAnswersTheIdTheFetchRead) {
+  // p1's frame is pushed again after its answer was lost and finds its own
+  // commit; power fails under synchronous off before the broker's fetch,
+  // which reads nothing: duplicate with the zero id, and no other id.
+  HistoryBuilder b;
+  b.push("p1", "q", "p", {"a"});
+  history::History& h = b.history();
+  history::PushEvent again = nth<history::PushEvent>(h);
+  again.queued = false;
+  again.base_offset = -1;
+  again.duplicates = {{0, 0}};
+  h.events.push_back(again);
+  history::StorageCrash crash;
+  crash.event_index = h.events.size();
+  crash.synchronous = "off";
+  crash.integrity = "ok";
+  h.storage_crashes.push_back(crash);
+  h.events.push_back(history::FetchEvent{.queue = "q", .partition = "p", .offset = 0, .found = false,
+                                         .message_id = history::kZeroUuid});
+  request(h, "p1").responses[0] = {"duplicate", history::kZeroUuid, "a", "q"};
+  EXPECT_TRUE(check(h).empty()) << show(check(h));
+  request(h, "p1").responses[0].message_id = "m-other";
+  EXPECT_TRUE(has_failure(check(h), kName, "p1", "q/p")) << show(check(h));
+}
+
 }  // namespace
 }  // namespace qdt::properties

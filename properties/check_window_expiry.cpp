@@ -11,6 +11,12 @@
 //
 // created_at never decreases along offsets (the offsets property), so the
 // newest live occurrence decides whether any is in the window.
+//
+// Under synchronous off a power loss empties storage (properties/power_loss.h):
+// an id stored before it is stored no longer, so only ids stored since count
+// as stale; and a frame whose commit was lost and that the broker pushed again
+// after the loss (its answer had not reached it) answers what that later push
+// decided, which the checks of that push judge.
 #include <algorithm>
 #include <memory>
 #include <memory_resource>
@@ -26,6 +32,7 @@
 #include "properties/event_pass.h"
 #include "properties/failure_sink.h"
 #include "properties/key_ids.h"
+#include "properties/power_loss.h"
 #include "properties/step_index.h"
 #include "properties/storage_replay.h"
 
@@ -43,14 +50,22 @@ std::optional<size_t> leader_item(const history::RequestRecord& r, const std::st
 }
 
 class WindowExpiry final : public PassChecker {
+  struct StoredId {
+    std::string_view message_id;  // a view into the history
+    size_t event = 0;             // the push that queued it
+  };
+
  public:
   explicit WindowExpiry(const HistoryIndex& index)
       : PassChecker("window-expiry", {.replay = true}),
         h_(index.history()),
         steps_(index.steps()),
-        keys_(index.keys()) {
+        keys_(index.keys()),
+        emptied_(storage_emptied_at(h_)) {
     stored_ids_.resize(keys_.size());
   }
+
+  void storage_emptied(size_t e, const PassState& /*before*/) override { stretch_start_ = e; }
 
   void before(size_t e, const history::Event& event, const PassState& state) override {
     const auto* push = std::get_if<history::PushEvent>(&event);
@@ -59,7 +74,7 @@ class WindowExpiry final : public PassChecker {
     const PartitionReplay* partition = state.push_partition;
     const std::span<const uint32_t> keys = keys_.frames(e);
     for (size_t j = 0; partition != nullptr && j < push->frames.size(); ++j) {
-      const std::pmr::vector<std::string_view>& ids = stored_ids_[keys[j]];
+      const std::pmr::vector<StoredId>& ids = stored_ids_[keys[j]];
       if (ids.empty()) continue;  // a first occurrence: not a repeat
       const std::span<const int64_t> live = state.replay.live_offsets(keys[j]);
       const StoredMessage* newest = live.empty() ? nullptr : partition->at(*live.rbegin());
@@ -67,14 +82,14 @@ class WindowExpiry final : public PassChecker {
       judge_repeat(*push, e, j, window, newest, ids);
     }
     if (push->queued) {
-      for (size_t j = 0; j < push->frames.size(); ++j) stored_ids_[keys[j]].push_back(push->frames[j].message_id);
+      for (size_t j = 0; j < push->frames.size(); ++j) stored_ids_[keys[j]].push_back({push->frames[j].message_id, e});
     }
   }
 
  private:
   // Frame `j` of `push` repeats a key none of whose stored messages is in the window.
   void judge_repeat(const history::PushEvent& push, size_t e, size_t j, int64_t window, const StoredMessage* newest,
-                    const std::pmr::vector<std::string_view>& ids) {
+                    const std::pmr::vector<StoredId>& ids) {
     const history::FrameRecord& f = push.frames[j];
     const std::string label = partition_label(push.queue, push.partition);
     const std::string why =
@@ -98,20 +113,40 @@ class WindowExpiry final : public PassChecker {
     const std::optional<size_t> leader = leader_item(*origin, push.queue, push.partition, f.transaction_id);
     if (!leader || *leader >= origin->responses.size()) return;
     const history::ResponseItem& got = origin->responses[*leader];
-    const bool stale = std::find(ids.begin(), ids.end(), got.message_id) != ids.end();
+    const bool stale = std::any_of(ids.begin(), ids.end(), [&](const StoredId& stored) {
+      return stored.event >= stretch_start_ && stored.message_id == got.message_id;
+    });
     if (got.status == "queued" && !stale && got.message_id != history::kZeroUuid) return;
+    if (repushed_after_loss(push, e, j)) return;  // a scan of the later events: only for an answer to fault
     sink_.add(origin->step, label,
               what + " was queued as a new message because its key" + why + ", but item " + std::to_string(*leader) +
                   " of request " + std::to_string(origin->request) + " answered " + got.status + " " + got.message_id +
                   (stale ? ", an id already stored under the key" : "") + "; expected queued with a fresh id");
   }
 
+  // Whether storage was emptied after push `e` committed frame `j` and the
+  // frame was pushed again since: its commit is gone and its answer is that later push's.
+  bool repushed_after_loss(const history::PushEvent& push, size_t e, size_t j) const {
+    const auto lost = std::upper_bound(emptied_.begin(), emptied_.end(), e);
+    if (lost == emptied_.end()) return false;
+    const history::FrameRecord& f = push.frames[j];
+    for (size_t later = *lost; later < h_.events.size(); ++later) {
+      const auto* again = std::get_if<history::PushEvent>(&h_.events[later]);
+      if (again == nullptr || again->queue != push.queue || again->partition != push.partition) continue;
+      for (const history::FrameRecord& g : again->frames) {
+        if (g.origin_request == f.origin_request && g.message_id == f.message_id) return true;
+      }
+    }
+    return false;
+  }
+
   const history::History& h_;
   const StepIndex& steps_;
   const KeyIds& keys_;
-  // By key id, every id ever queued under the key (views into the history);
-  // empty until the key is first stored.
-  std::pmr::vector<std::pmr::vector<std::string_view>> stored_ids_{&arena_};
+  const std::vector<size_t> emptied_;  // storage_emptied_at
+  size_t stretch_start_ = 0;           // the first event since storage was last emptied
+  // By key id, every id ever queued under the key; empty until the key is first stored.
+  std::pmr::vector<std::pmr::vector<StoredId>> stored_ids_{&arena_};
 };
 
 }  // namespace

@@ -98,5 +98,63 @@ TEST(WindowExpiry, AnUnansweredRetryStillCounts) {
   EXPECT_TRUE(has_failure(check(h), kName, "p1", "q/p")) << show(check(h));
 }
 
+// Push event `n` again at the builder's clock, as a broker whose connection
+// died with the answer pushes the same frames again.
+history::PushEvent pushed_again(HistoryBuilder& b, size_t n) {
+  history::PushEvent again = nth<history::PushEvent>(b.history(), n);
+  again.now_ms = b.now_ms();
+  return again;
+}
+
+TEST(WindowExpiry, AnIdStoredOnlyByACommitStorageLostIsNotStale) {
+  // p1 stores "a"; power fails under synchronous off; p2 stores "b"; the
+  // broker pushes p1's frame again and storage queues it anew with its own id.
+  HistoryBuilder b;
+  b.push("p1", "q", "p", {"a"}).advance_seconds(3601).power_loss_off().advance_ms(5);
+  b.push("p2", "q", "p", {"b"}).advance_ms(5);
+  history::PushEvent again = pushed_again(b, 0);
+  again.base_offset = 1;
+  b.history().events.push_back(again);
+  EXPECT_TRUE(check(b.history()).empty()) << show(check(b.history()));
+  // Had storage kept the first commit, the frame would be stored twice under one id.
+  history::History kept = b.history();
+  kept.storage_crashes.clear();
+  nth<history::PushEvent>(kept, 1).base_offset = 1;  // p2's "b"
+  std::get<history::PushEvent>(kept.events.back()).base_offset = 2;
+  const auto failures = check(kept);
+  ASSERT_EQ(failures.size(), 1u) << show(failures);
+  EXPECT_NE(failures[0].detail.find("already stored"), std::string::npos) << failures[0].detail;
+}
+
+TEST(WindowExpiry, AFrameWhoseCommitWasLostAnswersWhatItsPushAfterTheLossDecided) {
+  // p2 repeats "a" after the window and is queued anew at offset 1, but the
+  // answer is lost with the connection when power fails under synchronous
+  // off; p3 stores "a" in the emptied storage, and p2's frame, pushed again,
+  // is a duplicate of it.
+  HistoryBuilder b;
+  b.push("p1", "q", "p", {"a"}).advance_seconds(3601).push("p2", "q", "p", {"a"});
+  b.advance_ms(5).power_loss_off().advance_ms(5).push("p3", "q", "p", {"a"}).advance_ms(5);
+  history::PushEvent again = pushed_again(b, 1);
+  again.queued = false;
+  again.base_offset = -1;
+  again.duplicates = {{0, 0}};
+  history::History& h = b.history();
+  const std::string since = request(h, "p3").responses[0].message_id;
+  history::FetchEvent fetch{.queue = "q", .partition = "p", .offset = 0, .found = true, .message_id = since,
+                            .transaction_id = "a"};
+  h.events.push_back(again);
+  h.events.push_back(fetch);
+  request(h, "p2").responses[0] = {"duplicate", since, "a", "q"};
+  EXPECT_TRUE(check(h).empty()) << show(check(h));
+  // With no loss, that answer is a false duplicate of a repeat after the window.
+  history::History kept = h;
+  kept.storage_crashes.clear();
+  EXPECT_TRUE(has_failure(check(kept), kName, "p2", "q/p")) << show(check(kept));
+  // And a loss the frame was never pushed again after does not excuse it.
+  history::History not_again = h;
+  not_again.events.resize(not_again.events.size() - 2);
+  EXPECT_TRUE(has_failure(check(not_again), kName, "p2", "q/p")) << show(check(not_again));
+}
+
 }  // namespace
 }  // namespace qdt::properties

@@ -8,6 +8,7 @@
 
 #include "model/model.h"
 #include "properties/failure_sink.h"
+#include "properties/power_loss.h"
 
 namespace qdt::properties {
 namespace {
@@ -20,7 +21,22 @@ constexpr size_t kFetchIdsMax = 4;
 
 bool Expected::accepts(const history::ResponseItem& response) const {
   if (!statuses.contains(response.status)) return false;
-  return response.status == "error" || message_ids.contains(response.message_id);
+  if (response.status == "error" || message_ids.contains(response.message_id)) return true;
+  return (response.status == "queued" && queued_only_ids.contains(response.message_id)) ||
+         (response.status == "duplicate" && duplicate_only_ids.contains(response.message_id));
+}
+
+std::set<std::string> Expected::ids_for(const std::string& status) const {
+  std::set<std::string> ids = message_ids;
+  if (status == "queued") ids.insert(queued_only_ids.begin(), queued_only_ids.end());
+  if (status == "duplicate") ids.insert(duplicate_only_ids.begin(), duplicate_only_ids.end());
+  return ids;
+}
+
+std::set<std::string> Expected::all_ids() const {
+  std::set<std::string> ids = ids_for("queued");
+  ids.insert(duplicate_only_ids.begin(), duplicate_only_ids.end());
+  return ids;
 }
 
 std::string join_or(const std::set<std::string>& values) {
@@ -39,9 +55,9 @@ std::string Expected::allowed() const {
   for (const std::string& status : statuses) {
     out += (out.empty() ? "" : ", or ") + status;
     if (status == "error") continue;
+    const std::set<std::string> ids = ids_for(status);
     // accepts() wants an id of message_ids: with none, the status alone is never right.
-    out += message_ids.empty() ? std::string(" only with the original's id, which nothing read")
-                               : " with id " + join_or(message_ids);
+    out += ids.empty() ? std::string(" only with the original's id, which nothing read") : " with id " + join_or(ids);
   }
   return out;
 }
@@ -80,6 +96,12 @@ void Verdicts::build(const history::History& history) {
   frames_.reserve(frames);
   outcomes_.reserve(frames);
   std::vector<int64_t> duplicate_of;  // per frame of the current push; one buffer for all
+  const std::vector<size_t> emptied = storage_emptied_at(history);
+  // The first event after storage was emptied behind event `e`; kNotLost when it never was after it.
+  auto emptied_after = [&](size_t e) {
+    const auto it = std::upper_bound(emptied.begin(), emptied.end(), e);
+    return it == emptied.end() ? kNotLost : *it;
+  };
   for (size_t e = 0; e < history.events.size(); ++e) {
     if (const auto* push = std::get_if<history::PushEvent>(&history.events[e])) {
       const std::span<const uint32_t> keys = keys_->frames(e);
@@ -117,10 +139,12 @@ void Verdicts::build(const history::History& history) {
           stored_offset = push->base_offset + static_cast<int64_t>(j);
           stored_event = e;
           o = Outcome{f.message_id, Kind::queued, e, stored_offset, push->broker};
-        } else if (duplicate_of[j] >= 0 && duplicate_of[j] == stored_offset) {
+        } else if (duplicate_of[j] >= 0 && duplicate_of[j] == stored_offset && emptied_after(stored_event) > e) {
           // Pushed again after a lost connection, the frame found its own
           // commit: queued where it landed (docs/semantics.md §2.4).
           o = Outcome{f.message_id, Kind::queued, stored_event, stored_offset, push->broker};
+          // A loss after the last event comes before no fetch: nothing to read since.
+          if (const size_t lost = emptied_after(e); lost < history.events.size()) o.lost_at = lost;
         } else if (duplicate_of[j] >= 0) {
           o = Outcome{f.message_id, Kind::duplicate, e, duplicate_of[j], push->broker};
         }  // else: survived a duplicate round; a later push decides it
@@ -150,10 +174,15 @@ void Verdicts::build(const history::History& history) {
 
 std::vector<std::string> Verdicts::fetched_after(const Outcome& o, const history::ItemRecord& item) const {
   assert(o.kind == Kind::duplicate);
-  auto it = fetches_.find(FetchKey{o.broker, item.queue, item.partition, o.offset});
+  return fetched_from(o, o.offset, o.event_index + 1, item);
+}
+
+std::vector<std::string> Verdicts::fetched_from(const Outcome& o, int64_t offset, size_t from,
+                                                const history::ItemRecord& item) const {
+  auto it = fetches_.find(FetchKey{o.broker, item.queue, item.partition, offset});
   if (it == fetches_.end()) return {};
   const Fetches& f = it->second;
-  const auto pos = std::upper_bound(f.event_indices.begin(), f.event_indices.end(), o.event_index);
+  const auto pos = std::lower_bound(f.event_indices.begin(), f.event_indices.end(), from);
   if (pos == f.event_indices.end()) return {};
   std::vector<std::string> ids;
   for (const Fetched& read : f.suffix[static_cast<size_t>(pos - f.event_indices.begin())]) {
@@ -177,9 +206,22 @@ void Verdicts::add_frame_answer(const std::pmr::vector<Outcome>& outcomes, std::
         break;
       case Kind::queued:
         x.statuses.insert(as_follower ? "duplicate" : "queued");
-        x.message_ids.emplace(o.message_id);
         x.because +=
             frame + " was queued at offset " + std::to_string(o.offset) + " by " + cite(o.event_index, own_step);
+        if (o.lost_at == kNotLost) {
+          x.message_ids.emplace(o.message_id);
+        } else {
+          // Emptied after the push that found the commit: the fetch may have
+          // read what came since, and answered a duplicate of it.
+          (as_follower ? x.duplicate_only_ids : x.queued_only_ids).emplace(o.message_id);
+          x.statuses.insert("duplicate");
+          const std::vector<std::string> ids = fetched_from(o, o.offset, o.lost_at, item);
+          x.duplicate_only_ids.insert(ids.begin(), ids.end());
+          x.because += ", which a later push found again, but storage was emptied before " + cite(o.lost_at, own_step) +
+                       (ids.empty() ? ", and no fetch of that offset since read an id"
+                                    : ", and the fetches of that offset since read id " +
+                                          join_or(std::set<std::string>(ids.begin(), ids.end())));
+        }
         break;
       case Kind::duplicate: {
         x.statuses.insert("duplicate");
@@ -223,6 +265,8 @@ Expected Verdicts::follower_answer(const history::RequestRecord& request, const 
     add_frame_answer(outcomes_[*frame], leader.message_id, item, true, request.step, leader_x);
     x.statuses.insert(leader_x.statuses.begin(), leader_x.statuses.end());
     x.message_ids.insert(leader_x.message_ids.begin(), leader_x.message_ids.end());
+    x.queued_only_ids.insert(leader_x.queued_only_ids.begin(), leader_x.queued_only_ids.end());
+    x.duplicate_only_ids.insert(leader_x.duplicate_only_ids.begin(), leader_x.duplicate_only_ids.end());
     x.because += (x.because.empty() ? "" : "; ") + prefix + leader_x.because;
   }
   return x;
@@ -257,6 +301,9 @@ Expected Verdicts::expected(const history::RequestRecord& request, size_t index,
   if (leader == index) return x;
   // A follower echoes its leader's final id; it is never itself written (docs/semantics.md §2.5).
   if (x.statuses.erase("queued") > 0) x.statuses.insert("duplicate");
+  // A follower answers duplicate with what its leader may answer queued.
+  x.duplicate_only_ids.insert(x.queued_only_ids.begin(), x.queued_only_ids.end());
+  x.queued_only_ids.clear();
   x.because = "it repeats the key of item " + std::to_string(leader) +
               " and answers as that item does, duplicate for queued: " + x.because;
   return x;
@@ -288,7 +335,20 @@ bool Verdicts::accepts(const history::RequestRecord& request, size_t index, size
         continue;
       case Kind::queued:
         status = leader == index ? "queued" : "duplicate";
-        id_ok = id_ok || (number ? o.number == *number : o.message_id == response.message_id);
+        if (o.lost_at == kNotLost) {
+          id_ok = id_ok || (number ? o.number == *number : o.message_id == response.message_id);
+          break;
+        }
+        // Storage may have lost the found commit: each id goes with its own status only (Expected).
+        status_ok = status_ok || response.status == "duplicate";
+        if (id_ok || response.status == "error") break;
+        if (response.status == status) {
+          id_ok = number ? o.number == *number : o.message_id == response.message_id;
+        }
+        if (!id_ok && response.status == "duplicate") {
+          const std::vector<std::string> ids = fetched_from(o, o.offset, o.lost_at, item);
+          id_ok = std::find(ids.begin(), ids.end(), response.message_id) != ids.end();
+        }
         break;
       case Kind::duplicate: {
         status = "duplicate";

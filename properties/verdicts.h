@@ -10,7 +10,13 @@
 // round and was never pushed again has no verdict. A frame queued at offset X
 // and later listed as a duplicate of X found its own commit (the broker pushed
 // it again after the connection died with the answer, maybe after attempts
-// that failed in between): it answers queued at X.
+// that failed in between): it answers queued at X. Unless a power loss
+// emptied storage between the commit and that push (properties/power_loss.h):
+// then X holds another frame written since, and the frame is a duplicate of
+// it. When storage is emptied after such a push, before the broker's fetch
+// told its own commit from another's, the fetch reads what storage holds
+// since: the frame may also answer duplicate with an id a fetch of X read
+// after the loss (docs/storage.md, power loss).
 //
 // An item whose request carries no frame of its key is a layer-2 follower
 // (docs/semantics.md §2.5): it must be named in some PushEvent's `followers` (request id and
@@ -49,6 +55,14 @@ struct Expected {
   std::set<std::string> statuses;     // acceptable statuses; empty: nothing is acceptable
   std::set<std::string> message_ids;  // acceptable ids when queued or duplicate
   std::string because;                // how the expectation was derived, in sentences, for failure details
+  // Ids acceptable with one status only: once storage may have lost the
+  // commit a re-push found, the frame's own id is no duplicate's original and
+  // an id the fetch read since the loss is no queued frame's.
+  std::set<std::string> queued_only_ids;
+  std::set<std::string> duplicate_only_ids;
+  // The ids acceptable with `status`; with any status.
+  std::set<std::string> ids_for(const std::string& status) const;
+  std::set<std::string> all_ids() const;
   bool accepts(const history::ResponseItem& response) const;
   // What accepts() lets through, in words: "duplicate with id m1 or error",
   // "no answer" when no status is.
@@ -91,7 +105,11 @@ class Verdicts {
     // that finds it again.
     int64_t stored_offset = -1;
     size_t stored_event = 0;
+    // queued by finding its own commit: the first event after storage was
+    // emptied behind that push, kNotLost when it never was.
+    size_t lost_at = kNotLost;
   };
+  static constexpr size_t kNotLost = SIZE_MAX;
   using FrameKey = RequestKey;  // (origin request, queue, partition, txn)
   struct FetchKey {
     uint32_t broker = 0;
@@ -132,6 +150,9 @@ class Verdicts {
   // it: a frame of another key at the offset is no original (its segment is
   // gone, storage emptied since the probe): the zero id (docs/semantics.md §2.6).
   std::vector<std::string> fetched_after(const Outcome& o, const history::ItemRecord& item) const;
+  // The same for a fetch of (o.broker, offset) at event index `from` or later.
+  std::vector<std::string> fetched_from(const Outcome& o, int64_t offset, size_t from,
+                                        const history::ItemRecord& item) const;
 
   // The indexes only grow while the verdicts are built and are freed
   // together: their nodes and outcome lists come from one arena, not one

@@ -187,6 +187,114 @@ TEST(Verdicts, FrameThatFindsItsOwnCommitStaysQueued) {
   EXPECT_FALSE(y.accepts(answer("queued", id))) << y.because;
 }
 
+// p1's frame of "a" committed at offset 0, then the broker pushes it again
+// (its connection died with the answer) and storage names offset 0.
+history::PushEvent push_again(const history::History& h) {
+  history::PushEvent again = std::get<history::PushEvent>(h.events[1]);  // after the configure
+  again.queued = false;
+  again.base_offset = -1;
+  again.duplicates = {{0, 0}};
+  return again;
+}
+
+history::FetchEvent fetch_of_offset_0(const std::string& message_id) {
+  history::FetchEvent f;
+  f.queue = "q";
+  f.partition = "p";
+  f.offset = 0;
+  f.found = message_id != history::kZeroUuid;
+  f.message_id = message_id;
+  f.transaction_id = f.found ? "a" : "";
+  return f;
+}
+
+history::StorageCrash emptying_crash(size_t event_index) {
+  history::StorageCrash crash;
+  crash.event_index = event_index;
+  crash.synchronous = "off";
+  crash.integrity = "ok";
+  return crash;
+}
+
+void expect_accepts_agrees(const history::History& h);
+
+TEST(Verdicts, AFrameWhoseCommitStorageLostBeforeTheRepushIsADuplicateOfWhatCameSince) {
+  // Power lost under synchronous off after p1 committed; p2 stores "a" at
+  // offset 0 of the emptied storage; p1's re-push finds p2's frame there.
+  HistoryBuilder b;
+  b.configure("q", 60).push("p1", "q", "p", {"a"}).advance_ms(5).power_loss_off().advance_ms(5);
+  b.push("p2", "q", "p", {"a"});
+  history::History h = b.history();
+  ASSERT_EQ(nth<history::PushEvent>(h, 1).base_offset, 0);
+  const std::string own = request(h, "p1").responses[0].message_id;
+  const std::string since = request(h, "p2").responses[0].message_id;
+  h.events.push_back(push_again(h));
+  h.events.push_back(fetch_of_offset_0(since));
+  const Expected x = Verdicts(h).expected(h.requests[0], 0, 0);
+  EXPECT_TRUE(x.accepts(answer("duplicate", since))) << x.because;
+  EXPECT_FALSE(x.accepts(answer("queued", own))) << x.because;  // that commit is gone
+  expect_accepts_agrees(h);
+  // With no loss the offset is the frame's own commit, and only queued is right.
+  h.storage_crashes.clear();
+  const Expected y = Verdicts(h).expected(h.requests[0], 0, 0);
+  EXPECT_TRUE(y.accepts(answer("queued", own))) << y.because;
+  EXPECT_FALSE(y.accepts(answer("duplicate", since))) << y.because;
+}
+
+TEST(Verdicts, AFrameWhoseFoundCommitIsLostBeforeTheFetchMayAnswerWhatTheFetchRead) {
+  // p1's re-push finds its own commit at offset 0; power is lost under
+  // synchronous off before the broker's fetch, which reads nothing.
+  HistoryBuilder b;
+  b.configure("q", 60).push("p1", "q", "p", {"a"});
+  history::History h = b.history();
+  const std::string own = request(h, "p1").responses[0].message_id;
+  h.events.push_back(push_again(h));
+  h.storage_crashes.push_back(emptying_crash(h.events.size()));
+  h.events.push_back(fetch_of_offset_0(history::kZeroUuid));
+  const Expected x = Verdicts(h).expected(h.requests[0], 0, 0);
+  EXPECT_TRUE(x.accepts(answer("queued", own))) << x.because;  // had the fetch come first
+  EXPECT_TRUE(x.accepts(answer("duplicate", history::kZeroUuid))) << x.because;
+  EXPECT_FALSE(x.accepts(answer("duplicate", own))) << x.because;  // its own id is no original's
+  EXPECT_FALSE(x.accepts(answer("error", history::kZeroUuid))) << x.because;
+  EXPECT_NE(x.allowed().find("duplicate with id " + std::string(history::kZeroUuid)), std::string::npos)
+      << x.allowed();
+  expect_accepts_agrees(h);
+  // A fetch before the loss read the frame's own commit: only the reads since the loss excuse a duplicate.
+  h.events.insert(h.events.end() - 1, fetch_of_offset_0(own));
+  h.storage_crashes.back().event_index += 1;
+  const Expected z = Verdicts(h).expected(h.requests[0], 0, 0);
+  EXPECT_FALSE(z.accepts(answer("duplicate", own))) << z.because;
+  EXPECT_TRUE(z.accepts(answer("duplicate", history::kZeroUuid))) << z.because;
+  expect_accepts_agrees(h);
+  // With no loss the frame found its own commit: a duplicate is a false one.
+  h.storage_crashes.clear();
+  const Expected y = Verdicts(h).expected(h.requests[0], 0, 0);
+  EXPECT_TRUE(y.accepts(answer("queued", own))) << y.because;
+  EXPECT_FALSE(y.accepts(answer("duplicate", history::kZeroUuid))) << y.because;
+  EXPECT_FALSE(y.accepts(answer("duplicate", own))) << y.because;
+}
+
+TEST(Verdicts, ALayerTwoFollowerOfAFoundCommitLostBeforeTheFetchAnswersAsItsLeaderMay) {
+  // p2 is fused behind p1's frame of "a"; the frame is pushed again, finds
+  // its own commit, and storage is emptied before the fetch, which reads nothing.
+  HistoryBuilder b;
+  b.configure("q", 60).fuse({{"p1", {{"q", "p", "a"}}}, {"p2", {{"q", "p", "a"}}}});
+  history::History h = b.history();
+  const std::string leader = request(h, "p1").responses[0].message_id;
+  ASSERT_EQ(request(h, "p2").responses[0].message_id, leader);
+  history::PushEvent again = push_again(h);
+  again.followers.clear();
+  h.events.push_back(again);
+  h.storage_crashes.push_back(emptying_crash(h.events.size()));
+  h.events.push_back(fetch_of_offset_0(history::kZeroUuid));
+  const history::RequestRecord& follower = request(h, "p2");
+  const Expected x = Verdicts(h).expected(follower, 0, 0);
+  EXPECT_TRUE(x.accepts(answer("duplicate", leader))) << x.because;
+  EXPECT_TRUE(x.accepts(answer("duplicate", history::kZeroUuid))) << x.because;
+  EXPECT_FALSE(x.accepts(answer("queued", leader))) << x.because;  // a follower is never written
+  EXPECT_FALSE(x.accepts(answer("duplicate", "m-other"))) << x.because;
+}
+
 // accepts() is the fast path model-agreement takes for every item: it must
 // agree with expected().accepts() on every answer, right or wrong.
 void expect_accepts_agrees(const history::History& h) {

@@ -233,7 +233,7 @@ json model_answers_of(const history::History& h, const Blame& blame) {
                    {"got_status", a.got.status},
                    {"got_message_id", a.got.message_id},
                    {"model_statuses", a.want.statuses},
-                   {"model_message_ids", a.want.message_ids},
+                   {"model_message_ids", a.want.all_ids()},
                    {"model_on_arrival", a.model_on_arrival},
                    {"because", a.transaction_mismatch ? "the response names txn " + a.got.transaction_id : a.want.because},
                    {"agrees", a.agrees()},

@@ -278,11 +278,14 @@ std::string draw_run_id() {
 }
 
 // Drawn with first_pid() set, so that forked workers inherit both and never
-// take themselves for the first process (which starts the janitor).
+// take themselves for the first process (which starts the janitor). Never
+// destroyed: a Cluster held by a static that was made before the id (the
+// PostgreSQL world's, sim/world/pg_process.cpp) still names its databases by
+// it when exit() destroys that static, after the id's own destructor would have run.
 const std::string& run_id() {
   static_cast<void>(first_pid());
-  static const std::string id = draw_run_id();
-  return id;
+  static const std::string* const id = new std::string(draw_run_id());
+  return *id;
 }
 
 }  // namespace
