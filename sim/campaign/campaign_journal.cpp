@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <cstdio>
@@ -63,6 +64,17 @@ bool part_name_fits(const std::string& name, uint64_t run) {
   char canonical[64];
   std::snprintf(canonical, sizeof canonical, "part-r%04llu-w%02llu-%06llu.json", r, w, n);
   return static_cast<size_t>(used) == name.size() && name == canonical && r <= run;
+}
+
+// A part's write that never finished: write_file_atomically's temporary
+// (NAME.tmp-PID) left by a worker killed before its rename. Never a part,
+// so never read, and never deleted either.
+bool unfinished_part(const std::string& name) {
+  const size_t tmp = name.find(".json.tmp-");
+  if (tmp == std::string::npos) return false;
+  const std::string pid = name.substr(tmp + 10);
+  return !pid.empty() && pid.size() <= 10 && pid.find_first_not_of("0123456789") == std::string::npos &&
+         part_name_fits(name.substr(0, tmp + 5), UINT64_MAX);
 }
 
 // campaign.json read as any input is (bounded, a regular file, strict JSON),
@@ -305,7 +317,7 @@ std::optional<JournalState> read_journal(const std::string& out_dir, std::string
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
     const std::string name = entry.path().filename().string();
-    if (name.rfind("part-", 0) != 0) continue;
+    if (name.rfind("part-", 0) != 0 || unfinished_part(name)) continue;
     if (!part_name_fits(name, s.run)) {
       if (error) {
         *error = entry.path().string() + ": not a part name this journal's runs (0 to " + std::to_string(s.run) +

@@ -262,6 +262,22 @@ TEST(CampaignJournal, ARunCountPastTheNamesOrAPartOfALaterRunIsRefused) {
   fs::remove_all(dir);
 }
 
+TEST(CampaignJournal, APartWhoseWriteNeverFinishedIsNeitherReadNorDeleted) {
+  const std::string dir = fresh_dir();
+  const std::string part = one_part_journal(dir);
+  // A worker killed between writing a part and renaming it.
+  const std::string unfinished = dir + "/journal/part-r0000-w01-000003.json.tmp-4242";
+  std::ofstream(unfinished) << "{\"seeds_run\": 1, \"tru";
+  std::string error;
+  EXPECT_TRUE(read_journal(dir, &error)) << error;
+  EXPECT_TRUE(fs::exists(unfinished));
+  // Only that shape: anything else beside the parts is still refused.
+  fs::rename(unfinished, dir + "/journal/part-r0000-w01-000003.json.tmp-x");
+  EXPECT_FALSE(read_journal(dir, &error));
+  EXPECT_NE(error.find(".tmp-x: not a part name"), std::string::npos) << error;
+  fs::remove_all(dir);
+}
+
 TEST(CampaignJournal, AWriterNeverReplacesAnEarlierPart) {
   const std::string dir = fresh_dir();
   const std::string part = one_part_journal(dir);
