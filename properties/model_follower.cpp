@@ -63,7 +63,10 @@ void ModelFollower::apply(const history::Event& event) {
       if (row.base_offset <= row.end_offset) p.purge_rows(row.base_offset, row.end_offset);
     }
   } else if (const auto* ack = std::get_if<history::AckEvent>(&event)) {
-    if (ack->failed || !ack->acked) return;
+    // The model commits by its own resolution of the key, not storage's
+    // answer; an answer storage could not give (failed, unreadable) changed
+    // nothing, and ack-resolution reports the unreadable one.
+    if (ack->failed || !ack->answer_problem.empty()) return;
     partition(ack->queue, ack->partition).record_ack(ack->consumer_group, ack->transaction_id);
   }
   // Fetches and reads change nothing.

@@ -2,9 +2,9 @@
 // A model::Model fed a history's events in commit order and made to follow
 // storage where storage decided: a queued push is written, a duplicate or
 // failed one is not; the segments a retention pass or a delete_segment fault
-// removed are removed; the rows a purge step removed are removed; an ack's
-// resolved offset counts towards "fully acknowledged". Failed events change
-// nothing.
+// removed are removed; the rows a purge step removed are removed; an ack
+// commits its group's offset by the model's own resolution of the key
+// (docs/semantics.md §2.9). Failed events change nothing.
 //
 // Checkers ask the model what an event should have done *before* apply()ing
 // it, so one divergence is reported once instead of poisoning every later
