@@ -9,6 +9,8 @@
 #include <memory>
 #include <string>
 
+#include "impl/storage/postgres/cluster.h"
+#include "impl/storage/postgres/pg_connection.h"
 #include "impl/storage/postgres/pg_storage_test_env.h"
 
 namespace qdt::impl::postgres::testing {
@@ -146,6 +148,44 @@ TEST(PgFaults, TheSameFaultGivesTheSameAnswersOverFiveRepetitions) {
       EXPECT_EQ(again.waits_b, first.waits_b) << "repetition " << i;
     }
   }
+}
+
+// Someone else (a DBA, a failover) ends b's backend while b waits for a's
+// lock, and a's commit is the first to read b's connection: b's next wait is
+// the engine's error (connection lost), never an assertion.
+class OutsiderGate : public FaultGate {
+ public:
+  bool wait_busy_on_server(TxnKind kind, uint32_t attempt, ServerBackend& backend) override {
+    if (attempt == 1) {
+      PgConnPtr dba = postgres::testing::backend().cluster().connect("postgres");
+      PgResultPtr r(PQexec(dba.get(),
+                           "SELECT pg_catalog.pg_terminate_backend(pid) FROM pg_catalog.pg_stat_activity "
+                           "WHERE wait_event_type = 'Lock'"));
+      ended = r && PQresultStatus(r.get()) == PGRES_TUPLES_OK && PQntuples(r.get()) == 1;
+      // Let a run to its commit, which settles b's ended connection.
+      for (int i = 0; i < 50; ++i) boost::this_fiber::yield();
+    }
+    return FaultGate::wait_busy_on_server(kind, attempt, backend);
+  }
+  bool ended = false;
+};
+
+TEST(PgFaults, ABackendEndedByAnOutsiderWhileItWaitsIsAConnectionLost) {
+  ManualClock clock(kT0Ms);
+  auto run = backend().begin_run();
+  FaultGate gate_a;
+  OutsiderGate gate_b;
+  auto a = backend().connect(*run, "a", clock, &gate_a, {});
+  auto b = backend().connect(*run, "b", clock, &gate_b, {});
+  a->push(segment({"seed"}));
+  std::string out_a, out_b;
+  boost::fibers::fiber fa([&] { out_a = attempt(*a, segment({"ka"})); });
+  boost::fibers::fiber fb([&] { out_b = attempt(*b, segment({"kb"})); });
+  fa.join();
+  fb.join();
+  ASSERT_TRUE(gate_b.ended);
+  EXPECT_EQ(out_b.rfind("lost ", 0), 0u) << out_b;
+  EXPECT_TRUE(out_a == "queued@1" || out_a.rfind("lost ", 0) == 0) << out_a;
 }
 
 // The connection's backend changes with the reopening; its client name does not.

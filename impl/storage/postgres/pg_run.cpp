@@ -91,6 +91,11 @@ void PgRun::advance_clock(int64_t now_ms) {
 
 Progress PgRun::wait(Session& session) {
   Member& m = member(session);
+  // Reachable from the server: a DBA (or a failover) may end the backend while
+  // this fiber waited at the gate, and another fiber's settle saw it first.
+  if (!session.in_flight() && session.lost()) {
+    throw StorageError::connection_lost("postgres: session " + session.name() + " lost: the server ended its backend");
+  }
   assert(session.in_flight());
   if (m.state == State::returned) return Progress::returned;
   WaitOptions options = wait_;
@@ -144,8 +149,11 @@ bool control_bool(PGconn* control, const std::string& sql, const char* what) {
 
 void PgRun::terminate_backend(Session& session) {
   Member& m = member(session);
+  if (session.lost()) {
+    throw StorageError::connection_lost("postgres: session " + session.name() +
+                                        " lost before its fault: the server ended its backend");
+  }
   assert(!session.in_flight() && m.state == State::idle);
-  assert(!session.closed());
   // Signalled only: the server's own wait for the exit sleeps in steps of
   // 100 ms. A backend closes its socket after it has rolled back and released
   // its locks, so the connection's end of stream is the exit that matters.
@@ -160,6 +168,9 @@ void PgRun::terminate_backend(Session& session) {
 
 void PgRun::cancel_lock_wait(Session& session) {
   Member& m = member(session);
+  if (!session.in_flight() && session.lost()) {
+    throw StorageError::connection_lost("postgres: session " + session.name() + " lost: the server ended its backend");
+  }
   assert(session.in_flight() && m.state == State::blocked);
   const std::string sql = "SELECT pg_catalog.pg_cancel_backend(" + std::to_string(session.backend_pid()) + ")";
   if (!control_bool(shared_.control, sql, "cancel a statement")) {

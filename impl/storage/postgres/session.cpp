@@ -183,6 +183,7 @@ void Session::drain_ready_results() {
     // backend): nothing is in flight any more, and the next send says closed.
     in_flight_ = false;
     returned_ = false;
+    lost_ = true;
     throw StorageError::connection_lost("postgres: session " + name_ + " lost: " + PQerrorMessage(conn_.get()));
   }
   while (!PQisBusy(conn_.get())) {

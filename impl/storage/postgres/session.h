@@ -74,6 +74,9 @@ class Session {
   bool in_transaction() const { return !closed() && PQtransactionStatus(conn_.get()) != PQTRANS_IDLE; }
   // The server closed the connection and libpq knows it.
   bool closed() const { return PQstatus(conn_.get()) == CONNECTION_BAD; }
+  // The connection ended under a statement, seen by whichever fiber drained
+  // it (another fiber's settle may be the one that saw it).
+  bool lost() const { return lost_ || closed(); }
 
   // Sends one parameterised statement, or without parameters a simple query
   // that may hold several (a BEGIN with its settings). Throws StorageError when it cannot be
@@ -126,6 +129,7 @@ class Session {
   int backend_pid_ = 0;
   bool in_flight_ = false;
   bool returned_ = false;
+  bool lost_ = false;
   StatementOutcome outcome_;
   std::unordered_map<std::string, std::string> prepared_;
 };
