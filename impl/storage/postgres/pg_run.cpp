@@ -30,6 +30,13 @@ bool PgRun::others_outside_transactions(const Session& session) const {
   return true;
 }
 
+bool PgRun::another_blocked(const Session& session) const {
+  for (const Member& m : members_) {
+    if (m.session != &session && m.state == State::blocked) return true;
+  }
+  return false;
+}
+
 void PgRun::attach(Session& session) {
   for (const Member& m : members_) assert(m.session->name() != session.name() && "client names are unique in a run");
   Member m;

@@ -68,6 +68,10 @@ class PgRun {
   // Whether every other session of the run is idle outside a transaction:
   // then none holds a lock, and `session` may prepare a statement.
   bool others_outside_transactions(const Session& session) const;
+  // Whether another session of the run waits for a lock on the server. SQL
+  // without qdt's turns holds back a transaction's first statement while one
+  // does, so one commit never wakes two waiters that then race (§9.4).
+  bool another_blocked(const Session& session) const;
 
   // A session of the run joins (by its client name, unique in the run; its
   // server process is placed on the run's CPU) and leaves.

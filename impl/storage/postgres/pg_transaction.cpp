@@ -54,10 +54,24 @@ StatementOutcome PgTransaction::run(const std::string& sql, const std::vector<Pa
   assert(open_);
   const int64_t index = next_index_++;
   if (const int code = gate_.before_server_statement(kind_, index, kind, *this)) fail(injected(code, index, kind_));
+  if (index == 1 && !run_.own_sql()) hold_back_while_another_waits();
   StatementOutcome out = execute(sql, params);
   if (leaves_line) run_.settle(&session_);
   if (takes_lock) gate_.on_locked(kind_);
   return out;
+}
+
+void PgTransaction::hold_back_while_another_waits() {
+  // The session holds no lock yet (only BEGIN ran), so holding it back
+  // blocks nobody; it waits as a client waits for a lock (SQLite's BUSY),
+  // never through the server-side wait whose faults act on a sent statement.
+  for (uint32_t attempt = 1; run_.another_blocked(session_); ++attempt) {
+    if (!gate_.wait_busy(kind_, attempt)) {
+      fail(StorageError("postgres: client " + session_.name() + " gave up waiting for another client's lock wait in a " +
+                            txn_kind_name(kind_) + " transaction",
+                        kSqliteBusy));
+    }
+  }
 }
 
 StatementOutcome PgTransaction::run_ungated(const std::string& sql, const std::vector<Param>& params) {

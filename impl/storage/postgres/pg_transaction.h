@@ -53,6 +53,9 @@ class PgTransaction final : private ServerBackend {
 
  private:
   void finish(bool gated);
+  // SQL without qdt's turns: the first statement after BEGIN waits while
+  // another client of the run waits for a lock (PgRun::another_blocked).
+  void hold_back_while_another_waits();
   // `reads_clock` false: the statement cannot read the virtual clock (see
   // PgRun::clock_before).
   StatementOutcome execute(const std::string& sql, const std::vector<Param>& params, bool reads_clock = true);
