@@ -18,6 +18,7 @@
 #include "sim/base/rate_text.h"
 #include "sim/campaign/campaign_forks.h"
 #include "sim/campaign/campaign_schemas.h"
+#include "sim/campaign/judged_counts.h"
 #include "sim/campaign/seed_command.h"
 #include "sim/campaign/shard_set.h"
 #include "sim/scenario/coverage.h"
@@ -36,27 +37,15 @@ void add_metrics(json& totals, const json& metrics) {
                                   "storage_busy_waits", "storage_faults_injected", "storage_push_failures", "repeats_stored",
                                   "double_writes", "acks", "acks_answered"};
   for (const char* key : kSummed) totals[key] = totals.value(key, int64_t{0}) + metrics.value(key, int64_t{0});
+  for (const auto& [key, value] : metrics.items()) {
+    if (key.rfind("evidence.", 0) == 0) totals[key] = totals.value(key, int64_t{0}) + value.get<int64_t>();
+  }
   static const char* kCache[] = {"answers", "vouched", "hits", "hydrations_full", "hydrations_span",
                                  "evictions", "suppressed_partitions", "rebuilds"};
   for (const char* key : kCache) {
     const int64_t v = metrics.contains("cache") ? metrics["cache"].value(key, int64_t{0}) : 0;
     totals["cache_" + std::string(key)] = totals.value("cache_" + std::string(key), int64_t{0}) + v;
   }
-}
-
-std::vector<std::string> hollow_properties(const json& totals) {
-  std::vector<std::string> out;
-  const int64_t acks = totals.value("acks", int64_t{0});
-  if (acks > 0 && totals.value("acks_answered", int64_t{0}) == 0) {
-    out.push_back("judged 0 of " + std::to_string(acks) +
-                  " acks: every ack failed, so ack-resolution and the retention it drives judged nothing");
-  }
-  const int64_t pushes = totals.value("storage_pushes", int64_t{0});
-  if (pushes > 0 && totals.value("storage_push_failures", int64_t{0}) == pushes) {
-    out.push_back("judged 0 of " + std::to_string(pushes) +
-                  " storage pushes: every push transaction failed, so no property saw a stored message");
-  }
-  return out;
 }
 
 namespace {
@@ -210,6 +199,7 @@ Outcome report_campaign(const std::vector<json>& parts, const CampaignOptions& a
   if (a.require_coverage) summary["coverage_missing"] = missing;
   const std::vector<std::string> unjudged = hollow_properties(totals);
   if (!unjudged.empty()) summary["unjudged"] = unjudged;
+  summary["judged"] = judged_counts(totals);
   if (a.as_json) {
     std::cout << summary.dump(2) << "\n";
   } else {
@@ -236,6 +226,9 @@ Outcome report_campaign(const std::vector<json>& parts, const CampaignOptions& a
               << totals.value("storage_faults_injected", 0) << " faults injected, "
               << totals.value("storage_push_failures", 0) << " failed push transactions; acks judged "
               << totals.value("acks_answered", 0) << " of " << totals.value("acks", 0) << "\n";
+    if (const std::string text = unjudged_text(totals); !text.empty()) {
+      std::cout << "  not judged (the call failed): " << text << "\n";
+    }
     print_coverage(std::cout, report, a.coverage_table);
     if (!forking.is_null()) {
       std::cout << "  forking: " << forking["runs"].get<uint64_t>() << " fork runs at " << forking["forked_at"].size()

@@ -18,10 +18,6 @@ namespace qdt::sim {
 
 // Adds one run's integer metrics (docs/semantics.md §4, and the cache's as cache_*) to `totals`.
 void add_metrics(nlohmann::json& totals, const nlohmann::json& metrics);
-// What the summed metrics show was never judged although it happened (no
-// verdict is hollow, docs/semantics.md §9.4): one line each, e.g. "judged 0 of 412
-// acks: ...". Non-empty fails the campaign.
-std::vector<std::string> hollow_properties(const nlohmann::json& totals);
 
 // Merges `parts` (run_share summaries, or --json campaign summaries) and
 // prints the summary: JSON with options.as_json, else two lines of text.

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "sim/campaign/campaign_merge.h"
+#include "sim/campaign/judged_counts.h"
 #include "sim/campaign/failure_file.h"
 #include "sim/campaign/shrink.h"
 #include "sim/campaign/workload.h"
@@ -32,14 +33,28 @@ RC_GTEST_PROP(Workload, GeneratedScenariosAlwaysValidate, ()) {
 // Same seed, same document and same trace, in one process; another seed, another schedule.
 TEST(Campaign, APassOnNothingJudgedIsHollow) {
   // Every ack failed: ack-resolution judged none of them.
-  const auto acks = hollow_properties({{"acks", 412}, {"acks_answered", 0}, {"storage_pushes", 9}});
+  const auto acks = hollow_properties({{"evidence.ack-resolution.of", 412},
+                                       {"evidence.ack-resolution.judged", 0},
+                                       {"evidence.model-agreement.of", 9},
+                                       {"evidence.model-agreement.judged", 9}});
   ASSERT_EQ(acks.size(), 1u);
-  EXPECT_EQ(acks[0].rfind("judged 0 of 412 acks", 0), 0u) << acks[0];
-  const auto pushes = hollow_properties({{"storage_pushes", 7}, {"storage_push_failures", 7}});
+  EXPECT_EQ(acks[0], "judged 0 of 412 acks: every one failed, so ack-resolution judged nothing");
+  // Every push failed: each property reading storage pushes, in one line.
+  nlohmann::json pushes_failed;
+  for (const char* p : {"model-agreement", "no-double-write", "offsets"}) {
+    pushes_failed[std::string("evidence.") + p + ".of"] = 7;
+    pushes_failed[std::string("evidence.") + p + ".judged"] = 0;
+  }
+  const auto pushes = hollow_properties(pushes_failed);
   ASSERT_EQ(pushes.size(), 1u);
-  EXPECT_EQ(pushes[0].rfind("judged 0 of 7 storage pushes", 0), 0u) << pushes[0];
-  EXPECT_TRUE(hollow_properties({{"acks", 412}, {"acks_answered", 1}, {"storage_pushes", 7}}).empty());
-  EXPECT_TRUE(hollow_properties({{"acks", 0}, {"storage_pushes", 0}}).empty());
+  EXPECT_EQ(pushes[0].rfind("judged 0 of 7 storage pushes: every one failed, so model-agreement, no-double-write", 0), 0u)
+      << pushes[0];
+  EXPECT_EQ(unjudged_text(pushes_failed), "7 of 7 storage pushes");
+  // One judged event is enough; no events at all is nothing to judge.
+  EXPECT_TRUE(hollow_properties({{"evidence.ack-resolution.of", 412}, {"evidence.ack-resolution.judged", 1}}).empty());
+  EXPECT_TRUE(hollow_properties({{"evidence.ack-resolution.of", 0}}).empty());
+  EXPECT_EQ(judged_counts({{"evidence.ack-resolution.of", 3}})["ack-resolution"],
+            (nlohmann::json{{"of", 3}, {"judged", 0}}));
 }
 
 TEST(Campaign, SeedsAreDeterministic) {

@@ -4,6 +4,7 @@
 #include <iterator>
 #include <utility>
 
+#include "properties/evidence.h"
 #include "sim/scenario/repeat_metrics.h"
 
 namespace qdt::sim {
@@ -83,7 +84,7 @@ json run_metrics(World& world, int64_t timeouts, int64_t retries) {
     }
   }
   const RepeatCounts repeats = count_repeats(h);
-  return {{"requests", h.requests.size()},
+  json out = {{"requests", h.requests.size()},
           {"rejected_requests", rejected},
           {"items", items},
           {"queued", queued},
@@ -121,6 +122,13 @@ json run_metrics(World& world, int64_t timeouts, int64_t retries) {
           {"virtual_duration_ms", world.clock().now_ms()},
           {"scheduler_picks", world.scheduler_picks()},
           {"trace_lines", world.trace().lines()}};
+  // Per property: its events, and the ones that answered (a campaign that
+  // judged none of them is hollow, campaign_merge.h).
+  for (const properties::Evidence& e : properties::evidence_of(h)) {
+    out["evidence." + e.property + ".of"] = e.of;
+    out["evidence." + e.property + ".judged"] = e.judged;
+  }
+  return out;
 }
 
 }  // namespace qdt::sim
