@@ -20,7 +20,12 @@ std::string coverage_section(const json& summary) {
       << report.value("points", 0)
       << " reachability points reached (<code>QDT_REACHED</code> in the code and states read from each run's "
          "history; the catalogue is <code>sim/scenario/reach_points.cpp</code>). A point never reached is a state this "
-         "campaign never tested.</p>\n";
+         "campaign never tested.";
+  const json impossible = report.value("cannot_happen", json::array());
+  if (!impossible.empty()) {
+    out << " " << impossible.size() << " more cannot happen in this campaign (its engine, its cache), greyed below.";
+  }
+  out << "</p>\n";
   const json missing = summary.value("coverage_missing", json::array());
   if (!missing.empty()) {
     out << "<p class=\"fail\">Required by <code>--require-coverage</code> and never reached:";
@@ -36,9 +41,11 @@ std::string coverage_section(const json& summary) {
   const json rows = report.value("by_point", json::array());
   for (const json& row : rows) {
     const uint64_t seeds = row.value("seeds", uint64_t{0});
-    out << "<tr" << (seeds == 0 ? " class=\"unreached\"" : "") << "><td><code>"
-        << html_escape(row.value("name", std::string())) << "</code></td><td class=\"text\">"
-        << html_escape(row.value("means", std::string())) << "</td><td>" << seeds << "</td>";
+    const std::string why = row.value("cannot_happen", std::string());
+    const char* shade = !why.empty() ? " class=\"impossible\"" : seeds == 0 ? " class=\"unreached\"" : "";
+    out << "<tr" << shade << "><td><code>" << html_escape(row.value("name", std::string()))
+        << "</code></td><td class=\"text\">" << html_escape(row.value("means", std::string()))
+        << (why.empty() ? "" : " — cannot happen here: " + html_escape(why)) << "</td><td>" << seeds << "</td>";
     const json by_profile = row.value("by_profile", json::object());
     for (const std::string& p : profiles) out << "<td>" << by_profile.value(p, uint64_t{0}) << "</td>";
     out << "</tr>\n";

@@ -98,6 +98,7 @@ std::string page_begin(const std::string& title) {
          "tr.fault td{background:#f1f1ff}\n"
          // Not red: a coverage point never reached is a gap in the search, not a broken property.
          "tr.unreached td{background:#fff4d6}\n"
+         "tr.impossible td{color:#777}\n"
          "details>summary{cursor:pointer;margin:.5rem 0}\n"
          "ul.failures li{margin-bottom:.4rem}\n"
          "@media (max-width:600px){body{padding:.5rem}th,td{padding:.2rem .3rem;font-size:.8rem}"

@@ -178,7 +178,8 @@ Outcome report_campaign(const std::vector<json>& parts, const CampaignOptions& a
                   {"seed_hashes", hashes},
                   {"metrics", totals},
                   {"coverage", coverage}};
-  const json report = coverage_report(coverage);
+  const json report =
+      coverage_report(coverage, {a.engine == StorageEngineKind::postgres, chosen_cache_module() != nullptr});
   const std::vector<std::string> missing =
       a.require_coverage ? missing_points(report, a.required_points) : std::vector<std::string>{};
   summary["coverage_report"] = report;

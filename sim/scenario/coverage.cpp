@@ -101,8 +101,8 @@ std::optional<std::pair<std::string, std::string>> coverage_fault(const json& co
   return std::nullopt;
 }
 
-json coverage_report(const json& coverage) {
-  json report = {{"points", reach_points().size()}, {"profiles", json::object()}};
+json coverage_report(const json& coverage, const ReachContext& context) {
+  json report = {{"profiles", json::object()}};
   std::vector<std::string> profiles;
   for (const auto& [profile, p] : coverage.items()) {
     profiles.push_back(profile);
@@ -110,7 +110,9 @@ json coverage_report(const json& coverage) {
   }
   json by_point = json::array();
   json never = json::array();
+  json impossible = json::array();
   uint64_t reached = 0;
+  uint64_t possible = 0;
   for (const ReachPoint& point : reach_points()) {
     const std::string name(point.name);
     uint64_t seeds = 0;
@@ -121,12 +123,22 @@ json coverage_report(const json& coverage) {
       by_profile[profile] = n;
       seeds += n;
     }
-    if (seeds > 0) ++reached;
-    else never.push_back(name);
-    by_point.push_back({{"name", name}, {"means", std::string(point.means)}, {"seeds", seeds}, {"by_profile", by_profile}});
+    json row = {{"name", name}, {"means", std::string(point.means)}, {"seeds", seeds}, {"by_profile", by_profile}};
+    const std::optional<std::string_view> why = cannot_happen(point, context);
+    if (why && seeds == 0) {
+      impossible.push_back({{"name", name}, {"why", std::string(*why)}});
+      row["cannot_happen"] = std::string(*why);
+    } else {
+      ++possible;
+      if (seeds > 0) ++reached;
+      else never.push_back(name);
+    }
+    by_point.push_back(std::move(row));
   }
+  report["points"] = possible;
   report["reached"] = reached;
   report["never_reached"] = never;
+  report["cannot_happen"] = impossible;
   report["by_point"] = by_point;
   return report;
 }
@@ -134,6 +146,9 @@ json coverage_report(const json& coverage) {
 void print_coverage(std::ostream& out, const json& report, bool table) {
   out << "  coverage: " << report["reached"].get<uint64_t>() << " of " << report["points"].get<uint64_t>()
       << " reachability points reached";
+  if (report.contains("cannot_happen") && !report["cannot_happen"].empty()) {
+    out << " (" << report["cannot_happen"].size() << " cannot happen here)";
+  }
   if (!report["never_reached"].empty()) {
     out << "; never reached:";
     for (const json& name : report["never_reached"]) out << " " << name.get<std::string>();
@@ -151,6 +166,7 @@ void print_coverage(std::ostream& out, const json& report, bool table) {
     for (const std::string& p : profiles) {
       out << "  " << std::setw(static_cast<int>(p.size())) << row["by_profile"][p].get<uint64_t>();
     }
+    if (row.contains("cannot_happen")) out << "  (cannot happen here: " << row["cannot_happen"].get<std::string>() << ")";
     out << "\n";
   }
   out << "  " << std::left << std::setw(52) << "(seeds run)" << std::right << std::setw(8) << "";

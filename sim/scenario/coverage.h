@@ -16,6 +16,8 @@
 
 #include "impl/reached.h"
 
+#include "sim/scenario/reach_points.h"
+
 namespace qdt::sim {
 
 // The largest count a campaign summary may carry: summing a thousand
@@ -58,8 +60,11 @@ std::optional<std::pair<std::string, std::string>> coverage_fault(const nlohmann
 
 // Every catalogue point with its seeds, overall and per profile:
 //   {"points": N, "reached": n, "never_reached": [names],
+//    "cannot_happen": [{"name", "why"}],
 //    "profiles": {"PROFILE": seeds}, "by_point": [{"name", "means", "seeds", "by_profile": {…}}]}
-nlohmann::json coverage_report(const nlohmann::json& coverage);
+// Points that cannot happen in `context` count in neither `points` nor
+// `never_reached`; their rows carry "cannot_happen": why.
+nlohmann::json coverage_report(const nlohmann::json& coverage, const ReachContext& context = {});
 // One line (points reached, names never reached); with `table`, a row per point.
 void print_coverage(std::ostream& out, const nlohmann::json& report, bool table);
 

@@ -66,13 +66,43 @@ TEST(Coverage, SeedsAddUpPerProfileAndMergeAcrossParts) {
   EXPECT_FALSE(coverage_fault(merged));
 
   const json report = coverage_report(merged);
-  EXPECT_EQ(report["points"], reach_points().size());
+  EXPECT_EQ(report["points"], reach_points().size() - report["cannot_happen"].size());
   EXPECT_EQ(report["reached"], 3);
   EXPECT_EQ(report["profiles"]["default"], 3);
-  EXPECT_EQ(report["never_reached"].size(), reach_points().size() - 3);
+  EXPECT_EQ(report["never_reached"].size(), report["points"].get<size_t>() - 3);
   const std::vector<std::string> missing =
       missing_points(report, {"cache.vouched", "cache.declined", "purge.purged_rows", "window.widened"});
   EXPECT_EQ(missing, (std::vector<std::string>{"cache.declined", "window.widened"}));
+}
+
+// A point the campaign's engine or cache cannot reach is named with why,
+// and is neither a point to reach nor a required point missed.
+TEST(Coverage, PointsThatCannotHappenAreSetApartWithWhy) {
+  json coverage = json::object();
+  add_run_coverage(coverage, "default", json::array({"cache.vouched"}));
+  const json sqlite = coverage_report(coverage, {false, false});
+  const json postgres = coverage_report(coverage, {true, false});
+  const json foreign = coverage_report(coverage, {false, true});
+  const auto names = [](const json& report) {
+    std::set<std::string> out;
+    for (const json& p : report["cannot_happen"]) out.insert(p["name"].get<std::string>());
+    return out;
+  };
+  EXPECT_TRUE(names(sqlite).count("cache.foreign_vouched"));
+  EXPECT_FALSE(names(sqlite).count("power.torn_page_kept"));
+  EXPECT_TRUE(names(postgres).count("power.torn_page_kept"));
+  EXPECT_TRUE(names(postgres).count("fault.push_failed_at_statement_2"));
+  EXPECT_FALSE(names(postgres).count("fault.push_failed_at_statement_1"));
+  EXPECT_FALSE(names(postgres).count("storage.probe_skipped_by_watermark"));
+  EXPECT_TRUE(names(postgres).count("broker.repush_found_its_own_commit"));
+  EXPECT_FALSE(names(sqlite).count("broker.repush_found_its_own_commit"));
+  EXPECT_TRUE(names(foreign).count("cache.full_hydration"));
+  EXPECT_FALSE(names(foreign).count("cache.foreign_vouched"));
+  // A point reached anyway is counted as reached, never hidden.
+  EXPECT_FALSE(names(foreign).count("cache.vouched"));
+  EXPECT_EQ(foreign["reached"], 1);
+  EXPECT_TRUE(missing_points(postgres, {"power.torn_page_kept"}).empty());
+  EXPECT_EQ(missing_points(sqlite, {"power.torn_page_kept"}), std::vector<std::string>{"power.torn_page_kept"});
 }
 
 TEST(Coverage, AMergedSummaryWithBrokenCoverageIsRejectedWithItsPath) {

@@ -121,4 +121,26 @@ std::optional<size_t> reach_index(std::string_view name) {
   return std::nullopt;
 }
 
+std::optional<std::string_view> cannot_happen(const ReachPoint& point, const ReachContext& context) {
+  const auto starts = [&](std::string_view prefix) { return point.name.substr(0, prefix.size()) == prefix; };
+  if (context.postgres && starts("power.")) {
+    return "PostgreSQL has no power-loss disk (crash_storage is SQLite's VFS)";
+  }
+  if (context.postgres && starts("fault.push_failed_at_statement_") && point.name.back() >= '2') {
+    return "a push transaction on PostgreSQL is BEGIN, one call of the push function and COMMIT";
+  }
+  if (context.postgres && (point.name == "broker.repushed_after_lost_connection" ||
+                           point.name == "broker.repush_found_its_own_commit" ||
+                           point.name == "broker.fetch_again_after_lost_connection")) {
+    // The faults done to the server end a backend between statements, where
+    // the transaction's fate is known; none loses COMMIT's answer yet.
+    return "PostgreSQL's faults never leave a call's outcome unknown, so no broker sees a lost connection";
+  }
+  if (starts("cache.foreign_") && !context.foreign_cache) return "only a foreign cache's caller marks it (--cache-impl, --cache-lib)";
+  if (starts("cache.") && !starts("cache.foreign_") && context.foreign_cache) {
+    return "qdt's own cache does not run beside a foreign one";
+  }
+  return std::nullopt;
+}
+
 }  // namespace qdt::sim

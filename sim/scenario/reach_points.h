@@ -22,4 +22,13 @@ std::span<const ReachPoint> reach_points();
 // The catalogue index of `name`, nullopt when it is not a point.
 std::optional<size_t> reach_index(std::string_view name);
 
+// What a campaign ran on, for the points that cannot happen there.
+struct ReachContext {
+  bool postgres = false;       // the storage engine
+  bool foreign_cache = false;  // --cache-impl or --cache-lib
+};
+
+// Why `point` cannot happen in a campaign run in `context`; nullopt when it can.
+std::optional<std::string_view> cannot_happen(const ReachPoint& point, const ReachContext& context);
+
 }  // namespace qdt::sim

@@ -129,7 +129,13 @@ class PgStorage final : public StorageEngine {
                               std::optional<int64_t> assumed);
   PushResult push_probe_outside_lock(const SegmentPush& segment, const std::string& hashes, int64_t verified,
                                      std::optional<int64_t> assumed);
-  void fill_push_fallbacks(PgTransaction& tx, const SegmentPush& segment, PushResult& result);
+  // Foreign SQL: reads under the push's lock what qdt's keys would say; the
+  // partition's txns_start, or nothing when the partition has no row.
+  std::optional<int64_t> fill_push_fallbacks(PgTransaction& tx, const SegmentPush& segment, PushResult& result);
+  // Whether storage trusted the segment's watermark with `window_seconds` in
+  // force (the window guard, docs/semantics.md §2.11; foreign SQL without it trusts every one).
+  bool trusts_watermark(const SegmentPush& segment, int64_t window_seconds) const;
+  void mark_reached(const SegmentPush& segment, const PushResult& result, int64_t txns_start) const;
   void run_checked_probe(PgTransaction& tx, const SegmentPush& segment, const nlohmann::json& answer,
                          const std::string& hashes, PushResult& result);
 

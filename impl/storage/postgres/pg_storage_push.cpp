@@ -9,6 +9,7 @@
 #include "impl/storage/postgres/pg_sql.h"
 #include "impl/storage/postgres/pg_storage.h"
 #include "impl/storage/postgres/timestamp_text.h"
+#include "impl/storage/push_reach.h"
 
 namespace qdt::impl::postgres {
 namespace {
@@ -136,10 +137,30 @@ PushResult PgStorage::result_of(PgTransaction& tx, const SegmentPush& segment, c
     result.probe_ran = answer.at("qdtProbeRan").get<bool>();
     result.rows_scanned = answer.at("qdtRowsScanned").get<uint64_t>();
     run_checked_probe(tx, segment, answer, hashes, result);
-  } else {
-    fill_push_fallbacks(tx, segment, result);
+    mark_reached(segment, result, answer.value("qdtTxnsStart", int64_t{0}));
+  } else if (const std::optional<int64_t> txns_start = fill_push_fallbacks(tx, segment, result)) {
+    mark_reached(segment, result, *txns_start);
   }
   return result;
+}
+
+bool PgStorage::trusts_watermark(const SegmentPush& segment, int64_t window_seconds) const {
+  if (segment.p_verified < 0) return false;
+  // Foreign SQL without the window guard trusts every watermark it is sent.
+  const bool guarded = run_.own_sql() ? !(options_.variant == Variant::no_window_guard ||
+                                          options_.variant == Variant::shipped_meta_ttl)
+                                      : run_.interface().window_guard_one;
+  return !guarded || (segment.window_seconds_assumed >= 0 && window_seconds <= segment.window_seconds_assumed);
+}
+
+// The storage.* points as the SQLite engine marks them (impl/storage/push_reach.h),
+// from the answer and what the adapter read under the lock.
+void PgStorage::mark_reached(const SegmentPush& segment, const PushResult& result, int64_t txns_start) const {
+  if (options_.variant == Variant::skip_probe || options_.variant == Variant::probe_outside_lock) return;
+  if (result.window_seconds <= 0) return;
+  mark_watermark_reached({segment.p_verified, trusts_watermark(segment, result.window_seconds),
+                          result.last_offset_before, txns_start, result.window_seconds});
+  mark_duplicates_reached(segment.frames.size(), result.duplicates.size());
 }
 
 namespace {
@@ -201,10 +222,7 @@ std::vector<PushResult> PgStorage::push_bundle(const std::vector<SegmentPush>& s
 void PgStorage::run_checked_probe(PgTransaction& tx, const SegmentPush& segment, const nlohmann::json& answer,
                                   const std::string& hashes, PushResult& result) {
   if (!options_.checked_mode || options_.variant == Variant::skip_probe || result.window_seconds <= 0) return;
-  const bool unguarded = options_.variant == Variant::no_window_guard || options_.variant == Variant::shipped_meta_ttl;
-  const bool watermark_used =
-      segment.p_verified >= 0 &&
-      (unguarded || (segment.window_seconds_assumed >= 0 && result.window_seconds <= segment.window_seconds_assumed));
+  const bool watermark_used = trusts_watermark(segment, result.window_seconds);
   const int64_t txns_start = answer.at("qdtTxnsStart").get<int64_t>();
   if (!watermark_used || result.last_offset_before <= txns_start - 1) return;
   const StatementOutcome out = tx.run_ungated(
@@ -222,17 +240,19 @@ void PgStorage::run_checked_probe(PgTransaction& tx, const SegmentPush& segment,
 
 // A foreign implementation's answer carries none of qdt's keys: the clock is
 // the one the run wrote, the rest is read under the lock the push still holds.
-void PgStorage::fill_push_fallbacks(PgTransaction& tx, const SegmentPush& segment, PushResult& result) {
+std::optional<int64_t> PgStorage::fill_push_fallbacks(PgTransaction& tx, const SegmentPush& segment,
+                                                     PushResult& result) {
   result.now_ms = run_.clock_ms();
   const StatementOutcome out =
       tx.run_ungated(sql::kFindPartition, {Param::text(segment.queue), Param::text(segment.partition)});
-  if (out.rows.empty()) return;
+  if (out.rows.empty()) return std::nullopt;
   const int64_t last_offset = std::stoll(out.value(0, 1));
   const int64_t txns_start = std::stoll(out.value(0, 2));
   result.window_seconds = std::stoll(out.value(0, 3));
   result.last_offset_before = result.queued ? result.base_offset - 1 : last_offset;
   const int64_t from = std::max(segment.p_verified, txns_start - 1);
   result.probe_ran = result.window_seconds > 0 && result.last_offset_before > from;
+  return txns_start;
 }
 
 }  // namespace qdt::impl::postgres

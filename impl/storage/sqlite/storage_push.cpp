@@ -4,7 +4,7 @@
 #include <cassert>
 #include <stdexcept>
 
-#include "impl/reached.h"
+#include "impl/storage/push_reach.h"
 #include "impl/storage/sqlite/storage.h"
 
 namespace qdt::impl {
@@ -174,21 +174,15 @@ PushResult Storage::push_locked(Txn& tx, const SegmentPush& segment, int64_t now
       }
     }
     const int64_t from = std::max(watermark_used ? segment.p_verified : int64_t{-1}, row.txns_start - 1);
-    if (segment.p_verified >= 0 && !watermark_used) QDT_REACHED("storage.watermark_refused_by_window_guard");
-    if (watermark_used && segment.p_verified < row.txns_start - 1) QDT_REACHED("storage.purge_floor_above_watermark");
-    if (watermark_used && row.last_offset <= from) QDT_REACHED("storage.probe_skipped_by_watermark");
-    if (watermark_used && row.last_offset > from && from == segment.p_verified && from >= 0) {
-      QDT_REACHED("storage.probe_narrowed_by_watermark");
-    }
+    mark_watermark_reached({segment.p_verified, watermark_used, row.last_offset, row.txns_start, result.window_seconds});
     if (row.last_offset > from) {
       result.probe_ran = true;
       const uint64_t rows_before = counter_.rows;
       result.duplicates =
           probe(*probe_statement_, row.partition_id, from, since_ms, hashes, segment.frames.size(), true);
       result.rows_scanned = counter_.rows - rows_before;
+      mark_duplicates_reached(segment.frames.size(), result.duplicates.size());
       if (!result.duplicates.empty()) {
-        QDT_REACHED(result.duplicates.size() < segment.frames.size() ? "storage.partial_duplicate_segment"
-                                                                     : "storage.whole_segment_duplicate");
         tx.commit();  // wrote nothing: no offset bump, no segment, no sidecar row
         return result;
       }
