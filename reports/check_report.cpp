@@ -108,6 +108,27 @@ std::string check_html(const json& summary, const std::vector<json>& timelines, 
     out << "<dt>cache module</dt><dd><code>" << e(m["path"]) << "</code> (xxh128 <code>" << e(m["content_xxh128"])
         << "</code>), " << e(m["caller"]) << " caller</dd>\n";
   }
+  if (summary.contains("sql")) {
+    // Which SQL the verdicts are about, and what of qdt's contract it could not be asked.
+    const auto& q = summary["sql"];
+    const std::string named = q.value("named_as", std::string());
+    out << "<dt>SQL</dt><dd>" << (named.empty() ? std::string("qdt's own") : "<code>" + html_escape(named) + "</code>");
+    if (!q.value("content_xxh128", std::string()).empty()) out << " (xxh128 <code>" << e(q["content_xxh128"]) << "</code>)";
+    out << "</dd>\n";
+    for (const auto& m : q.value("cannot_express", nlohmann::json::array())) {
+      out << "<dt>cannot express</dt><dd>" << html_escape(m.get<std::string>()) << "</dd>\n";
+    }
+    const auto& metrics = summary.value("metrics", nlohmann::json::object());
+    out << "<dt>server messages</dt><dd>" << metrics.value("server_notices", 0) << " notices and "
+        << metrics.value("server_warnings", 0) << " warnings during the runs";
+    const auto lines = q.value("server_messages", nlohmann::json::array());
+    if (!lines.empty()) {
+      out << "; while the SQL was loaded:<ul>";
+      for (const auto& line : lines) out << "<li><code>" << html_escape(line.get<std::string>()) << "</code></li>";
+      out << "</ul>";
+    }
+    out << "</dd>\n";
+  }
   out << "<dt>seeds</dt><dd>" << e(summary["seeds_run"]) << " from seed " << e(summary["first_seed"]) << " (shard "
       << e(summary["shard"]) << ", " << e(summary["jobs"]) << " jobs)"
       << (summary.value("out_of_time", false) ? ", stopped by --time-budget" : "") << "</dd>\n"

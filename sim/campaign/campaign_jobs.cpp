@@ -141,6 +141,7 @@ json run_share(const CampaignOptions& a, impl::Variant variant, uint64_t worker,
       if (seed % shard_count != shard_index || (seed / shard_count) % workers != worker) continue;
       if (a.skip.count({profile, seed})) continue;  // finished by an earlier run (--resume)
       std::optional<SeedOutcome> ran;
+      const impl::postgres::ServerNotices heard = pg_server_messages();
       try {
         ran.emplace(check_seed(seed, profile, variant, a.interleave, a.schedule, a.checked_mode, a.engine));
       } catch (const std::exception& e) {
@@ -152,6 +153,11 @@ json run_share(const CampaignOptions& a, impl::Variant variant, uint64_t worker,
         return share;
       }
       SeedOutcome& o = *ran;
+      // The server's NOTICEs and WARNINGs during the seed: counted, never printed.
+      if (a.engine == StorageEngineKind::postgres && o.result.metrics.is_object()) {
+        o.result.metrics["server_notices"] = pg_server_messages().notices - heard.notices;
+        o.result.metrics["server_warnings"] = pg_server_messages().warnings - heard.warnings;
+      }
       ++done;
       if (tally) tally->add(worker, 1, o.passed ? 0 : 1);
       if (o.passed) {

@@ -24,6 +24,8 @@
 #include "sim/scenario/coverage.h"
 #include "sim/scenario/engine_support.h"
 #include "sim/world/cache_module_choice.h"
+#include "sim/world/pg_process.h"
+#include "sim/world/pg_sql_choice.h"
 
 namespace qdt::sim {
 
@@ -35,7 +37,7 @@ void add_metrics(json& totals, const json& metrics) {
                                   "timeouts", "retries", "storage_pushes", "probes_run", "probes_skipped",
                                   "sidecar_rows_scanned", "fused_segments", "storage_statements",
                                   "storage_busy_waits", "storage_faults_injected", "storage_push_failures", "repeats_stored",
-                                  "double_writes", "acks", "acks_answered"};
+                                  "double_writes", "acks", "acks_answered", "server_notices", "server_warnings"};
   for (const char* key : kSummed) totals[key] = totals.value(key, int64_t{0}) + metrics.value(key, int64_t{0});
   for (const auto& [key, value] : metrics.items()) {
     if (key.rfind("evidence.", 0) == 0) totals[key] = totals.value(key, int64_t{0}) + value.get<int64_t>();
@@ -49,6 +51,37 @@ void add_metrics(json& totals, const json& metrics) {
 }
 
 namespace {
+
+// Which SQL a PostgreSQL campaign ran and what it could not express, and
+// what the server said while this process loaded it; a merge of shards'
+// summaries keeps the first shard's.
+json sql_block(const std::vector<json>& parts) {
+  for (const json& part : parts) {
+    if (part.contains("sql") && !pg_process_started()) return part["sql"];
+  }
+  json lines = json::array();
+  for (const std::string& line : pg_server_messages().first) lines.push_back(line);
+  return {{"named_as", pg_sql_choice().foreign() ? storage_flags(StorageEngineKind::postgres) : std::string()},
+          {"content_xxh128", chosen_sql_content_hash()},
+          {"cannot_express", pg_sql_cannot_express()},
+          {"server_messages", lines}};
+}
+
+void print_sql_block(std::ostream& out, const json& sql, const json& totals) {
+  const std::string named = sql.value("named_as", std::string());
+  out << "  sql: " << (named.empty() ? std::string("qdt's own") : terminal_text(named.substr(named.find_first_not_of(' '))))
+      << (sql.value("content_xxh128", std::string()).empty() ? "" : " (xxh128 " + sql["content_xxh128"].get<std::string>() + ")");
+  for (const json& m : sql.value("cannot_express", json::array())) out << "; cannot express: " << terminal_text(m.get<std::string>());
+  out << "\n";
+  const int64_t notices = totals.value("server_notices", int64_t{0});
+  const int64_t warnings = totals.value("server_warnings", int64_t{0});
+  const json lines = sql.value("server_messages", json::array());
+  if (notices + warnings > 0 || !lines.empty()) {
+    out << "  server: " << notices << " notices and " << warnings << " warnings during the runs";
+    if (!lines.empty()) out << "; while loading the SQL, first: " << terminal_text(lines[0].get<std::string>());
+    out << " (all in --json: sql.server_messages)\n";
+  }
+}
 
 // A failure's cause (sim/campaign/triage.h): its first property, the kind
 // of step that failed it and the rule broken; summaries journaled before
@@ -201,6 +234,7 @@ Outcome report_campaign(const std::vector<json>& parts, const CampaignOptions& a
   const std::vector<std::string> unjudged = hollow_properties(totals);
   if (!unjudged.empty()) summary["unjudged"] = unjudged;
   summary["judged"] = judged_counts(totals);
+  if (a.engine == StorageEngineKind::postgres) summary["sql"] = sql_block(parts);
   if (a.as_json) {
     std::cout << summary.dump(2) << "\n";
   } else {
@@ -227,6 +261,7 @@ Outcome report_campaign(const std::vector<json>& parts, const CampaignOptions& a
               << totals.value("storage_faults_injected", 0) << " faults injected, "
               << totals.value("storage_push_failures", 0) << " failed push transactions; acks judged "
               << totals.value("acks_answered", 0) << " of " << totals.value("acks", 0) << "\n";
+    if (summary.contains("sql")) print_sql_block(std::cout, summary["sql"], totals);
     if (const std::string text = unjudged_text(totals); !text.empty()) {
       std::cout << "  not judged (the call failed): " << text << "\n";
     }

@@ -30,6 +30,19 @@ timeout 900 "$qdt" check --storage postgres --sql-dir "$checkout" --profile all 
 judged=$(sed -n 's/.*acks judged \([0-9]*\) of \([0-9]*\).*/\1 \2/p' "$tmp/out")
 read -r answered total <<<"$judged"
 [ -n "$total" ] && [ "$total" -gt 0 ] && [ "$answered" -gt 0 ] || fail "acks not judged: '$judged'"
+# The summary says which SQL ran; the notices its idempotent DDL raised are
+# the run's data, in the JSON with the file and line that raised them.
+grep -q "^  sql: --storage postgres --sql-dir '\?$checkout'\? (xxh128 [0-9a-f]\{32\})" "$tmp/out" ||
+  fail "no sql line naming the checkout: $(grep '^  sql' "$tmp/out")"
+timeout 300 "$qdt" check --storage postgres --sql-dir "$checkout" --profile default --seeds 2 --quiet --json \
+  >"$tmp/out.json" 2>"$tmp/err"
+python3 - "$tmp/out.json" <<'PY' || fail "the JSON summary does not carry the load's notices with their source"
+import json, sys
+sql = json.load(open(sys.argv[1]))["sql"]
+assert sql["content_xxh128"] and sql["named_as"].startswith(" --storage postgres --sql-dir"), sql
+assert any("NOTICE: " in m and "(in procedures/" in m for m in sql["server_messages"]), sql["server_messages"]
+PY
+! grep -Eq "^(NOTICE|WARNING|INFO): " "$tmp/err" || fail "the server's notices reached stderr with --json"
 
 # An ack that checks a lease qdt never holds answers an error: a finding.
 refusing="$tmp/refusing/server/sql"

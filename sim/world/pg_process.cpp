@@ -152,6 +152,13 @@ std::optional<std::string> start_pg_process_problem(const PgProcessOptions& opti
 
 impl::postgres::SessionTotals pg_server_totals() { return impl::postgres::session_totals(); }
 
+const impl::postgres::ServerNotices& pg_server_messages() { return impl::postgres::server_notices(); }
+
+std::vector<std::string> pg_sql_cannot_express() {
+  if (!holder().started || !pg_sql_choice().foreign()) return {};
+  return holder().backend->interface().missing_optional;
+}
+
 BareStatements::BareStatements() {
   if (!pg_server_pid()) throw std::logic_error("BareStatements needs this process's own cluster");
   conn_ = impl::postgres::connect_blocking(holder().server, "postgres");

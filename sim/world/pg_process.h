@@ -73,6 +73,13 @@ void give_back_pg_session(impl::StorageEngine* session);
 // trace, a hash or a decision.
 impl::postgres::SessionTotals pg_server_totals();
 
+// What the server said besides answers on this process's connections so far
+// (NOTICEs, WARNINGs, each attributed to a file and line or a statement),
+// and what the loaded SQL cannot express (the interface's missing parts):
+// the run's data, for summaries and pages, never echoed raw.
+const impl::postgres::ServerNotices& pg_server_messages();
+std::vector<std::string> pg_sql_cannot_express();
+
 // A connection of qdt bench's own to this process's throwaway cluster, its
 // backend on the calling thread's CPU as the run's are, that sends a
 // prepared `SELECT 1` one round trip at a time: what a statement costs the

@@ -9,12 +9,14 @@ namespace {
 
 ServerNotices g_notices;
 
-void count_notice(void*, const PGresult* result) {
+void count_notice(void* source_arg, const PGresult* result) {
+  const auto* source = static_cast<const std::string*>(source_arg);
   const char* severity = PQresultErrorField(result, PG_DIAG_SEVERITY_NONLOCALIZED);
   const std::string level = severity ? severity : "NOTICE";
   (level == "WARNING" ? g_notices.warnings : g_notices.notices) += 1;
   const char* text = PQresultErrorField(result, PG_DIAG_MESSAGE_PRIMARY);
-  const std::string line = level + ": " + (text ? text : "");
+  const std::string line =
+      level + ": " + (text ? text : "") + (source && !source->empty() ? " (in " + *source + ")" : "");
   if (g_notices.first.size() < ServerNotices::kKept &&
       std::find(g_notices.first.begin(), g_notices.first.end(), line) == g_notices.first.end()) {
     g_notices.first.push_back(line);
@@ -24,6 +26,10 @@ void count_notice(void*, const PGresult* result) {
 }  // namespace
 
 const ServerNotices& server_notices() { return g_notices; }
+
+void attribute_notices(PGconn* conn, const std::string* source) {
+  PQsetNoticeReceiver(conn, count_notice, const_cast<std::string*>(source));
+}
 
 PgConnPtr connect_blocking(const std::string& base, const std::string& dbname) {
   // The first dbname is expanded as a conninfo string or URL; the second only names the database.

@@ -42,11 +42,16 @@ PgConnPtr connect_blocking(const std::string& base, const std::string& dbname);
 struct ServerNotices {
   int64_t notices = 0;   // NOTICE, INFO, LOG, DEBUG
   int64_t warnings = 0;  // WARNING
-  // The first distinct messages, "SEVERITY: text", at most kKept.
+  // The first distinct messages, "SEVERITY: text (in SOURCE)", at most kKept.
   static constexpr size_t kKept = 16;
   std::vector<std::string> first;
 };
 const ServerNotices& server_notices();
+
+// Attributes what the server says on `conn` to `*source` as it reads then
+// (a file and line being loaded, the statement a session runs); null: to
+// nothing. `source` must outlive the connection or the next call.
+void attribute_notices(PGconn* conn, const std::string* source);
 
 // Runs `sql` (one or several statements, no parameters) and returns the last
 // result. Throws ClusterError naming `what` and the server's message.

@@ -71,13 +71,32 @@ Session::Session(const std::string& base, const std::string& dbname, std::string
     : conn_(connect_blocking(base, dbname)), name_(std::move(name)) {
   backend_pid_ = PQbackendPID(conn_.get());
   assert(backend_pid_ > 0);
+  attribute_notices(conn_.get(), &statement_label_);
   if (PQsetnonblocking(conn_.get(), 1) != 0) {
     throw ClusterError("postgres: cannot make session " + name_ + " non-blocking: " + PQerrorMessage(conn_.get()));
   }
 }
 
+namespace {
+
+// What a notice during `sql` is attributed to: the interface function it
+// calls ("queen.log_push_one_v1"), else its first word ("ROLLBACK").
+std::string statement_label(const std::string& sql) {
+  if (const size_t at = sql.find("queen."); at != std::string::npos) {
+    const size_t end = sql.find_first_of("( ", at);
+    return sql.substr(at, end == std::string::npos ? std::string::npos : end - at);
+  }
+  const size_t begin = sql.find_first_not_of(" \n");
+  if (begin == std::string::npos) return "";
+  const size_t end = sql.find_first_of(" ;\n", begin);
+  return sql.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+}
+
+}  // namespace
+
 void Session::send(const std::string& sql, const std::vector<Param>& params, bool may_prepare) {
   assert(!in_flight());
+  statement_label_ = statement_label(sql);
   if (closed()) {
     in_flight_ = false;
     throw StorageError("postgres: client " + name_ +

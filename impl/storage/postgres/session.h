@@ -130,6 +130,7 @@ class Session {
   bool in_flight_ = false;
   bool returned_ = false;
   bool lost_ = false;
+  std::string statement_label_;  // what the server's notices on it are attributed to
   StatementOutcome outcome_;
   std::unordered_map<std::string, std::string> prepared_;
 };

@@ -248,8 +248,16 @@ std::vector<std::string> apply_sql(PGconn* conn, const std::vector<SqlFile>& fil
                                    const std::vector<std::string>* called) {
   std::vector<std::string> warnings;
   exec_blocking(conn, std::string("SET search_path = ") + kLoadSearchPath, "setting the load search_path");
+  // Idempotent DDL raises NOTICEs: counted with the file and line that raised them.
+  std::string source;
+  attribute_notices(conn, &source);
+  struct Detach {
+    PGconn* conn;
+    ~Detach() { attribute_notices(conn, nullptr); }
+  } detach{conn};
   for (const SqlFile& file : files) {
     for (const SqlStatement& statement : split_statements(file.text)) {
+      source = file.name + ":" + std::to_string(statement.line);
       PgResultPtr result(PQexec(conn, statement.text.c_str()));
       const ExecStatusType status = PQresultStatus(result.get());
       if (status == PGRES_COPY_IN || status == PGRES_COPY_OUT || status == PGRES_COPY_BOTH) {
