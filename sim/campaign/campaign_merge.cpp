@@ -236,7 +236,8 @@ Outcome report_campaign(const std::vector<json>& parts, const CampaignOptions& a
               << totals.value("storage_faults_injected", 0) << " faults injected, "
               << totals.value("storage_push_failures", 0) << " failed push transactions; acks judged "
               << totals.value("acks_answered", 0) << " of " << totals.value("acks", 0) << "\n";
-    print_coverage(std::cout, report, a.coverage_table);
+    // The page and --json always carry coverage; the terminal shows it when asked.
+    if (a.coverage_table) print_coverage(std::cout, report, true);
     if (!forking.is_null()) {
       std::cout << "  forking: " << forking["runs"].get<uint64_t>() << " fork runs at " << forking["forked_at"].size()
                 << " rare points, " << fork_failures.size() << " failed; points only forks reached:";

@@ -174,7 +174,8 @@ int run_qdt(int argc, char** argv) {
   check_cmd->add_flag_callback("--unchecked", [&] { check_args.checked_mode = false; },
                                "Brokers' storage without checked mode (cache-transparency's re-probe): for throughput");
   check_cmd->add_flag("--coverage", check_args.coverage_table,
-                      "Print a row per reachability point: seeds that reached it, per profile");
+                      "After the summary, the reachability points reached and never reached, and a row per point: "
+                      "seeds that reached it, per profile (--json and --html carry it always)");
   check_cmd->add_flag("--require-coverage", check_args.require_coverage,
                       "Exit 1 when a point of the required list (sim/scenario/coverage_required.txt, or --coverage-list) was "
                       "never reached");
