@@ -10,6 +10,7 @@
 #include "sim/base/rate_text.h"
 #include "sim/base/fork_pool.h"
 #include "sim/base/outcome.h"
+#include "sim/base/shell_word.h"
 #include "sim/campaign/campaign.h"
 #include "sim/campaign/campaign_forks.h"
 #include "sim/campaign/campaign_journal.h"
@@ -179,8 +180,8 @@ json run_share(const CampaignOptions& a, impl::Variant variant, uint64_t worker,
           if (!a.as_json) {
             std::cout << "FAIL " << profile << " seed " << seed << ": " << o.signature << also_failed(f) << " — "
                       << f["detail"].get<std::string>() << "\n  shrunk to " << f["steps"] << " steps in "
-                      << f["shrink_runs"] << " replays: " << f["file"].get<std::string>()
-                      << "\n  replay: " << f["replay"].get<std::string>() << "\n" << std::flush;
+                      << f["shrink_runs"] << " replays: " << f["file"].get<std::string>() << "\n"
+                      << command_below("  ", "replay it", f["replay"].get<std::string>()) << std::flush;
           }
         }
       }
@@ -200,8 +201,8 @@ json run_share(const CampaignOptions& a, impl::Variant variant, uint64_t worker,
           if (!a.as_json) {
             std::cout << "FAIL " << profile << " seed " << seed << " forked at " << fork.point << " (fork "
                       << fork.fork << "): " << fork.run.signature << " — " << f["detail"].get<std::string>()
-                      << "\n  shrunk to " << f["steps"] << " steps: " << f["file"].get<std::string>()
-                      << "\n  replay: " << f["replay"].get<std::string>() << "\n" << std::flush;
+                      << "\n  shrunk to " << f["steps"] << " steps: " << f["file"].get<std::string>() << "\n"
+                      << command_below("  ", "replay it", f["replay"].get<std::string>()) << std::flush;
           }
         }
         share["fork_failures"].push_back(f);

@@ -18,6 +18,7 @@
 #include "sim/base/rate_text.h"
 #include "sim/campaign/campaign_forks.h"
 #include "sim/campaign/campaign_schemas.h"
+#include "sim/base/shell_word.h"
 #include "sim/campaign/seed_command.h"
 #include "sim/campaign/shard_set.h"
 #include "sim/scenario/coverage.h"
@@ -98,9 +99,9 @@ void print_triage(std::ostream& out, const json& failures, int max_shrinks) {
     out << "    " << members.size() << " × " << terminal_text(cause) << "\n";
     const auto shrunk = std::find_if(members.begin(), members.end(), [](const json* f) { return f->contains("file"); });
     if (shrunk != members.end()) {
-      out << "      " << terminal_text((**shrunk)["replay"].get<std::string>()) << "\n";
+      out << command_below("      ", "replay one", terminal_text((**shrunk)["replay"].get<std::string>()));
     } else if (members.front()->contains("check")) {
-      out << "      " << terminal_text((*members.front())["check"].get<std::string>()) << "   (shrinks it)\n";
+      out << command_below("      ", "shrink one", terminal_text((*members.front())["check"].get<std::string>()));
     }
   }
   if (causes.size() > kCausesListed) out << "    and " << causes.size() - kCausesListed << " more causes\n";
@@ -110,13 +111,14 @@ void print_triage(std::ostream& out, const json& failures, int max_shrinks) {
   }
   if (unshrunk.empty()) return;
   out << "  " << unshrunk.size() << " failing seed" << (unshrunk.size() == 1 ? "" : "s")
-      << " not shrunk (--max-shrinks " << max_shrinks << "); each shrinks with:\n";
+      << " not shrunk (--max-shrinks " << max_shrinks << "); each shrinks with the command below it:\n";
   constexpr size_t kListed = 5;
   for (size_t i = 0; i < std::min(unshrunk.size(), kListed); ++i) {
     const json& f = *unshrunk[i];
-    out << "    " << terminal_text(f["profile"].get<std::string>()) << " seed " << f["seed"].get<uint64_t>() << " ("
-        << terminal_text(f["property"].get<std::string>()) << "): " << terminal_text(f["check"].get<std::string>())
-        << "\n";
+    out << command_below("    ", terminal_text(f["profile"].get<std::string>()) + " seed " +
+                                   std::to_string(f["seed"].get<uint64_t>()) + " (" +
+                                   terminal_text(f["property"].get<std::string>()) + ")",
+                         terminal_text(f["check"].get<std::string>()));
   }
   if (unshrunk.size() > kListed) {
     out << "    and " << unshrunk.size() - kListed << " more (each with its command as \"check\" in --json)\n";
