@@ -17,6 +17,7 @@
 #include "sim/campaign/campaign_jobs.h"
 #include "sim/campaign/campaign_merge.h"
 #include "sim/campaign/campaign_options.h"
+#include "sim/campaign/campaign_resume.h"
 #include "sim/campaign/workload.h"
 #include "sim/cli/bench_command.h"
 #include "sim/cli/cli_checks.h"
