@@ -88,6 +88,7 @@ Outcome resume_campaign(CampaignOptions a, uint64_t jobs, const WallClock& wall,
   CampaignOptions resumed = state->options;
   resumed.as_json = a.as_json;
   resumed.quiet = a.quiet;
+  resumed.progress_terminal = a.progress_terminal;
   resumed.time_budget_s = a.time_budget_s;
   resumed.checked_mode = a.checked_mode;  // --unchecked: how it runs, not what (same digest)
   resumed.pg_url = a.pg_url;              // where it runs, not what
