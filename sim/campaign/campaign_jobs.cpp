@@ -282,8 +282,11 @@ Outcome run_campaign(const CampaignOptions& a, impl::Variant variant, uint64_t j
                                        [](const json& part) { return part.value("interrupted", false); });
   // A worker ended by a second Ctrl-C is the same interruption, its finished seeds journaled.
   if (interrupted || (!ran && stop_requested())) {
-    uint64_t seeds_ran = 0;
-    for (size_t i = first_run_part; i < parts.size(); ++i) seeds_ran += parts[i]["seeds_run"].get<uint64_t>();
+    std::optional<uint64_t> seeds_ran;
+    if (ran) {
+      seeds_ran = 0;
+      for (size_t i = first_run_part; i < parts.size(); ++i) *seeds_ran += parts[i]["seeds_run"].get<uint64_t>();
+    }
     std::cerr << interrupted_note(a, seeds_ran);
     return Outcome::interrupted;
   }

@@ -80,12 +80,11 @@ void end_stop_on_interrupt() {
 
 bool stop_requested() { return g_stop != nullptr && g_stop->load() != 0; }
 
-std::string interrupted_note(const CampaignOptions& options, uint64_t ran) {
-  const std::string seeds = std::to_string(ran) + (ran == 1 ? " seed" : " seeds");
-  if (!options.journal) {
-    return "interrupted after " + seeds + "; nothing was journaled (a campaign run with --out DIR resumes)\n";
-  }
-  return "interrupted after " + seeds + ", journaled; to run the rest" +
+std::string interrupted_note(const CampaignOptions& options, std::optional<uint64_t> ran) {
+  const std::string after =
+      ran ? "interrupted after " + std::to_string(*ran) + (*ran == 1 ? " seed" : " seeds") : "interrupted";
+  if (!options.journal) return after + "; nothing was journaled (a campaign run with --out DIR resumes)\n";
+  return after + (ran ? ", all journaled" : "; the seeds that finished are journaled") + "; to run the rest" +
          (options.pg_url.empty() ? "" : " (with --pg-url naming the server again)") + ":\n  " +
          resume_command(options) + "\n";
 }

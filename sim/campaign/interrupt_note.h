@@ -4,6 +4,7 @@
 // cleanly (exit 130) with the one command line that runs the rest (qdt check
 // --resume DIR and the engine's flags); a second SIGINT ends it at once.
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "sim/campaign/campaign_options.h"
@@ -27,7 +28,8 @@ void end_stop_on_interrupt();
 bool stop_requested();
 
 // What a campaign stopped by Ctrl-C prints on stderr after `ran` seeds of
-// this run: with a journal, the resume command alone on the last line.
-std::string interrupted_note(const CampaignOptions& options, uint64_t ran);
+// this run (unknown when a worker was ended before it could say): with a
+// journal, the resume command alone on the last line.
+std::string interrupted_note(const CampaignOptions& options, std::optional<uint64_t> ran);
 
 }  // namespace qdt::sim

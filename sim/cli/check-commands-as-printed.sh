@@ -29,7 +29,7 @@ pasteable() {
   local prev="" line
   while IFS= read -r line; do
     case "$line" in
-      *"qdt replay "* | *"qdt check "* | *"qdt explore"* | *"qdt promote "*)
+      *"qdt replay "* | *"qdt check "* | *"qdt explore"* | *"qdt promote "* | *"qdt help"*)
         case "${line#"${line%%[! ]*}"}" in "qdt "*) ;; *) fail "prose before a command on its line: $line" ;; esac
         bash -n -c "$line" 2>/dev/null || fail "not valid shell: $line"
         case "$prev" in *:) ;; *) fail "no prose line above: $prev / $line" ;; esac ;;
@@ -110,6 +110,16 @@ pasteable "$tmp/o"
 line=$(below "replay it" "$tmp/o" | head -1)
 [ -n "$line" ] || fail "explore-schedules printed no replay line"
 as_printed 1 "$line"
+
+# A refused command or option points at the help, alone on its line.
+for args in "check --sedds 5" "chekc" "--verison"; do
+  timeout 60 "$qdt" $args >"$tmp/o" 2>"$tmp/err"
+  [ $? -eq 2 ] || fail "qdt $args did not exit 2"
+  pasteable "$tmp/err"
+  line=$(sed -n 's/^  \(qdt help.*\)$/\1/p' "$tmp/err")
+  [ -n "$line" ] || fail "no help line for qdt $args: $(cat "$tmp/err")"
+  as_printed 0 "$line"
+done
 
 # A sweep's report regenerates it where it is, from anywhere.
 mkdir -p "$tmp/my sweeps"
