@@ -12,5 +12,7 @@ if [ -d "$bin_dir" ] && [ -w "$bin_dir" ]; then
   ln -sfn "$qdt" "$bin_dir/qdt"
   echo "qdt is on PATH: $bin_dir/qdt -> $qdt" >&2
 else
-  printf 'qdt is not on PATH (%s is not writable): run  export PATH=%q:"$PATH"\n' "$bin_dir" "$(dirname "$qdt")" >&2
+  # Single-quoted as qdt quotes the paths it prints, alone on the line below its prose.
+  quoted="'$(dirname "$qdt" | sed "s/'/'\\\\''/g")'"
+  printf 'qdt is not on PATH (%s is not writable); to put it there:\n  export PATH=%s:"$PATH"\n' "$bin_dir" "$quoted" >&2
 fi

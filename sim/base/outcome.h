@@ -9,6 +9,7 @@ enum class Outcome : int {
   held = 0,       // everything held
   failed = 1,     // a property or an expectation failed
   bad_input = 2,  // bad input or usage: nothing was run
+  interrupted = 130,  // stopped by Ctrl-C (128 + SIGINT, as a shell reports it); what finished is journaled
 };
 
 constexpr int status_number(Outcome outcome) { return static_cast<int>(outcome); }

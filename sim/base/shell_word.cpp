@@ -26,4 +26,8 @@ std::string shell_word(const std::string& word) {
   return out + "'";
 }
 
+std::string command_below(const std::string& indent, const std::string& prose, const std::string& command) {
+  return indent + prose + ":\n" + indent + "  " + command + "\n";
+}
+
 }  // namespace qdt::sim

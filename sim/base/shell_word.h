@@ -10,4 +10,10 @@ namespace qdt::sim {
 // "a/b.json" → a/b.json; "my dir/x" → 'my dir/x'; "it's" → 'it'\''s'.
 std::string shell_word(const std::string& word);
 
+// A command printed for a person to paste: the prose that says what it does
+// ends its own line, and the command stands alone on the next, two columns
+// further in, so selecting the line copies a command and nothing else.
+// ("  ", "replay it", CMD) → "  replay it:\n    CMD\n".
+std::string command_below(const std::string& indent, const std::string& prose, const std::string& command);
+
 }  // namespace qdt::sim

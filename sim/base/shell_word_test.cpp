@@ -22,5 +22,9 @@ TEST(ShellWord, AnythingTheShellReadsIsQuoted) {
   EXPECT_EQ(shell_word("=x"), "'=x'");
 }
 
+TEST(CommandBelow, TheCommandIsAloneOnItsLine) {
+  EXPECT_EQ(command_below("  ", "replay it", "qdt replay 'a b.json'"), "  replay it:\n    qdt replay 'a b.json'\n");
+}
+
 }  // namespace
 }  // namespace qdt::sim

@@ -7,15 +7,16 @@
 
 #include "reports/display_text.h"
 #include "sim/base/decimal_text.h"
-#include "sim/base/rate_text.h"
 #include "sim/base/fork_pool.h"
 #include "sim/base/outcome.h"
+#include "sim/base/shell_word.h"
 #include "sim/campaign/campaign.h"
 #include "sim/campaign/campaign_forks.h"
 #include "sim/campaign/campaign_journal.h"
 #include "sim/campaign/campaign_merge.h"
 #include "sim/campaign/failure_file.h"
 #include "sim/campaign/interrupt_note.h"
+#include "sim/campaign/progress_line.h"
 #include "sim/campaign/triage.h"
 #include "sim/campaign/workload.h"
 #include "sim/scenario/coverage.h"
@@ -123,7 +124,10 @@ json run_share(const CampaignOptions& a, impl::Variant variant, uint64_t worker,
   auto elapsed_s = [&] { return wall() - start; };
   const uint64_t total = a.seeds * profiles.size();
   uint64_t done = 0, failed = 0, shrinks = 0;
-  bool out_of_time = false;
+  bool out_of_time = false, stopped = false;
+  // Worker 0 speaks for all, from every worker's counts.
+  std::optional<ProgressLine> progress;
+  if (!a.quiet && worker == 0) progress.emplace(a.progress_terminal, total / shard_count, a.skip.size());
   json share = empty_share();
   RareForker forker(a.fork_rare_share, a.forks, variant, a.engine);
   if (forker.enabled()) {
@@ -134,21 +138,29 @@ json run_share(const CampaignOptions& a, impl::Variant variant, uint64_t worker,
                         a.journal ? campaign_key(a, variant, chosen_sql_content_hash(), chosen_cache_content_hash(),
                                                  chosen_cache_module() ? impl::cache_caller_name(chosen_cache_module()->caller) : "")
                                   : "");
-  double last_progress = 0;
   for (const std::string& profile : profiles) {
-    for (uint64_t i = 0; i < a.seeds && !out_of_time; ++i) {
+    for (uint64_t i = 0; i < a.seeds && !out_of_time && !stopped; ++i) {
       const uint64_t seed = a.first_seed + i;
       if (seed % shard_count != shard_index || (seed / shard_count) % workers != worker) continue;
       if (a.skip.count({profile, seed})) continue;  // finished by an earlier run (--resume)
+      if (stop_requested()) {
+        stopped = true;  // Ctrl-C: what finished is journaled below
+        break;
+      }
       std::optional<SeedOutcome> ran;
       const impl::postgres::ServerNotices heard = pg_server_messages();
       try {
         ran.emplace(check_seed(seed, profile, variant, a.interleave, a.schedule, a.checked_mode, a.engine));
       } catch (const std::exception& e) {
         // Not a finding: the engine or the machine failed under the seed (a
-        // server lost or out of connections). What finished is journaled.
+        // server lost or out of connections, or stopped by the same Ctrl-C).
+        // What finished is journaled.
         journal.checkpoint(true);
-        share["engine_error"] = {{"profile", profile}, {"seed", seed}, {"message", e.what()}};
+        if (stop_requested()) {
+          share["interrupted"] = true;
+        } else {
+          share["engine_error"] = {{"profile", profile}, {"seed", seed}, {"message", e.what()}};
+        }
         share["out_of_time"] = out_of_time;
         return share;
       }
@@ -183,10 +195,11 @@ json run_share(const CampaignOptions& a, impl::Variant variant, uint64_t worker,
         journal.checkpoint(f.contains("file"));
         if (f.contains("file")) {
           if (!a.as_json) {
+            if (!a.quiet) ProgressLine::erase(a.progress_terminal);
             std::cout << "FAIL " << profile << " seed " << seed << ": " << o.signature << also_failed(f) << " — "
                       << f["detail"].get<std::string>() << "\n  shrunk to " << f["steps"] << " steps in "
-                      << f["shrink_runs"] << " replays: " << f["file"].get<std::string>()
-                      << "\n  replay: " << f["replay"].get<std::string>() << "\n" << std::flush;
+                      << f["shrink_runs"] << " replays: " << f["file"].get<std::string>() << "\n"
+                      << command_below("  ", "replay it", f["replay"].get<std::string>()) << std::flush;
           }
         }
       }
@@ -204,31 +217,22 @@ json run_share(const CampaignOptions& a, impl::Variant variant, uint64_t worker,
           add_file(f, write_failure_file(fork.run, profile + "-fork" + std::to_string(fork.fork), variant, a.out_dir,
                                         a.engine));
           if (!a.as_json) {
+            if (!a.quiet) ProgressLine::erase(a.progress_terminal);
             std::cout << "FAIL " << profile << " seed " << seed << " forked at " << fork.point << " (fork "
                       << fork.fork << "): " << fork.run.signature << " — " << f["detail"].get<std::string>()
-                      << "\n  shrunk to " << f["steps"] << " steps: " << f["file"].get<std::string>()
-                      << "\n  replay: " << f["replay"].get<std::string>() << "\n" << std::flush;
+                      << "\n  shrunk to " << f["steps"] << " steps: " << f["file"].get<std::string>() << "\n"
+                      << command_below("  ", "replay it", f["replay"].get<std::string>()) << std::flush;
           }
         }
         share["fork_failures"].push_back(f);
       }
-      if (!a.quiet && worker == 0 && (elapsed_s() - last_progress > 1.0 || done * workers * shard_count >= total)) {
-        last_progress = elapsed_s();
-        // Worker 0 speaks for all, from every worker's counts.
-        const uint64_t all_done = tally ? tally->done() : done;
-        const uint64_t all_failed = tally ? tally->failed() : failed;
-        const double rate = all_done / std::max(elapsed_s(), 1e-9);
-        std::cerr << "[" << all_done << "/" << total / shard_count << "] failures " << all_failed << ", "
-                  << rate_text(rate) << " seeds/s, ~"
-                  << static_cast<int64_t>(std::max(0.0, static_cast<double>(total / shard_count) - all_done) /
-                                          std::max(rate, 1e-9))
-                  << " s left\n";
-      }
+      if (progress) progress->update(tally ? tally->done() : done, tally ? tally->failed() : failed, elapsed_s());
       if (a.time_budget_s > 0 && elapsed_s() > a.time_budget_s) out_of_time = true;
     }
   }
   journal.checkpoint(true);
   share["out_of_time"] = out_of_time;
+  if (stopped) share["interrupted"] = true;
   return share;
 }
 
@@ -265,21 +269,36 @@ Outcome run_campaign(const CampaignOptions& a, impl::Variant variant, uint64_t j
       return Outcome::bad_input;
     }
   }
-  print_resume_on_interrupt(a);
+  stop_on_interrupt();
   const double start = wall();
   // An earlier run's journaled seeds merge with this run's like another worker's.
   std::vector<json> parts = journaled;
+  const size_t first_run_part = parts.size();
+  std::optional<std::vector<json>> ran;
   if (jobs <= 1) {
-    parts.push_back(run_share(a, variant, 0, 1, wall));
+    ran.emplace(1, run_share(a, variant, 0, 1, wall));
   } else {
     SharedTally tally(jobs);
-    std::optional<std::vector<json>> workers =
-        run_forked(jobs, jobs, [&](size_t j) { return run_share(a, variant, j, jobs, wall, &tally); });
-    if (!workers) {
-      std::cerr << "error: a campaign worker failed\n";
-      return Outcome::bad_input;
+    ran = run_forked(jobs, jobs, [&](size_t j) { return run_share(a, variant, j, jobs, wall, &tally); });
+  }
+  if (!a.quiet) ProgressLine::erase(a.progress_terminal);
+  end_stop_on_interrupt();
+  if (ran) parts.insert(parts.end(), ran->begin(), ran->end());
+  const bool interrupted = std::any_of(parts.begin() + static_cast<std::ptrdiff_t>(first_run_part), parts.end(),
+                                       [](const json& part) { return part.value("interrupted", false); });
+  // A worker ended by a second Ctrl-C is the same interruption, its finished seeds journaled.
+  if (interrupted || (!ran && stop_requested())) {
+    std::optional<uint64_t> seeds_ran;
+    if (ran) {
+      seeds_ran = 0;
+      for (size_t i = first_run_part; i < parts.size(); ++i) *seeds_ran += parts[i]["seeds_run"].get<uint64_t>();
     }
-    parts.insert(parts.end(), workers->begin(), workers->end());
+    std::cerr << interrupted_note(a, seeds_ran);
+    return Outcome::interrupted;
+  }
+  if (!ran) {
+    std::cerr << "error: a campaign worker failed\n";
+    return Outcome::bad_input;
   }
   for (json& part : parts) {
     if (!part.contains("engine_error")) continue;
@@ -296,98 +315,6 @@ Outcome run_campaign(const CampaignOptions& a, impl::Variant variant, uint64_t j
   }
   const double wall_s = std::max(wall() - start, 1e-9);
   return report_campaign(parts, a, impl::variant_name(variant), jobs, wall_s, summary);
-}
-
-namespace {
-
-// Why the SQL this command names is not the SQL the journaled campaign ran
-// (nullopt: it is), compared by content.
-std::optional<std::string> sql_mismatch(const JournalState& state) {
-  std::string named;
-  try {
-    named = chosen_sql_content_hash();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  if (named == state.sql_content_hash) return std::nullopt;
-  if (state.sql_content_hash.empty()) {
-    return "the campaign ran on qdt's own SQL, not the SQL this command names (omit --sql-dir and --sql)";
-  }
-  // The journal's words are shown, never run: control and bidi characters go.
-  const std::string flags = reports::terminal_text(state.sql_named_as);
-  return "the campaign ran on SQL with content xxh128 " + state.sql_content_hash +
-         (named.empty() ? ", which this command does not name: qdt loads only the SQL its command line names"
-                        : ", not the SQL this command names (xxh128 " + named + ")") +
-         "; the journal says it was named with:" + flags;
-}
-
-// Why the cache module this command names is not the one the journaled
-// campaign ran (nullopt: it is), by content and caller.
-std::optional<std::string> cache_mismatch(const JournalState& state) {
-  const CacheModule* named = chosen_cache_module();
-  const std::string hash = named ? named->content_hash : "";
-  const std::string caller = named ? impl::cache_caller_name(named->caller) : "";
-  if (hash == state.cache_content_hash && caller == state.cache_caller) return std::nullopt;
-  if (state.cache_content_hash.empty()) {
-    return std::string("the campaign ran on qdt's own cache, not the cache module this command names (omit --cache-impl and --cache-lib)");
-  }
-  // The journal's words are shown, never run: control and bidi characters go.
-  const std::string flags = reports::terminal_text(state.cache_named_as);
-  return "the campaign ran on the cache module with content xxh128 " + state.cache_content_hash + " driven by the " +
-         reports::terminal_text(state.cache_caller) + " caller" +
-         (named ? ", not the module and caller this command names (xxh128 " + hash + ", " + caller + ")"
-                : ", which this command does not name: qdt loads only the module its command line names") +
-         "; the journal says it was named with:" + flags;
-}
-
-}  // namespace
-
-Outcome resume_campaign(CampaignOptions a, uint64_t jobs, const WallClock& wall, json* summary,
-                        impl::Variant* variant_out, std::optional<StorageEngineKind> engine) {
-  std::string error;
-  std::optional<JournalState> state = read_journal(a.out_dir, &error);
-  if (!state) {
-    std::cerr << "error: --resume " << a.out_dir << ": " << error << "\nnothing was run (exit 2)\n";
-    return Outcome::bad_input;
-  }
-  // Trace hashes differ between the engines: the other engine's seeds would
-  // not make this campaign's digest.
-  if (engine && *engine != state->options.engine) {
-    std::cerr << "error: --resume " << a.out_dir << ": the campaign ran on " << storage_engine_name(state->options.engine)
-              << ", --storage " << storage_engine_name(*engine) << " cannot continue it (omit --storage)\nnothing was run (exit 2)\n";
-    return Outcome::bad_input;
-  }
-  // The SQL is the campaign's too, but only the command line names code to
-  // load: the journal's record of it (by content) can only refuse a mismatch.
-  if (const std::optional<std::string> mismatch = sql_mismatch(*state)) {
-    std::cerr << "error: --resume " << a.out_dir << ": " << *mismatch << "\nnothing was run (exit 2)\n";
-    return Outcome::bad_input;
-  }
-  if (const std::optional<std::string> mismatch = cache_mismatch(*state)) {
-    std::cerr << "error: --resume " << a.out_dir << ": " << *mismatch << "\nnothing was run (exit 2)\n";
-    return Outcome::bad_input;
-  }
-  // The campaign is the journal's; only how it runs (jobs, output, time budget) comes from the command line.
-  CampaignOptions resumed = state->options;
-  resumed.as_json = a.as_json;
-  resumed.quiet = a.quiet;
-  resumed.time_budget_s = a.time_budget_s;
-  resumed.checked_mode = a.checked_mode;  // --unchecked: how it runs, not what (same digest)
-  resumed.pg_url = a.pg_url;              // where it runs, not what
-  resumed.journal = true;
-  resumed.journal_run = state->run + 1;
-  resumed.skip = std::move(state->done);
-  resumed.max_shrinks = std::max(0, state->options.max_shrinks - static_cast<int>(state->failure_files));
-  if (auto e = mark_run(a.out_dir, resumed.journal_run)) {
-    std::cerr << "error: --resume " << a.out_dir << ": " << *e << "\nnothing was run (exit 2)\n";
-    return Outcome::bad_input;
-  }
-  if (!a.quiet) {
-    std::cerr << "resuming " << a.out_dir << ": " << resumed.skip.size() << " seeds journaled in "
-              << state->parts.size() << " parts, run " << resumed.journal_run << "\n";
-  }
-  if (variant_out) *variant_out = state->variant;
-  return run_campaign(resumed, state->variant, jobs, wall, summary, state->parts);
 }
 
 }  // namespace qdt::sim

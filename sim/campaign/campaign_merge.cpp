@@ -16,6 +16,7 @@
 #include "sim/base/json_input.h"
 #include "sim/base/outcome.h"
 #include "sim/base/rate_text.h"
+#include "sim/base/shell_word.h"
 #include "sim/campaign/campaign_forks.h"
 #include "sim/campaign/campaign_schemas.h"
 #include "sim/campaign/judged_counts.h"
@@ -120,9 +121,9 @@ void print_triage(std::ostream& out, const json& failures, int max_shrinks) {
     out << "    " << members.size() << " × " << terminal_text(cause) << "\n";
     const auto shrunk = std::find_if(members.begin(), members.end(), [](const json* f) { return f->contains("file"); });
     if (shrunk != members.end()) {
-      out << "      " << terminal_text((**shrunk)["replay"].get<std::string>()) << "\n";
+      out << command_below("      ", "replay one", terminal_text((**shrunk)["replay"].get<std::string>()));
     } else if (members.front()->contains("check")) {
-      out << "      " << terminal_text((*members.front())["check"].get<std::string>()) << "   (shrinks it)\n";
+      out << command_below("      ", "shrink one", terminal_text((*members.front())["check"].get<std::string>()));
     }
   }
   if (causes.size() > kCausesListed) out << "    and " << causes.size() - kCausesListed << " more causes\n";
@@ -132,13 +133,14 @@ void print_triage(std::ostream& out, const json& failures, int max_shrinks) {
   }
   if (unshrunk.empty()) return;
   out << "  " << unshrunk.size() << " failing seed" << (unshrunk.size() == 1 ? "" : "s")
-      << " not shrunk (--max-shrinks " << max_shrinks << "); each shrinks with:\n";
+      << " not shrunk (--max-shrinks " << max_shrinks << "); each shrinks with the command below it:\n";
   constexpr size_t kListed = 5;
   for (size_t i = 0; i < std::min(unshrunk.size(), kListed); ++i) {
     const json& f = *unshrunk[i];
-    out << "    " << terminal_text(f["profile"].get<std::string>()) << " seed " << f["seed"].get<uint64_t>() << " ("
-        << terminal_text(f["property"].get<std::string>()) << "): " << terminal_text(f["check"].get<std::string>())
-        << "\n";
+    out << command_below("    ", terminal_text(f["profile"].get<std::string>()) + " seed " +
+                                   std::to_string(f["seed"].get<uint64_t>()) + " (" +
+                                   terminal_text(f["property"].get<std::string>()) + ")",
+                         terminal_text(f["check"].get<std::string>()));
   }
   if (unshrunk.size() > kListed) {
     out << "    and " << unshrunk.size() - kListed << " more (each with its command as \"check\" in --json)\n";
@@ -265,7 +267,8 @@ Outcome report_campaign(const std::vector<json>& parts, const CampaignOptions& a
     if (const std::string text = unjudged_text(totals); !text.empty()) {
       std::cout << "  not judged (the call failed): " << text << "\n";
     }
-    print_coverage(std::cout, report, a.coverage_table);
+    // The page and --json always carry coverage; the terminal shows it when asked.
+    if (a.coverage_table) print_coverage(std::cout, report, true);
     if (!forking.is_null()) {
       std::cout << "  forking: " << forking["runs"].get<uint64_t>() << " fork runs at " << forking["forked_at"].size()
                 << " rare points, " << fork_failures.size() << " failed; points only forks reached:";

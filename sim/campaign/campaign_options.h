@@ -25,6 +25,9 @@ struct CampaignOptions {
   double time_budget_s = 0;  // 0: no budget
   bool as_json = false;
   bool quiet = false;
+  // Standard error is a terminal: progress is one line redrawn in place
+  // (progress_line.h). How it is shown, never what runs.
+  bool progress_terminal = false;
   // --unchecked: brokers' connections without checked mode (throughput
   // figures). Not campaign-defining: traces and the digest are the same.
   bool checked_mode = true;

@@ -10,8 +10,9 @@
 namespace qdt::sim {
 
 // "qdt check --profile swarm --seed 214 --seeds 1 --variant no-row-lock
-// --storage postgres --out 'reports/out/failures'"; `variant` as the
-// summary names it ("none" is left out).
+// --storage postgres --out reports/out/failures/seed-swarm-214": the shrunk
+// file lands in a folder beside the campaign's journal, never over it;
+// `variant` as the summary names it ("none" is left out).
 std::string seed_command(const CampaignOptions& options, const std::string& variant, const std::string& profile,
                          uint64_t seed);
 

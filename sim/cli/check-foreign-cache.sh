@@ -34,7 +34,7 @@ grep -qF "ran on the cache module $holed/server/src/dedup.rs" "$tmp/out" || fail
 grep -qF "<dt>cache module</dt><dd><code>$holed/server/src/dedup.rs</code>" "$tmp/page.html" || fail "the page does not name the module"
 grep -qE "FAIL multi-broker seed [0-9]+: (model-agreement|no-double-write|cache-transparency|client-visible)" "$tmp/out" ||
   fail "no property named the hole"
-line=$(grep -m1 "replay: qdt replay" "$tmp/out" | sed 's/.*replay: qdt //')
+line=$(grep -m1 "^    qdt replay" "$tmp/out" | sed 's/^    qdt //')
 [ -n "$line" ] || fail "no replay line"
 case "$line" in *"--cache-impl $holed/server/src/dedup.rs"*) ;; *) fail "the replay line does not name the module: $line" ;; esac
 eval "set -- $line"

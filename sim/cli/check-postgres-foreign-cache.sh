@@ -15,6 +15,6 @@ grep -qF ", 0 failed;" "$tmp/out" || fail "no '0 failed'"
 timeout 300 "$qdt" check --storage postgres --sql-dir "$src/impl/storage/postgres/sql" --cache-impl "$holed" \
   --profile multi-broker --seeds 8 --jobs 2 --quiet --max-shrinks 1 --out "$tmp/holed" >"$tmp/out" 2>"$tmp/err"
 [ $? -eq 1 ] || fail "the holed twin was not caught on PostgreSQL with --sql-dir"
-grep -m1 "replay: qdt replay" "$tmp/out" | grep -F -- "--sql-dir" | grep -qF -- "--cache-impl $holed/server/src/dedup.rs" ||
+grep -m1 "^    qdt replay" "$tmp/out" | grep -F -- "--sql-dir" | grep -qF -- "--cache-impl $holed/server/src/dedup.rs" ||
   fail "the replay line does not name the SQL and the module"
 echo "PASS"

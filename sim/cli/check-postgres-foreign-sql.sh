@@ -35,7 +35,7 @@ files=$(timeout 300 "$qdt" check --storage postgres --sql "$checkout/schema.sql"
 timeout 300 "$qdt" check --storage postgres --sql-dir "$checkout" --variant last-wins --profile default --seeds 5 \
   --quiet --out "$tmp/fail" >"$tmp/out" 2>"$tmp/err"
 [ $? -eq 1 ] || fail "last-wins not caught on foreign SQL"
-line=$(sed -n 's/^  replay: qdt \(replay .*\)/\1/p' "$tmp/out" | head -1)
+line=$(sed -n 's/^    qdt \(replay .*\)/\1/p' "$tmp/out" | head -1)
 case "$line" in *"--sql-dir '$checkout'"*) ;; *) fail "the replay command lacks the quoted --sql-dir: $line" ;; esac
 eval "timeout 60 \"\$qdt\" $line --quiet" >/dev/null 2>&1
 [ $? -eq 1 ] || fail "the printed command does not fail as printed: $line"

@@ -46,7 +46,7 @@ for caught in "probe-outside-lock 1 6" "stamp-before-lock 97 1" "no-row-lock 5 1
   timeout 300 "$qdt" check --storage postgres --variant "$variant" --profile multi-broker --seed "$first" --seeds "$seeds" --quiet \
     --out "$tmp/$variant" >"$tmp/out" 2>"$tmp/err"
   [ $? -eq 1 ] || fail "$variant not caught on postgres in seeds $first to $((first + seeds - 1))"
-  replay=$(sed -n 's/^  replay: qdt replay \(.*\)/\1/p' "$tmp/out" | head -1)
+  replay=$(sed -n 's/^    qdt replay \(.*\)/\1/p' "$tmp/out" | head -1)
   [ -n "$replay" ] || fail "no replay command printed"
   case "$replay" in *"--storage postgres"*"--variant $variant"* | *"--variant $variant"*"--storage postgres"*) ;;
     *) fail "the replay command lacks --storage or --variant: $replay" ;; esac

@@ -38,7 +38,7 @@ assert d["expect"].get("stored"), ("no stored counts", d["expect"])
 assert all(isinstance(n, int) and n >= 0 for n in d["expect"]["stored"].values()), d["expect"]["stored"]
 PY
 # It passes on the reference as printed, and fails under the variant that broke it.
-line=$(sed -n 's/^  it passes on the reference: //p' "$tmp/out")
+line=$(sed -n '/^  it passes on the reference:$/{n;s/^    //;p}' "$tmp/out")
 [ -n "$line" ] || fail "no replay command printed: $(cat "$tmp/out")"
 (cd "$tmp" && bash -c "$line" >/dev/null 2>&1) || fail "the printed command did not pass: $line"
 expect 1 qdt replay "$file" --variant skip-probe
@@ -61,9 +61,9 @@ d = json.load(open(sys.argv[1]))
 assert "variant" not in d.get("world", {}), d.get("world")
 assert d["expect"], "no expect block"
 PY
-line=$(sed -n 's/^  it passes on the reference: //p' "$tmp/out")
+line=$(sed -n '/^  it passes on the reference:$/{n;s/^    //;p}' "$tmp/out")
 (cd "$tmp" && bash -c "$line" >/dev/null 2>&1) || fail "the reference line did not pass: $line"
-line=$(sed -n 's/^  world.variant keep-cache-on-reconnect was dropped; it fails under the variant: //p' "$tmp/out")
+line=$(sed -n '/^  world.variant keep-cache-on-reconnect was dropped; it fails under the variant:$/{n;s/^    //;p}' "$tmp/out")
 [ -n "$line" ] || fail "no variant line printed: $(cat "$tmp/out")"
 (cd "$tmp" && bash -c "$line" >/dev/null 2>&1; [ $? -eq 1 ]) || fail "the variant line did not fail: $line"
 rm "$dir/lost.json"

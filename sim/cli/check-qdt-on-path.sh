@@ -24,10 +24,11 @@ PATH="$bin:$base_path" bash -c 'qdt --version' >/dev/null || fail "qdt from PATH
 # Linking again replaces the link (a rebuild).
 bash "$src/scripts/link-qdt.sh" "$qdt" "$bin" 2>/dev/null || fail "relinking failed"
 
-# A folder it cannot write: exit 0 and one stderr line whose export works as printed.
+# A folder it cannot write: exit 0, and the export alone on the line below
+# its prose, which works as printed.
 bash "$src/scripts/link-qdt.sh" "$qdt" "$tmp/missing" 2>"$tmp/err" || fail "an unwritable folder failed the build"
-[ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "not one line on stderr: $(cat "$tmp/err")"
-line=$(sed -n 's/.*run  \(export PATH=.*\)$/\1/p' "$tmp/err")
+[ "$(wc -l <"$tmp/err")" -eq 2 ] || fail "not two lines on stderr: $(cat "$tmp/err")"
+line=$(sed -n 's/^  \(export PATH=.*\)$/\1/p' "$tmp/err")
 [ -n "$line" ] || fail "no export line: $(cat "$tmp/err")"
 PATH=$base_path bash -c "$line; qdt --version" >/dev/null || fail "the printed line did not put qdt on PATH: $line"
 echo "ok"

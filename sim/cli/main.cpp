@@ -4,6 +4,7 @@
 // to report wall time outside the trace; campaigns get it through a WallClock.
 #include <CLI/CLI.hpp>
 #include <sqlite3.h>
+#include <unistd.h>
 
 #include <cassert>
 #include <chrono>
@@ -17,6 +18,7 @@
 #include "sim/campaign/campaign_jobs.h"
 #include "sim/campaign/campaign_merge.h"
 #include "sim/campaign/campaign_options.h"
+#include "sim/campaign/campaign_resume.h"
 #include "sim/campaign/workload.h"
 #include "sim/cli/bench_command.h"
 #include "sim/cli/cli_checks.h"
@@ -148,7 +150,7 @@ int run_qdt(int argc, char** argv) {
   std::string resume_dir;
   auto* resume_opt = check_cmd->add_option(
       "--resume", resume_dir,
-      "Continue the campaign journaled in DIR (an earlier qdt check --out DIR, killed or stopped): seeds already "
+      "Continue the campaign journaled in DIR (an earlier qdt check --out DIR, killed, stopped or ended by Ctrl-C): seeds already "
       "journaled are not run again; the summary and digest cover the whole campaign");
   for (CLI::Option* o : campaign_defining) resume_opt->excludes(o);
   qdt::sim::add_schedule_flags(*check_cmd, check_schedule);
@@ -174,7 +176,8 @@ int run_qdt(int argc, char** argv) {
   check_cmd->add_flag_callback("--unchecked", [&] { check_args.checked_mode = false; },
                                "Brokers' storage without checked mode (cache-transparency's re-probe): for throughput");
   check_cmd->add_flag("--coverage", check_args.coverage_table,
-                      "Print a row per reachability point: seeds that reached it, per profile");
+                      "After the summary, the reachability points reached and never reached, and a row per point: "
+                      "seeds that reached it, per profile (--json and --html carry it always)");
   check_cmd->add_flag("--require-coverage", check_args.require_coverage,
                       "Exit 1 when a point of the required list (sim/scenario/coverage_required.txt, or --coverage-list) was "
                       "never reached");
@@ -349,6 +352,7 @@ int run_qdt(int argc, char** argv) {
     return qdt::sim::run_mutants_command(mutants, command_line(argc, argv), wall);
   }
   if (check_cmd->parsed()) {
+    check_args.progress_terminal = isatty(STDERR_FILENO) == 1;
     const auto wall_start = std::chrono::steady_clock::now();
     const qdt::sim::WallClock wall = [wall_start] {
       return std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();

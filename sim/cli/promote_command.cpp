@@ -115,11 +115,11 @@ int run_promote(const PromoteOptions& o) {
   }
   std::cout << "wrote " << target << " (expect: the reference's answers)\n"
             << "  fill in its \"description\": what broke, in one sentence\n"
-            << "  it passes on the reference: " << replay_command({target}) << "\n";
+            << command_below("  ", "it passes on the reference", replay_command({target}));
   if (!variant.empty()) {
     const std::optional<impl::Variant> v = impl::parse_variant(variant);
-    std::cout << "  world.variant " << variant << " was dropped; it fails under the variant: "
-              << replay_command({target, v.value_or(impl::Variant::none)}) << "\n";
+    std::cout << command_below("  ", "world.variant " + variant + " was dropped; it fails under the variant",
+                               replay_command({target, v.value_or(impl::Variant::none)}));
   }
   if (fs::path(o.dir).lexically_normal() == fs::path("scenarios/regress")) {
     std::cout << "  ctest runs it as scenario.regress." << o.name

@@ -17,6 +17,7 @@
 #include "sim/world/cache_module_choice.h"
 #include "sim/world/pg_process.h"
 #include "sim/scenario/scenario.h"
+#include "sim/base/shell_word.h"
 #include "sim/scenario/replay_line.h"
 
 namespace qdt::sim {
@@ -189,7 +190,7 @@ int run_replay(const ReplayOptions& o) {
       }
       if (!outcome.passed) {
         if (const std::string note = cache_module_note(); !note.empty()) std::cout << "  ran on the " << reports::terminal_text(note) << "\n";
-        std::cout << "  replay: " << replay << "\n";
+        std::cout << command_below("  ", "replay it", replay);
       }
     }
     nlohmann::json result = outcome.result.to_json();

@@ -7,6 +7,7 @@
 #include "sim/base/json_input.h"
 #include "sim/base/output_file.h"
 #include "sim/cli/exit_codes.h"
+#include "sim/base/shell_word.h"
 #include "sim/scenario/replay_line.h"
 #include "sim/scenario/runner.h"
 #include "sim/scenario/scenario.h"
@@ -197,7 +198,8 @@ int run_explore_schedules(const ExploreSchedulesOptions& o, const WallClock& wal
     }
     for (const json& f : failures) {
       std::cout << "  run " << f["run"] << " (choices " << choices_text(f["choices"].get<std::vector<uint64_t>>())
-                << "): " << f["detail"].get<std::string>() << "\n  replay: " << f["replay"].get<std::string>() << "\n";
+                << "): " << f["detail"].get<std::string>() << "\n"
+                << command_below("  ", "replay it", f["replay"].get<std::string>());
     }
   }
   return report.failed_runs ? kExitFailed : kExitOk;

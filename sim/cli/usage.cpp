@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "sim/base/nearest_name.h"
+#include "sim/base/shell_word.h"
 #include "sim/cli/build_info.h"
 #include "sim/cli/exit_codes.h"
 
@@ -49,7 +50,8 @@ int refuse_command(CLI::App& app, const std::string& name) {
   std::string names;
   for (const std::string& known : command_names(app)) names += (names.empty() ? "" : ", ") + known;
   std::cerr << "error: unknown command \"" << name << "\"" << did_you_mean(name, command_names(app))
-            << "\nqdt's commands: " << names << "\nRun qdt help for what each does, qdt help COMMAND for its options.\n";
+            << "\nqdt's commands: " << names << "\n"
+            << command_below("", "what each does", "qdt help");
   return kExitBadInput;
 }
 
@@ -89,7 +91,7 @@ std::optional<int> refuse_unknown_command(CLI::App& app, int argc, char** argv) 
     const std::vector<std::string> options = option_names(app);
     if (std::find(options.begin(), options.end(), typed) != options.end()) return std::nullopt;
     std::cerr << "error: unknown option \"" << typed << "\" for qdt" << did_you_mean(typed, options)
-              << "\nRun qdt help for the list of commands.\n";
+              << "\n" << command_below("", "the list of commands", "qdt help");
     return kExitBadInput;
   }
   if (first.empty() || command_named(app, first) != nullptr) return std::nullopt;
@@ -117,7 +119,7 @@ int refuse_extras(CLI::App& app) {
   } else {
     std::cerr << "error: unexpected argument \"" << arg << "\" for " << called_as(*refusing);
   }
-  std::cerr << "\nRun qdt help" << (refusing == &app ? "" : " " + refusing->get_name()) << " for its options.\n";
+  std::cerr << "\n" << command_below("", "its options", std::string("qdt help") + (refusing == &app ? "" : " " + refusing->get_name()));
   return kExitBadInput;
 }
 

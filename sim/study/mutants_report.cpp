@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "sim/base/outcome.h"
+#include "sim/base/shell_word.h"
 
 namespace qdt::sim {
 
@@ -133,7 +134,7 @@ std::string thresholds_section(const std::vector<MutantResult>& results) {
       out << "  " << impl::variant_name(r.variant) << " " << t.setting << ": ";
       if (t.found) {
         out << t.knob << " = " << t.value << " (" << t.meaning << "; " << runs(t) << ")" << verdict << "\n"
-            << "    " << t.detail << "\n    " << t.replay << (t.file_written ? "" : " (not written)") << "\n";
+            << command_below("    ", t.detail + (t.file_written ? "" : " (its file was not written)"), t.replay);
       } else {
         out << "not found (" << t.detail << "; " << runs(t) << ")"
             << (t.expect_found ? "" : ", as expected") << verdict << "\n";
@@ -187,7 +188,7 @@ std::string mutants_table(const std::vector<MutantResult>& results, const Harmle
     switch (classify(r, registry)) {
       case MutantVerdict::caught:
         ++caught;
-        replays << "  " << name << ": " << r.replay << "\n";
+        replays << command_below("  ", name, r.replay);
         break;
       case MutantVerdict::harmless: {
         ++harmless;
