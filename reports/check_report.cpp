@@ -56,7 +56,8 @@ std::string failures_section(const json& failures, const std::vector<json>& time
   for (size_t i = 0; i < failures.size(); ++i) {
     const json& f = failures[i];
     out << "<tr class=\"hl\"><td>" << e(f["profile"]) << "</td><td>" << e(f["seed"]) << "</td><td>"
-        << e(f["property"]) << "</td><td class=\"text\">" << e(f["detail"]) << "</td><td>"
+        << e(f["property"]) << "</td><td class=\"text\">" << e(f["detail"])
+        << (f.contains("why") ? "<br><strong>Likely cause:</strong> " + e(f["why"]) : std::string()) << "</td><td>"
         << (f.contains("steps") ? e(f["steps"]) + " steps" : std::string("not shrunk")) << "</td><td class=\"text\">"
         << (f.contains("replay")  ? "<a href=\"#failure-" + std::to_string(i) + "\"><code>" + e(f["replay"]) +
                                          "</code></a>"

@@ -185,6 +185,7 @@ json run_share(const CampaignOptions& a, impl::Variant variant, uint64_t worker,
                   {"detail", o.result.failures[0].detail},
                   {"step_kind", failing_step_kind(o.scenario, o.result.failures[0].step)},
                   {"rule", failure_rule(o.result.failures[0].detail)}};
+        if (o.result.failures[0].why) f["why"] = *o.result.failures[0].why;
         if (shrinks < static_cast<uint64_t>(a.max_shrinks)) {
           ++shrinks;
           add_file(f, write_failure_file(o, profile, variant, a.out_dir, a.engine));
@@ -197,7 +198,9 @@ json run_share(const CampaignOptions& a, impl::Variant variant, uint64_t worker,
           if (!a.as_json) {
             if (!a.quiet) ProgressLine::erase(a.progress_terminal);
             std::cout << "FAIL " << profile << " seed " << seed << ": " << o.signature << also_failed(f) << " — "
-                      << f["detail"].get<std::string>() << "\n  shrunk to " << f["steps"] << " steps in "
+                      << f["detail"].get<std::string>() << "\n"
+                      << (f.contains("why") ? "  likely cause: " + f["why"].get<std::string>() + "\n" : std::string())
+                      << "  shrunk to " << f["steps"] << " steps in "
                       << f["shrink_runs"] << " replays: " << f["file"].get<std::string>() << "\n"
                       << command_below("  ", "replay it", f["replay"].get<std::string>()) << std::flush;
           }

@@ -119,6 +119,8 @@ void print_triage(std::ostream& out, const json& failures, int max_shrinks) {
   for (size_t i = 0; i < std::min(causes.size(), kCausesListed); ++i) {
     const auto& [cause, members] = causes[i];
     out << "    " << members.size() << " × " << terminal_text(cause) << "\n";
+    const auto explained = std::find_if(members.begin(), members.end(), [](const json* f) { return f->contains("why"); });
+    if (explained != members.end()) out << "      likely cause: " << terminal_text((**explained)["why"].get<std::string>()) << "\n";
     const auto shrunk = std::find_if(members.begin(), members.end(), [](const json* f) { return f->contains("file"); });
     if (shrunk != members.end()) {
       out << command_below("      ", "replay one", terminal_text((**shrunk)["replay"].get<std::string>()));

@@ -187,6 +187,7 @@ int run_replay(const ReplayOptions& o) {
       std::cout << "\n";
       for (const RunFailure& f : outcome.result.failures) {
         std::cout << "  " << reports::terminal_text(f.signature() + " at step " + f.step + ": " + f.detail) << "\n";
+        if (f.why) std::cout << "    likely cause: " << reports::terminal_text(*f.why) << "\n";
       }
       if (!outcome.passed) {
         if (const std::string note = cache_module_note(); !note.empty()) std::cout << "  ran on the " << reports::terminal_text(note) << "\n";

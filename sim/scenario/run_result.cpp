@@ -7,6 +7,7 @@ using json = nlohmann::json;
 json RunFailure::to_json() const {
   json out = {{"kind", kind}, {"property", property ? json(*property) : json()}, {"step", step}, {"detail", detail}};
   if (partition) out["partition"] = *partition;
+  if (why) out["why"] = *why;
   return out;
 }
 

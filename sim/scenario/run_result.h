@@ -16,6 +16,8 @@ struct RunFailure {
   std::string step;
   std::optional<std::string> partition;  // property failures name one ("" when none applies)
   std::string detail;
+  // The likely cause in words (properties/diagnosis.h), when the history shows one.
+  std::optional<std::string> why;
 
   // The property, or "expectation" for an unmet expectation.
   std::string signature() const { return property.value_or("expectation"); }

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "properties/checkers.h"
+#include "properties/diagnosis.h"
 #include "sim/scenario/coverage.h"
 #include "sim/scenario/history_reach.h"
 #include "sim/scenario/run_expectations.h"
@@ -71,7 +72,8 @@ RunOutcome run_scenario(const Scenario& scenario, const RunOptions& options) {
   RunResult& result = outcome.result;
   check_expectations(scenario, runner.outcomes(), world.history(), world, result.failures);
   for (const properties::Failure& f : properties::check_history(world.history())) {
-    result.failures.push_back({"property", f.property, f.step, f.partition, f.detail});
+    result.failures.push_back({"property", f.property, f.step, f.partition, f.detail,
+                               properties::likely_cause(world.history(), f.property, f.partition)});
   }
   for (RunFailure& f : result.failures) f.step = step_label(f.step);
   outcome.passed = result.failures.empty();
