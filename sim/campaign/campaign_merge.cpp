@@ -61,6 +61,22 @@ std::vector<std::string> hollow_properties(const json& totals) {
 
 namespace {
 
+// The summary's record of the foreign cache module this process chose; null for qdt's own.
+json chosen_cache_record() {
+  const CacheModule* module = chosen_cache_module();
+  if (!module) return nullptr;
+  return {{"path", module->named},
+          {"content_xxh128", module->content_hash},
+          {"caller", impl::cache_caller_name(module->caller)}};
+}
+
+// What ran, for a refusal: the module by content and caller (its path may differ between machines).
+std::string cache_identity(const json& record) {
+  if (record.is_null()) return "qdt's own cache";
+  return "cache module xxh128 " + record["content_xxh128"].get<std::string>() + " with the " +
+         record["caller"].get<std::string>() + " caller";
+}
+
 // A failure's cause (sim/campaign/triage.h): its first property, the kind
 // of step that failed it and the rule broken; summaries journaled before
 // causes were recorded group by the property alone.
@@ -158,7 +174,8 @@ Outcome report_campaign(const std::vector<json>& parts, const CampaignOptions& a
            std::make_pair(y["profile"].get<std::string>(), y["seed"].get<uint64_t>());
   });
   for (json& f : failures) {
-    if (!f.contains("file")) f["check"] = seed_command(a, variant_text, f["profile"], f["seed"].get<uint64_t>());
+    // A merged shard's command stands: it names the cache module and --out that shard ran with.
+    if (!f.contains("file") && !f.contains("check")) f["check"] = seed_command(a, variant_text, f["profile"], f["seed"].get<uint64_t>());
   }
   std::string joined;
   for (const auto& h : hashes) joined += h + "\n";
@@ -202,11 +219,8 @@ Outcome report_campaign(const std::vector<json>& parts, const CampaignOptions& a
     });
     summary["fork_failures"] = fork_failures;
   }
-  if (const CacheModule* module = chosen_cache_module()) {
-    summary["cache_module"] = {{"path", module->named},
-                               {"content_xxh128", module->content_hash},
-                               {"caller", impl::cache_caller_name(module->caller)}};
-  }
+  const json cache_record = a.merged_cache_module ? *a.merged_cache_module : chosen_cache_record();
+  if (!cache_record.is_null()) summary["cache_module"] = cache_record;
   if (a.require_coverage) summary["coverage_missing"] = missing;
   const std::vector<std::string> unjudged = hollow_properties(totals);
   if (!unjudged.empty()) summary["unjudged"] = unjudged;
@@ -229,7 +243,11 @@ Outcome report_campaign(const std::vector<json>& parts, const CampaignOptions& a
               << totals.value("cache_hydrations_span", 0) << " span hydrations, " << totals.value("cache_evictions", 0)
               << " evictions, " << totals.value("cache_suppressed_partitions", 0) << " suppressed\n";
     // A foreign cache keeps its counts to itself: the line above is qdt's own cache's.
-    if (const std::string note = cache_module_note(); !note.empty()) std::cout << "  ran on the " << terminal_text(note) << "\n";
+    if (!cache_record.is_null()) {
+      std::cout << "  ran on the cache module " << terminal_text(cache_record["path"].get<std::string>()) << " (xxh128 "
+                << cache_record["content_xxh128"].get<std::string>() << "), "
+                << cache_record["caller"].get<std::string>() << " caller\n";
+    }
     std::cout << "  storage: " << totals.value("storage_statements", 0) << " statements, "
               << totals.value("storage_busy_waits", 0) << " waits for a lock ("
               << (a.engine == StorageEngineKind::sqlite ? "SQLITE_BUSY" : "a row lock held by another client") << "), "
@@ -288,6 +306,7 @@ std::variant<json, LoadError> read_summary_text(const std::string& text, const s
 Outcome merge_summaries(const std::vector<std::string>& files, const CampaignOptions& a, json* summary) {
   std::vector<json> parts;
   std::string variant_text, engine_text;
+  json cache_record;  // the first shard's foreign cache module; null for qdt's own
   double wall = 0;
   if (files.empty() || files.size() > kMaxMergeFiles) {
     std::cerr << "error: --merge takes 1 to " << kMaxMergeFiles << " summaries\n";
@@ -325,6 +344,16 @@ Outcome merge_summaries(const std::vector<std::string>& files, const CampaignOpt
       return Outcome::bad_input;
     }
     engine_text = e;
+    // Trace hashes differ between cache modules and callers too: one digest never mixes them.
+    const json module = part.contains("cache_module") ? part["cache_module"] : json(nullptr);
+    if (!parts.empty() && cache_identity(module) != cache_identity(cache_record)) {
+      std::cerr << "error: "
+                << terminal_text(file + ": /cache_module: ran " + cache_identity(module) + ", " + files.front() +
+                                 " ran " + cache_identity(cache_record) + " (a digest never mixes cache modules)")
+                << "\n";
+      return Outcome::bad_input;
+    }
+    cache_record = module;
     wall = std::max(wall, part.value("wall_s", 0.0));  // shards ran side by side
     parts.push_back(part);
   }
@@ -343,7 +372,15 @@ Outcome merge_summaries(const std::vector<std::string>& files, const CampaignOpt
     if (split.missing_count > split.missing_shards.size()) std::cerr << " …";
     std::cerr << "\n";
   }
+  if (const json named = chosen_cache_record(); !named.is_null() && cache_identity(named) != cache_identity(cache_record)) {
+    std::cerr << "error: "
+              << terminal_text("the command line names " + cache_identity(named) + ", the shards (" + files.front() +
+                               ") ran " + cache_identity(cache_record))
+              << "\n";
+    return Outcome::bad_input;
+  }
   CampaignOptions merged = a;
+  merged.merged_cache_module = cache_record;
   merged.engine = *parse_storage_engine(engine_text);
   merged.profile = parts.front().value("profile", a.profile);
   merged.first_seed = parts.front().value("first_seed", a.first_seed);

@@ -3,8 +3,9 @@
 # cache passes a short campaign of every profile with both callers; its holed
 # twin is caught by a property (exit 1), shrunk to a scenario whose replay
 # line names the module and fails again as printed; the same digest with 1
-# and 2 jobs and the same trace hash in two processes; a C library through
-# --cache-lib passes. Skips (77) only when no rustc is installed at all.
+# and 2 jobs and the same trace hash in two processes; shards merge keeping
+# their module and refuse to mix modules; a C library through --cache-lib
+# passes. Skips (77) only when no rustc is installed at all.
 # Usage: check-foreign-cache.sh QDT SOURCE_DIR C_WHOLE
 set -uo pipefail
 qdt=$(realpath "$1")
@@ -52,6 +53,30 @@ for run in 1 2; do
   timeout 60 "$qdt" replay "$src/scenarios" --cache-impl "$sound" --quiet >"$tmp/replay$run" 2>"$tmp/err" || fail "scenarios on the sound fixture"
 done
 cmp -s "$tmp/replay1" "$tmp/replay2" || fail "trace hashes differ between two processes"
+
+# Shards merge with their module recorded; shards of another module, of
+# another caller or of qdt's own cache are refused naming the file.
+for shard in 0 1; do
+  timeout 60 "$qdt" check --cache-impl "$sound" --profile default --seeds 6 --shard $shard/2 --quiet --json \
+    >"$tmp/shard$shard.json" 2>"$tmp/err" || fail "shard $shard/2"
+done
+timeout 60 "$qdt" check --profile default --seeds 6 --shard 1/2 --quiet --json >"$tmp/own1.json" 2>"$tmp/err" || fail "own shard"
+timeout 60 "$qdt" check --cache-impl "$sound" --cache-caller reference --profile default --seeds 6 --shard 1/2 --quiet \
+  --json >"$tmp/ref1.json" 2>"$tmp/err" || fail "reference shard"
+timeout 60 "$qdt" check --merge "$tmp/shard0.json" "$tmp/shard1.json" --json >"$tmp/merged.json" 2>"$tmp/err" || fail "merge"
+sound_hash=$(sed -n 's/.*"content_xxh128": "\([0-9a-f]*\)".*/\1/p' "$tmp/shard0.json" | head -1)
+[ -n "$sound_hash" ] || fail "a shard's summary does not record its module"
+grep -qF "\"content_xxh128\": \"$sound_hash\"" "$tmp/merged.json" || fail "the merged summary dropped the cache module"
+timeout 60 "$qdt" check --merge "$tmp/shard0.json" "$tmp/shard1.json" >"$tmp/out" 2>"$tmp/err" || fail "merge as text"
+grep -qF "ran on the cache module $sound/server/src/dedup.rs (xxh128 $sound_hash), shipped caller" "$tmp/out" ||
+  fail "the merged text summary does not name the module"
+for other in own1 ref1; do
+  timeout 60 "$qdt" check --merge "$tmp/shard0.json" "$tmp/$other.json" >"$tmp/out" 2>"$tmp/err"
+  [ $? -eq 2 ] || fail "shards of $other merged with the sound module's (exit 2 expected)"
+  grep -qF "$tmp/$other.json: /cache_module: ran " "$tmp/err" || fail "the refusal does not name $other.json"
+done
+timeout 60 "$qdt" check --merge "$tmp/shard0.json" "$tmp/shard1.json" --cache-impl "$holed" >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 2 ] || fail "a merge naming another module than its shards ran was accepted"
 
 timeout 120 "$qdt" check --cache-lib "$lib_whole" --profile all --seeds 4 --jobs 2 --quiet >"$tmp/out" 2>"$tmp/err" ||
   fail "the C library failed"
