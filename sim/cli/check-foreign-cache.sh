@@ -2,10 +2,11 @@
 # qdt's own fixtures through --cache-impl (docs/semantics.md §10): the sound
 # cache passes a short campaign of every profile with both callers; its holed
 # twin is caught by a property (exit 1), shrunk to a scenario whose replay
-# line names the module and fails again as printed; the same digest with 1
-# and 2 jobs and the same trace hash in two processes; shards merge keeping
-# their module and refuse to mix modules; a C library through --cache-lib
-# passes. Skips (77) only when no rustc is installed at all.
+# line names the module and fails again as printed, and promote runs on the
+# module it names; the same digest with 1 and 2 jobs and the same trace hash
+# in two processes; shards merge keeping their module and refuse to mix
+# modules; a C library through --cache-lib passes. Skips (77) only when no
+# rustc is installed at all.
 # Usage: check-foreign-cache.sh QDT SOURCE_DIR C_WHOLE
 set -uo pipefail
 qdt=$(realpath "$1")
@@ -42,6 +43,17 @@ eval "set -- $line"
 timeout 60 "$qdt" "$@" >"$tmp/out" 2>"$tmp/err"
 [ $? -eq 1 ] || fail "the shrunk failure did not fail again as printed: $line"
 grep -qF "ran on the cache module $holed/server/src/dedup.rs" "$tmp/out" || fail "the replay does not name the module it ran"
+
+# promote takes the module too: the holed one fails its own failure; on the
+# sound one the regression is written and its printed replay names the module.
+failure=$(ls "$tmp/holed"/*.json | grep -v /journal | head -1)
+mkdir -p "$tmp/regress"
+timeout 60 "$qdt" promote "$failure" hole --dir "$tmp/regress" --cache-impl "$holed" >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 1 ] || fail "promote on the holed module did not refuse (exit 1 expected)"
+grep -qF "on the cache module $holed/server/src/dedup.rs" "$tmp/err" || fail "promote's refusal does not name the module"
+timeout 60 "$qdt" promote "$failure" hole --dir "$tmp/regress" --cache-impl "$sound" >"$tmp/out" 2>"$tmp/err" ||
+  fail "promote on the sound module"
+grep -qF -- "--cache-impl $sound/server/src/dedup.rs" "$tmp/out" || fail "promote's replay line does not name the module"
 
 # Determinism: the same digest with 1 and 2 jobs, the same trace hash in two processes.
 timeout 120 "$qdt" check --cache-impl "$sound" --profile multi-broker --seeds 12 --jobs 1 --quiet >"$tmp/j1" 2>"$tmp/err" || fail "jobs 1"
