@@ -42,6 +42,10 @@ void add_metrics(json& totals, const json& metrics) {
     const int64_t v = metrics.contains("cache") ? metrics["cache"].value(key, int64_t{0}) : 0;
     totals["cache_" + std::string(key)] = totals.value("cache_" + std::string(key), int64_t{0}) + v;
   }
+  // Only runs on a foreign cache count its calls, so a built-in campaign's totals keep their keys.
+  if (metrics.contains("cache") && metrics["cache"].contains("foreign_calls")) {
+    totals["cache_foreign_calls"] = totals.value("cache_foreign_calls", int64_t{0}) + metrics["cache"]["foreign_calls"].get<int64_t>();
+  }
 }
 
 std::vector<std::string> hollow_properties(const json& totals) {
@@ -238,12 +242,18 @@ Outcome report_campaign(const std::vector<json>& parts, const CampaignOptions& a
     std::cout << "  probes run " << totals.value("probes_run", 0) << ", skipped by a watermark "
               << totals.value("probes_skipped", 0) << ", sidecar rows scanned per push "
               << static_cast<double>(totals.value("sidecar_rows_scanned", int64_t{0})) / static_cast<double>(flushes)
-              << "; cache: " << totals.value("cache_vouched", 0) << " vouched of " << totals.value("cache_answers", 0)
-              << " answers, " << totals.value("cache_hydrations_full", 0) << " full + "
-              << totals.value("cache_hydrations_span", 0) << " span hydrations, " << totals.value("cache_evictions", 0)
-              << " evictions, " << totals.value("cache_suppressed_partitions", 0) << " suppressed\n";
-    // A foreign cache keeps its counts to itself: the line above is qdt's own cache's.
-    if (!cache_record.is_null()) {
+              << "; ";
+    if (cache_record.is_null()) {
+      std::cout << "cache: " << totals.value("cache_vouched", 0) << " vouched of " << totals.value("cache_answers", 0)
+                << " answers, " << totals.value("cache_hydrations_full", 0) << " full + "
+                << totals.value("cache_hydrations_span", 0) << " span hydrations, " << totals.value("cache_evictions", 0)
+                << " evictions, " << totals.value("cache_suppressed_partitions", 0) << " suppressed\n";
+    } else {
+      // A foreign cache keeps its evictions and memory to itself: what the broker asked and was answered.
+      std::cout << "foreign cache: " << totals.value("cache_foreign_calls", 0) << " calls, "
+                << totals.value("cache_vouched", 0) << " vouched of " << totals.value("cache_answers", 0) << " answers, "
+                << totals.value("cache_hits", 0) << " local duplicates, " << totals.value("cache_hydrations_full", 0)
+                << " hydrations\n";
       std::cout << "  ran on the cache module " << terminal_text(cache_record["path"].get<std::string>()) << " (xxh128 "
                 << cache_record["content_xxh128"].get<std::string>() << "), "
                 << cache_record["caller"].get<std::string>() << " caller\n";

@@ -3,10 +3,10 @@
 # cache passes a short campaign of every profile with both callers; its holed
 # twin is caught by a property (exit 1), shrunk to a scenario whose replay
 # line names the module and fails again as printed, and promote runs on the
-# module it names; the same digest with 1 and 2 jobs and the same trace hash
-# in two processes; shards merge keeping their module and refuse to mix
-# modules; a C library through --cache-lib passes. Skips (77) only when no
-# rustc is installed at all.
+# module it names; the summary counts the module's calls; the same digest
+# with 1 and 2 jobs and the same trace hash in two processes; shards merge
+# keeping their module and refuse to mix modules; a C library through
+# --cache-lib passes. Skips (77) only when no rustc is installed at all.
 # Usage: check-foreign-cache.sh QDT SOURCE_DIR C_WHOLE
 set -uo pipefail
 qdt=$(realpath "$1")
@@ -28,6 +28,9 @@ done
 timeout 60 "$qdt" check --cache-impl "$sound" --profile default --seeds 5 --quiet --coverage >"$tmp/out" 2>"$tmp/err" ||
   fail "coverage run"
 grep -qE "^ *cache\.foreign_vouched +[1-9]" "$tmp/out" || fail "the sound fixture never vouched"
+# The summary counts the module's calls, not qdt's own idle cache.
+grep -qE "; foreign cache: [1-9][0-9]* calls, [1-9][0-9]* vouched of [1-9][0-9]* answers" "$tmp/out" ||
+  fail "the summary's cache line does not count the foreign module's calls: $(grep -F 'probes run' "$tmp/out")"
 
 timeout 120 "$qdt" check --cache-impl "$holed" --profile multi-broker --seeds 20 --jobs 2 --quiet --max-shrinks 1 \
   --out "$tmp/holed" --html "$tmp/page.html" >"$tmp/out" 2>"$tmp/err"
