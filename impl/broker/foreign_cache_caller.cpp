@@ -79,11 +79,15 @@ int64_t ForeignCacheCaller::watermark(const std::string& queue, const std::strin
     for (const SidecarRow& row : read.rows) {
       storage_newest_ms_ = std::max(storage_newest_ms_.value_or(row.created_at_ms), row.created_at_ms);
     }
+    size_t held = 0;
+    for (const SidecarRow& row : read.rows) held += row.hashes.size();
+    if (held >= kVolumeHashes) QDT_REACHED("volume.foreign_hydrated_thousand_hashes");
     ++stats_.calls;
     ++stats_.hydrations;
     cache_->hydrate(id, read.rows, window_start_ms, read.last_offset, now_ms);
     QDT_REACHED("cache.foreign_hydrated");
   }
+  if (hashes.size() >= kVolumeHashes) QDT_REACHED("volume.foreign_asked_thousand_hashes");
   ++stats_.calls;
   ++stats_.answers;
   const PushCheck check = cache_->verified_for_push(id, hashes, now_ms);
@@ -103,14 +107,23 @@ int64_t ForeignCacheCaller::watermark(const std::string& queue, const std::strin
 void ForeignCacheCaller::record_queued(const std::string& queue, const std::string& partition, int64_t base,
                                        const std::vector<Hash128>& hashes, int64_t created_at_ms) {
   storage_newest_ms_ = std::max(storage_newest_ms_.value_or(created_at_ms), created_at_ms);
+  const std::string id = pid(queue, partition);
+  if (hashes.size() >= kVolumeHashes) QDT_REACHED("volume.foreign_taught_thousand_hashes");
+  // Commits of the partition since the first one still inside its window: an observation only.
+  if (auto window = flushed_window_seconds_.find(id); window != flushed_window_seconds_.end()) {
+    auto [run, fresh] = runs_.try_emplace(id, Run{created_at_ms, 0});
+    if (!fresh && created_at_ms - run->second.first_ms > window->second * 1000) run->second = {created_at_ms, 0};
+    if (++run->second.commits == kVolumeRunCommits) QDT_REACHED("volume.foreign_taught_run_in_one_window");
+  }
   ++stats_.calls;
-  cache_->on_push_committed(pid(queue, partition), base, hashes, created_at_ms);
+  cache_->on_push_committed(id, base, hashes, created_at_ms);
 }
 
 void ForeignCacheCaller::forget() {
   ++generation_;
   flushed_window_seconds_.clear();
   storage_newest_ms_.reset();
+  runs_.clear();
   ++stats_.calls;
   ++stats_.renewals;
   cache_->renew(enabled_);

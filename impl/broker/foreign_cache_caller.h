@@ -73,6 +73,12 @@ class ForeignCacheCaller {
   std::map<std::string, int64_t> flushed_window_seconds_;  // per pid, the window of its last flush
   std::optional<int64_t> storage_newest_ms_;  // the newest created_at seen: a lower bound of storage's clock
   Stats stats_;
+  // Per pid, the commits since the first still inside its window: volume's reach points only.
+  struct Run {
+    int64_t first_ms;
+    size_t commits;
+  };
+  std::map<std::string, Run> runs_;
 };
 
 }  // namespace qdt::impl

@@ -47,7 +47,10 @@ required = ["items_per_s.batch1", "items_per_s.batch10", "items_per_s.batch1_col
             "floor_us_per_seed.default", "floor_checkers_us_per_seed.default",
             "floor_with_checkers_seeds_per_s.default", "floor_with_checkers_items_per_s.batch1",
             "floor_with_checkers_items_per_s.batch10", "floor_generation_us_per_seed.default",
-            "floor_with_generation_seeds_per_s.default"] + [f"seeds_per_s.{p}" for p in profiles]
+            "floor_with_generation_seeds_per_s.default"] + [f"seeds_per_s.{p}" for p in profiles] + [
+            f"{figure}.{p}" for p in ("cache-pressure", "multi-broker")
+            for figure in ("volume_cost_ratio", "volume_growth_4x")] + [
+            f"us_per_item.{p}_{kind}" for p in ("cache-pressure", "multi-broker") for kind in ("ordinary", "volume")]
 missing = [n for n in required if n not in figures]
 assert not missing, f"figures missing: {missing}"
 for name, f in figures.items():

@@ -20,6 +20,7 @@
 #include "sim/campaign/campaign_schemas.h"
 #include "sim/campaign/seed_command.h"
 #include "sim/campaign/shard_set.h"
+#include "sim/campaign/triage.h"
 #include "sim/scenario/coverage.h"
 #include "sim/scenario/engine_support.h"
 #include "sim/world/cache_module_choice.h"
@@ -79,68 +80,6 @@ std::string cache_identity(const json& record) {
   if (record.is_null()) return "qdt's own cache";
   return "cache module xxh128 " + record["content_xxh128"].get<std::string>() + " with the " +
          record["caller"].get<std::string>() + " caller";
-}
-
-// A failure's cause (sim/campaign/triage.h): its first property, the kind
-// of step that failed it and the rule broken; summaries journaled before
-// causes were recorded group by the property alone.
-std::string cause_of(const json& f) {
-  std::string cause = f["property"].get<std::string>();
-  const std::string kind = f.value("step_kind", "");
-  if (!kind.empty()) cause += " · " + kind;
-  const std::string rule = f.value("rule", "");
-  if (!rule.empty()) cause += " · " + rule;
-  return cause;
-}
-
-// Failures grouped by cause, most seeds first, each with one replay (a
-// shrunk file where there is one, else the command that shrinks one), then
-// every failing seed nobody shrank with the command that shrinks it.
-void print_triage(std::ostream& out, const json& failures, int max_shrinks) {
-  if (failures.empty()) return;
-  std::map<std::string, std::vector<const json*>> groups;
-  std::map<std::string, uint64_t> caught_by;  // a seed counts under every property that failed it
-  for (const json& f : failures) {
-    groups[cause_of(f)].push_back(&f);
-    for (const json& name : f.value("properties", json::array({f["property"]}))) caught_by[name.get<std::string>()]++;
-  }
-  out << "  failing seeds by property that caught them:";
-  for (const auto& [property, seeds] : caught_by) out << " " << terminal_text(property) << " " << seeds << ";";
-  out << "\n";
-  std::vector<std::pair<std::string, std::vector<const json*>>> causes(groups.begin(), groups.end());
-  std::stable_sort(causes.begin(), causes.end(),
-                   [](const auto& x, const auto& y) { return x.second.size() > y.second.size(); });
-  constexpr size_t kCausesListed = 8;
-  out << "  " << causes.size() << " cause" << (causes.size() == 1 ? "" : "s")
-      << " (property · step · rule broken), most seeds first:\n";
-  for (size_t i = 0; i < std::min(causes.size(), kCausesListed); ++i) {
-    const auto& [cause, members] = causes[i];
-    out << "    " << members.size() << " × " << terminal_text(cause) << "\n";
-    const auto shrunk = std::find_if(members.begin(), members.end(), [](const json* f) { return f->contains("file"); });
-    if (shrunk != members.end()) {
-      out << "      " << terminal_text((**shrunk)["replay"].get<std::string>()) << "\n";
-    } else if (members.front()->contains("check")) {
-      out << "      " << terminal_text((*members.front())["check"].get<std::string>()) << "   (shrinks it)\n";
-    }
-  }
-  if (causes.size() > kCausesListed) out << "    and " << causes.size() - kCausesListed << " more causes\n";
-  std::vector<const json*> unshrunk;
-  for (const json& f : failures) {
-    if (!f.contains("file")) unshrunk.push_back(&f);
-  }
-  if (unshrunk.empty()) return;
-  out << "  " << unshrunk.size() << " failing seed" << (unshrunk.size() == 1 ? "" : "s")
-      << " not shrunk (--max-shrinks " << max_shrinks << "); each shrinks with:\n";
-  constexpr size_t kListed = 5;
-  for (size_t i = 0; i < std::min(unshrunk.size(), kListed); ++i) {
-    const json& f = *unshrunk[i];
-    out << "    " << terminal_text(f["profile"].get<std::string>()) << " seed " << f["seed"].get<uint64_t>() << " ("
-        << terminal_text(f["property"].get<std::string>()) << "): " << terminal_text(f["check"].get<std::string>())
-        << "\n";
-  }
-  if (unshrunk.size() > kListed) {
-    out << "    and " << unshrunk.size() - kListed << " more (each with its command as \"check\" in --json)\n";
-  }
 }
 
 }  // namespace

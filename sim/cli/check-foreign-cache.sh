@@ -4,7 +4,8 @@
 # twin is caught by a property (exit 1), shrunk to a scenario whose replay
 # line names the module and fails again as printed, and promote runs on the
 # module it names; the summary counts the module's calls; the same digest
-# with 1 and 2 jobs and the same trace hash in two processes; shards merge
+# with 1 and 2 jobs and the same trace hash in two processes; volume seeds
+# cross the module's capacities (reach points volume.foreign_*); shards merge
 # keeping their module and refuse to mix modules; a C library through
 # --cache-lib passes. Skips (77) only when no rustc is installed at all.
 # Usage: check-foreign-cache.sh QDT SOURCE_DIR C_WHOLE
@@ -68,6 +69,13 @@ for run in 1 2; do
   timeout 60 "$qdt" replay "$src/scenarios" --cache-impl "$sound" --quiet >"$tmp/replay$run" 2>"$tmp/err" || fail "scenarios on the sound fixture"
 done
 cmp -s "$tmp/replay1" "$tmp/replay2" || fail "trace hashes differ between two processes"
+
+# Volume (docs/semantics.md §10.4): multi-broker's volume seeds cross the module's capacities.
+timeout 120 "$qdt" check --cache-impl "$sound" --profile multi-broker --seeds 60 --jobs 2 --quiet --coverage \
+  >"$tmp/out" 2>"$tmp/err" || fail "volume seeds on the sound fixture"
+for point in asked_thousand_hashes hydrated_thousand_hashes taught_thousand_hashes taught_run_in_one_window; do
+  grep -qE "^ *volume\.foreign_$point +[1-9]" "$tmp/out" || fail "no volume seed reached volume.foreign_$point"
+done
 
 # Shards merge with their module recorded; shards of another module, of
 # another caller or of qdt's own cache are refused naming the file.

@@ -1,0 +1,14 @@
+#pragma once
+// qdt bench's figures of the cache users ship (docs/semantics.md §10):
+//   volume  a volume seed's cost per item (world and every checker) beside
+//           an ordinary seed's of the same profile, and the same volume seed
+//           four times larger: the world and the checkers stay linear in
+//           the items a seed carries (§10.4).
+// Lives in the qdt executable, beside bench_command.cpp.
+#include "sim/bench/bench_context.h"
+
+namespace qdt::sim {
+
+void volume_group(Bench& b);
+
+}  // namespace qdt::sim
