@@ -13,6 +13,9 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 "$qdt" bench --help | grep -- '--quick' >/dev/null
 if "$qdt" bench --only nonsense >/dev/null 2>&1; then echo "FAIL: a bad --only must exit 2" >&2; exit 1; fi
+# The cache group measures a foreign cache: without one it refuses (exit 2).
+set +e; "$qdt" bench --only cache >/dev/null 2>"$out/err"; code=$?; set -e
+[ $code -eq 2 ] && grep -qF -- "--cache-impl" "$out/err" || { echo "FAIL: --only cache without a module: exit $code" >&2; exit 1; }
 "$qdt" bench --quick --json --out "$out/files" >"$out/bench.json" 2>"$out/progress"
 grep -q '^\[bench\]' "$out/progress" || { echo "FAIL: no progress on stderr" >&2; exit 1; }
 "$qdt" bench --quick --only window >"$out/table.txt" 2>/dev/null

@@ -3,13 +3,17 @@
 #include <algorithm>
 #include <chrono>
 #include <iostream>
+#include <memory>
 #include <limits>
 #include <string>
 #include <vector>
 
+#include "impl/hash.h"
 #include "sim/campaign/campaign.h"
 #include "sim/campaign/workload.h"
 #include "sim/campaign/workload_volume.h"
+#include "sim/cli/bench_campaigns.h"
+#include "sim/world/cache_module_choice.h"
 
 namespace qdt::sim {
 namespace {
@@ -109,6 +113,67 @@ void volume_group(Bench& b) {
                        "the volume seed drawn four times as large (" + std::to_string(c[2].items) +
                            " items): cost per item over the drawn size's, the probes' reads of the window included"));
   }
+}
+
+void cache_group(Bench& b) {
+  const CacheModule* module = chosen_cache_module();
+  if (!module) return;
+  const std::string cmd = b.self_command("cache") + cache_module_flags();
+  // One instance and one partition whose window holds about a thousand
+  // one-hash rows (the clock advances a millisecond a push, expiry every
+  // hundred pushes): the crossing alone (needs_hydration on a hydrated
+  // partition) and a push's ask and teach.
+  const uint64_t pushes = b.options.quick ? 20'000 : 200'000;
+  b.progress("cache: " + std::to_string(pushes) + " pushes' calls into " + module->named);
+  const std::string pid = std::string("q0\x1f") + "p0";
+  constexpr int64_t kNowMs = 1'000'000'000, kWindowMs = 1000;
+  double cross_s = 0, push_s = 0;
+  try {
+    std::unique_ptr<impl::ForeignCache> cache = module->library->make(512, true);
+    cache->hydrate(pid, {}, kNowMs - kWindowMs, -1, kNowMs);
+    std::vector<std::vector<impl::Hash128>> keys(pushes);
+    for (uint64_t i = 0; i < pushes; ++i) keys[i] = {impl::hash_transaction_id("b" + std::to_string(i))};
+    for (uint64_t i = 0; i < pushes; ++i) {
+      const int64_t now = kNowMs + static_cast<int64_t>(i);
+      if (i % 100 == 0) cache->expire(pid, kWindowMs, now);
+      const Steady::time_point push = Steady::now();
+      cache->verified_for_push(pid, keys[i], now);
+      cache->on_push_committed(pid, static_cast<int64_t>(i), keys[i], now);
+      const Steady::time_point cross = Steady::now();
+      cache->needs_hydration(pid, now);
+      const Steady::time_point end = Steady::now();
+      push_s += std::chrono::duration<double>(cross - push).count();
+      cross_s += std::chrono::duration<double>(end - cross).count();
+    }
+  } catch (const impl::ForeignCacheError& e) {
+    std::cerr << "[bench] the cache module failed: " << e.what() << ": its figures are void\n";
+    b.void_run = true;
+  }
+  const double n = static_cast<double>(pushes);
+  b.add(bench_figure("foreign_cache_call_ns", 1e9 * cross_s / n, "ns", cmd, 0, 0,
+                     "needs_hydration on a hydrated partition: the crossing into the module, clock reads included"));
+  b.add(bench_figure("foreign_cache_push_ns", 1e9 * push_s / n, "ns", cmd, 0, 0,
+                     "verified_for_push and on_push_committed of one fresh hash, about a thousand rows held"));
+  // The campaigns: qdt's own cache against the module, in alternated turns.
+  const uint64_t seeds = b.options.quick ? 30 : 1000;
+  const int turns = b.options.quick ? 2 : 3;
+  std::vector<std::string> flags = {module->built ? "--cache-impl" : "--cache-lib", module->named};
+  if (module->caller != impl::CacheCaller::shipped) {
+    flags.push_back("--cache-caller");
+    flags.push_back(impl::cache_caller_name(module->caller));
+  }
+  std::string own_cmd, foreign_cmd;
+  const Alternated a = alternate(
+      turns, [&] { return campaign(b, "default", seeds, 1, false, own_cmd); },
+      [&] { return campaign(b, "default", seeds, 1, false, foreign_cmd, flags); });
+  const double own = a.a["seeds_per_s"].get<double>(), foreign = a.b["seeds_per_s"].get<double>();
+  const std::string runs = "one process; the fastest of " + std::to_string(turns) + " runs (";
+  b.add(bench_figure("seeds_per_s.default_builtin_cache", own, "seeds/s", own_cmd, 0, 0,
+                     runs + a.a_runs + "), alternated with the foreign cache"));
+  b.add(bench_figure("seeds_per_s.default_foreign_cache", foreign, "seeds/s", foreign_cmd, 0, 0,
+                     runs + a.b_runs + "), alternated with qdt's own cache"));
+  b.add(bench_figure("foreign_cache_ratio.default", foreign / std::max(own, 1e-9), "x", foreign_cmd, '>', 0.5,
+                     "seeds/s on the foreign cache over qdt's own; the turns' own ratios: " + a.turn_ratios));
 }
 
 }  // namespace qdt::sim

@@ -23,6 +23,7 @@
 #include "sim/campaign/workload.h"
 #include "sim/cli/cli_checks.h"
 #include "sim/cli/exit_codes.h"
+#include "sim/world/cache_module_choice.h"
 #include "sim/world/pg_process.h"
 
 namespace qdt::sim {
@@ -261,8 +262,8 @@ reports::Chart growth_chart(const std::vector<GrowthPoint>& points) {
 }  // namespace
 
 const std::vector<std::string>& bench_groups() {
-  static const std::vector<std::string> groups = {"items",  "floor",  "campaigns", "jobs",
-                                                  "window", "growth", "memory",    "volume"};
+  static const std::vector<std::string> groups = {"items",  "floor",  "campaigns", "jobs", "window",
+                                                  "growth", "memory", "volume",    "cache"};
   return groups;
 }
 
@@ -302,6 +303,11 @@ int run_bench(const BenchOptions& options) {
       return kExitBadInput;
     }
   }
+  if (options.only == "cache" && !chosen_cache_module()) {
+    std::cerr << "error: --only cache measures a foreign cache: name it with --cache-impl or --cache-lib\nnothing was "
+                 "run (exit 2)\n";
+    return kExitBadInput;
+  }
   Bench b{options, {}, 0, "", false};
   const double load_before = load_average();
   auto runs = [&](const std::string& g) {
@@ -317,6 +323,7 @@ int run_bench(const BenchOptions& options) {
   if (runs("growth")) growth = growth_group(b);
   if (runs("memory")) memory_group(b);
   if (runs("volume")) volume_group(b);
+  if (runs("cache")) cache_group(b);
 
   json doc = bench_document(b.figures, options.quick, load_before, load_average());
   if (options.engine == StorageEngineKind::postgres) doc["storage"] = "postgres";

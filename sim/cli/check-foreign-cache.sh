@@ -6,8 +6,9 @@
 # module it names; the summary counts the module's calls; the same digest
 # with 1 and 2 jobs and the same trace hash in two processes; volume seeds
 # cross the module's capacities (reach points volume.foreign_*); shards merge
-# keeping their module and refuse to mix modules; a C library through
-# --cache-lib passes. Skips (77) only when no rustc is installed at all.
+# keeping their module and refuse to mix modules; qdt bench measures it;
+# a C library through --cache-lib passes. Skips (77) only when no rustc is
+# installed at all.
 # Usage: check-foreign-cache.sh QDT SOURCE_DIR C_WHOLE
 set -uo pipefail
 qdt=$(realpath "$1")
@@ -100,6 +101,17 @@ for other in own1 ref1; do
 done
 timeout 60 "$qdt" check --merge "$tmp/shard0.json" "$tmp/shard1.json" --cache-impl "$holed" >"$tmp/out" 2>"$tmp/err"
 [ $? -eq 2 ] || fail "a merge naming another module than its shards ran was accepted"
+
+# qdt bench's cache figures on the module, beside qdt's own cache (figures only, never a duration).
+timeout 300 "$qdt" bench --quick --only cache --cache-impl "$sound" --json >"$tmp/bench.json" 2>"$tmp/err" || fail "bench --only cache"
+python3 - "$tmp/bench.json" <<'PY' || fail "the bench's cache figures"
+import json, sys
+figures = {f["name"]: f for f in json.load(open(sys.argv[1]))["figures"]}
+for name in ("foreign_cache_call_ns", "foreign_cache_push_ns", "seeds_per_s.default_builtin_cache", "seeds_per_s.default_foreign_cache",
+             "foreign_cache_ratio.default"):
+    assert figures[name]["value"] > 0, name
+assert "--cache-impl" in figures["seeds_per_s.default_foreign_cache"]["command"]
+PY
 
 timeout 120 "$qdt" check --cache-lib "$lib_whole" --profile all --seeds 4 --jobs 2 --quiet >"$tmp/out" 2>"$tmp/err" ||
   fail "the C library failed"
