@@ -13,6 +13,7 @@
 // Every name must be in the catalogue (sim/scenario/reach_points.h); the observer the
 // simulation installs checks that, and a ctest greps the sources for marks
 // the catalogue lacks.
+#include <cstddef>
 #include <string_view>
 
 namespace qdt::impl {
@@ -27,6 +28,11 @@ class ReachObserver {
 ReachObserver* set_reach_observer(ReachObserver* observer) noexcept;
 
 void mark_reached(std::string_view point) noexcept;
+
+// Volume (docs/semantics.md §10.4): the sizes past which a cache is marked as
+// having held or been asked about bulk, so a campaign shows its capacities crossed.
+inline constexpr size_t kVolumeHashes = 1000;   // hashes of one partition
+inline constexpr size_t kVolumeRunCommits = 32; // commits of one partition inside one window
 
 }  // namespace qdt::impl
 

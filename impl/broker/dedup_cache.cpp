@@ -93,6 +93,8 @@ void DedupCache::reaccount(const Key& key, Partition& p) {
                         static_cast<int64_t>(p.set.slot_capacity()) * kIndexSlotBytes;
   total_bytes_ += bytes - p.bytes;
   p.bytes = bytes;
+  if (p.set.size() >= kVolumeHashes) QDT_REACHED("volume.cache_held_thousand_hashes");
+  if (p.rows.size() >= kVolumeRunCommits) QDT_REACHED("volume.cache_held_run_in_one_window");
 }
 
 void DedupCache::erase_partition(std::map<Key, Partition>::iterator it) {
@@ -103,12 +105,14 @@ void DedupCache::erase_partition(std::map<Key, Partition>::iterator it) {
 void DedupCache::evict_partition(std::map<Key, Partition>::iterator it) {
   if (it->second.hydrated) policy_.on_evict(evicted_upto_, it->first, it->second.verified_upto);
   if (it->second.hydrating) QDT_REACHED("cache.evicted_during_hydration");
+  if (it->second.set.size() >= kVolumeHashes) QDT_REACHED("volume.cache_dropped_thousand_hashes");
   erase_partition(it);
   ++stats_.evictions;
 }
 
 void DedupCache::decline(const Key& key, Partition& p) {
   QDT_REACHED("cache.declined");
+  if (p.set.size() >= kVolumeHashes) QDT_REACHED("volume.cache_dropped_thousand_hashes");
   if (p.hydrated) policy_.on_evict(evicted_upto_, key, p.verified_upto);
   reset_data(p);
   p.declined_flushes_left = config_.decline_cooldown_flushes;

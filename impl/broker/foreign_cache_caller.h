@@ -53,6 +53,18 @@ class ForeignCacheCaller {
 
   static std::string pid(const std::string& queue, const std::string& partition);
 
+  // What the broker asked and was answered: the module's own counts (evictions, memory) are private to it.
+  struct Stats {
+    uint64_t calls = 0;               // every call into the module, renewals included
+    uint64_t answers = 0;             // verified_for_push
+    uint64_t vouched = 0;             // Verified(w >= 0)
+    uint64_t local_duplicates = 0;    // LocalDuplicate
+    uint64_t hydrations = 0;          // hydrate
+    uint64_t hydration_failures = 0;  // the read failed or went to a renewed cache
+    uint64_t renewals = 0;
+  };
+  const Stats& stats() const { return stats_; }
+
  private:
   std::unique_ptr<ForeignCache> cache_;
   CacheCaller rules_;
@@ -60,6 +72,13 @@ class ForeignCacheCaller {
   uint64_t generation_ = 0;  // bumped on every renewal: a read in flight is then dropped
   std::map<std::string, int64_t> flushed_window_seconds_;  // per pid, the window of its last flush
   std::optional<int64_t> storage_newest_ms_;  // the newest created_at seen: a lower bound of storage's clock
+  Stats stats_;
+  // Per pid, the commits since the first still inside its window: volume's reach points only.
+  struct Run {
+    int64_t first_ms;
+    size_t commits;
+  };
+  std::map<std::string, Run> runs_;
 };
 
 }  // namespace qdt::impl

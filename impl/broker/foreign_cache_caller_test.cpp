@@ -140,6 +140,27 @@ TEST(ForeignCacheCaller, EveryDoubtSendsMinusOne) {
   EXPECT_THROW(lying.caller.watermark("q", "p", kHashes, kNow, 60, lying.source), ForeignCacheError);
 }
 
+TEST(ForeignCacheCaller, StatsCountEveryCallIntoTheModule) {
+  Fixture f(CacheCaller::shipped);
+  f.caller.watermark("q", "p", kHashes, kNow, 60, f.source);
+  f.caller.record_queued("q", "p", 5, kHashes, kNow);
+  f.cache->answer = {true, 9};
+  f.caller.watermark("q", "p", kHashes, kNow, 60, f.source);
+  f.caller.forget();
+  const ForeignCacheCaller::Stats& st = f.caller.stats();
+  EXPECT_EQ(st.calls, f.log.calls.size() + 1);  // the renewal is not in the recorded calls
+  EXPECT_EQ(st.answers, 2u);
+  EXPECT_EQ(st.vouched, 1u);
+  EXPECT_EQ(st.local_duplicates, 1u);
+  EXPECT_EQ(st.hydrations, 1u);
+  EXPECT_EQ(st.renewals, 1u);
+  Fixture failing(CacheCaller::shipped);
+  failing.source.fail = true;
+  failing.caller.watermark("q", "p", kHashes, kNow, 60, failing.source);
+  EXPECT_EQ(failing.caller.stats().hydration_failures, 1u);
+  EXPECT_EQ(failing.caller.stats().answers, 0u);
+}
+
 TEST(ForeignCacheCaller, PidsKeepQueueAndPartitionApart) {
   EXPECT_NE(ForeignCacheCaller::pid("ab", "c"), ForeignCacheCaller::pid("a", "bc"));
   EXPECT_EQ(ForeignCacheCaller::pid("q", "p"), std::string("q\x1fp"));

@@ -13,6 +13,9 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 "$qdt" bench --help | grep -- '--quick' >/dev/null
 if "$qdt" bench --only nonsense >/dev/null 2>&1; then echo "FAIL: a bad --only must exit 2" >&2; exit 1; fi
+# The cache group measures a foreign cache: without one it refuses (exit 2).
+set +e; "$qdt" bench --only cache >/dev/null 2>"$out/err"; code=$?; set -e
+[ $code -eq 2 ] && grep -qF -- "--cache-impl" "$out/err" || { echo "FAIL: --only cache without a module: exit $code" >&2; exit 1; }
 "$qdt" bench --quick --json --out "$out/files" >"$out/bench.json" 2>"$out/progress"
 grep -q '^\[bench\]' "$out/progress" || { echo "FAIL: no progress on stderr" >&2; exit 1; }
 "$qdt" bench --quick --only window >"$out/table.txt" 2>/dev/null
@@ -47,7 +50,10 @@ required = ["items_per_s.batch1", "items_per_s.batch10", "items_per_s.batch1_col
             "floor_us_per_seed.default", "floor_checkers_us_per_seed.default",
             "floor_with_checkers_seeds_per_s.default", "floor_with_checkers_items_per_s.batch1",
             "floor_with_checkers_items_per_s.batch10", "floor_generation_us_per_seed.default",
-            "floor_with_generation_seeds_per_s.default"] + [f"seeds_per_s.{p}" for p in profiles]
+            "floor_with_generation_seeds_per_s.default"] + [f"seeds_per_s.{p}" for p in profiles] + [
+            f"{figure}.{p}" for p in ("cache-pressure", "multi-broker")
+            for figure in ("volume_cost_ratio", "volume_growth_4x")] + [
+            f"us_per_item.{p}_{kind}" for p in ("cache-pressure", "multi-broker") for kind in ("ordinary", "volume")]
 missing = [n for n in required if n not in figures]
 assert not missing, f"figures missing: {missing}"
 for name, f in figures.items():

@@ -16,12 +16,12 @@
 #include "sim/base/json_input.h"
 #include "sim/base/outcome.h"
 #include "sim/base/rate_text.h"
-#include "sim/base/shell_word.h"
 #include "sim/campaign/campaign_forks.h"
 #include "sim/campaign/campaign_schemas.h"
 #include "sim/campaign/judged_counts.h"
 #include "sim/campaign/seed_command.h"
 #include "sim/campaign/shard_set.h"
+#include "sim/campaign/triage.h"
 #include "sim/scenario/coverage.h"
 #include "sim/scenario/engine_support.h"
 #include "sim/world/cache_module_choice.h"
@@ -48,6 +48,10 @@ void add_metrics(json& totals, const json& metrics) {
   for (const char* key : kCache) {
     const int64_t v = metrics.contains("cache") ? metrics["cache"].value(key, int64_t{0}) : 0;
     totals["cache_" + std::string(key)] = totals.value("cache_" + std::string(key), int64_t{0}) + v;
+  }
+  // Only runs on a foreign cache count its calls, so a built-in campaign's totals keep their keys.
+  if (metrics.contains("cache") && metrics["cache"].contains("foreign_calls")) {
+    totals["cache_foreign_calls"] = totals.value("cache_foreign_calls", int64_t{0}) + metrics["cache"]["foreign_calls"].get<int64_t>();
   }
 }
 
@@ -84,69 +88,20 @@ void print_sql_block(std::ostream& out, const json& sql, const json& totals) {
   }
 }
 
-// A failure's cause (sim/campaign/triage.h): its first property, the kind
-// of step that failed it and the rule broken; summaries journaled before
-// causes were recorded group by the property alone.
-std::string cause_of(const json& f) {
-  std::string cause = f["property"].get<std::string>();
-  const std::string kind = f.value("step_kind", "");
-  if (!kind.empty()) cause += " · " + kind;
-  const std::string rule = f.value("rule", "");
-  if (!rule.empty()) cause += " · " + rule;
-  return cause;
+// The summary's record of the foreign cache module this process chose; null for qdt's own.
+json chosen_cache_record() {
+  const CacheModule* module = chosen_cache_module();
+  if (!module) return nullptr;
+  return {{"path", module->named},
+          {"content_xxh128", module->content_hash},
+          {"caller", impl::cache_caller_name(module->caller)}};
 }
 
-// Failures grouped by cause, most seeds first, each with one replay (a
-// shrunk file where there is one, else the command that shrinks one), then
-// every failing seed nobody shrank with the command that shrinks it.
-void print_triage(std::ostream& out, const json& failures, int max_shrinks) {
-  if (failures.empty()) return;
-  std::map<std::string, std::vector<const json*>> groups;
-  std::map<std::string, uint64_t> caught_by;  // a seed counts under every property that failed it
-  for (const json& f : failures) {
-    groups[cause_of(f)].push_back(&f);
-    for (const json& name : f.value("properties", json::array({f["property"]}))) caught_by[name.get<std::string>()]++;
-  }
-  out << "  failing seeds by property that caught them:";
-  for (const auto& [property, seeds] : caught_by) out << " " << terminal_text(property) << " " << seeds << ";";
-  out << "\n";
-  std::vector<std::pair<std::string, std::vector<const json*>>> causes(groups.begin(), groups.end());
-  std::stable_sort(causes.begin(), causes.end(),
-                   [](const auto& x, const auto& y) { return x.second.size() > y.second.size(); });
-  constexpr size_t kCausesListed = 8;
-  out << "  " << causes.size() << " cause" << (causes.size() == 1 ? "" : "s")
-      << " (property · step · rule broken), most seeds first:\n";
-  for (size_t i = 0; i < std::min(causes.size(), kCausesListed); ++i) {
-    const auto& [cause, members] = causes[i];
-    out << "    " << members.size() << " × " << terminal_text(cause) << "\n";
-    const auto explained = std::find_if(members.begin(), members.end(), [](const json* f) { return f->contains("why"); });
-    if (explained != members.end()) out << "      likely cause: " << terminal_text((**explained)["why"].get<std::string>()) << "\n";
-    const auto shrunk = std::find_if(members.begin(), members.end(), [](const json* f) { return f->contains("file"); });
-    if (shrunk != members.end()) {
-      out << command_below("      ", "replay one", terminal_text((**shrunk)["replay"].get<std::string>()));
-    } else if (members.front()->contains("check")) {
-      out << command_below("      ", "shrink one", terminal_text((*members.front())["check"].get<std::string>()));
-    }
-  }
-  if (causes.size() > kCausesListed) out << "    and " << causes.size() - kCausesListed << " more causes\n";
-  std::vector<const json*> unshrunk;
-  for (const json& f : failures) {
-    if (!f.contains("file")) unshrunk.push_back(&f);
-  }
-  if (unshrunk.empty()) return;
-  out << "  " << unshrunk.size() << " failing seed" << (unshrunk.size() == 1 ? "" : "s")
-      << " not shrunk (--max-shrinks " << max_shrinks << "); each shrinks with the command below it:\n";
-  constexpr size_t kListed = 5;
-  for (size_t i = 0; i < std::min(unshrunk.size(), kListed); ++i) {
-    const json& f = *unshrunk[i];
-    out << command_below("    ", terminal_text(f["profile"].get<std::string>()) + " seed " +
-                                   std::to_string(f["seed"].get<uint64_t>()) + " (" +
-                                   terminal_text(f["property"].get<std::string>()) + ")",
-                         terminal_text(f["check"].get<std::string>()));
-  }
-  if (unshrunk.size() > kListed) {
-    out << "    and " << unshrunk.size() - kListed << " more (each with its command as \"check\" in --json)\n";
-  }
+// What ran, for a refusal: the module by content and caller (its path may differ between machines).
+std::string cache_identity(const json& record) {
+  if (record.is_null()) return "qdt's own cache";
+  return "cache module xxh128 " + record["content_xxh128"].get<std::string>() + " with the " +
+         record["caller"].get<std::string>() + " caller";
 }
 
 }  // namespace
@@ -184,7 +139,8 @@ Outcome report_campaign(const std::vector<json>& parts, const CampaignOptions& a
            std::make_pair(y["profile"].get<std::string>(), y["seed"].get<uint64_t>());
   });
   for (json& f : failures) {
-    if (!f.contains("file")) f["check"] = seed_command(a, variant_text, f["profile"], f["seed"].get<uint64_t>());
+    // A merged shard's command stands: it names the cache module and --out that shard ran with.
+    if (!f.contains("file") && !f.contains("check")) f["check"] = seed_command(a, variant_text, f["profile"], f["seed"].get<uint64_t>());
   }
   std::string joined;
   for (const auto& h : hashes) joined += h + "\n";
@@ -229,11 +185,8 @@ Outcome report_campaign(const std::vector<json>& parts, const CampaignOptions& a
     });
     summary["fork_failures"] = fork_failures;
   }
-  if (const CacheModule* module = chosen_cache_module()) {
-    summary["cache_module"] = {{"path", module->named},
-                               {"content_xxh128", module->content_hash},
-                               {"caller", impl::cache_caller_name(module->caller)}};
-  }
+  const json cache_record = a.merged_cache_module ? *a.merged_cache_module : chosen_cache_record();
+  if (!cache_record.is_null()) summary["cache_module"] = cache_record;
   if (a.require_coverage) summary["coverage_missing"] = missing;
   const std::vector<std::string> unjudged = hollow_properties(totals);
   if (!unjudged.empty()) summary["unjudged"] = unjudged;
@@ -253,12 +206,22 @@ Outcome report_campaign(const std::vector<json>& parts, const CampaignOptions& a
     std::cout << "  probes run " << totals.value("probes_run", 0) << ", skipped by a watermark "
               << totals.value("probes_skipped", 0) << ", sidecar rows scanned per push "
               << static_cast<double>(totals.value("sidecar_rows_scanned", int64_t{0})) / static_cast<double>(flushes)
-              << "; cache: " << totals.value("cache_vouched", 0) << " vouched of " << totals.value("cache_answers", 0)
-              << " answers, " << totals.value("cache_hydrations_full", 0) << " full + "
-              << totals.value("cache_hydrations_span", 0) << " span hydrations, " << totals.value("cache_evictions", 0)
-              << " evictions, " << totals.value("cache_suppressed_partitions", 0) << " suppressed\n";
-    // A foreign cache keeps its counts to itself: the line above is qdt's own cache's.
-    if (const std::string note = cache_module_note(); !note.empty()) std::cout << "  ran on the " << terminal_text(note) << "\n";
+              << "; ";
+    if (cache_record.is_null()) {
+      std::cout << "cache: " << totals.value("cache_vouched", 0) << " vouched of " << totals.value("cache_answers", 0)
+                << " answers, " << totals.value("cache_hydrations_full", 0) << " full + "
+                << totals.value("cache_hydrations_span", 0) << " span hydrations, " << totals.value("cache_evictions", 0)
+                << " evictions, " << totals.value("cache_suppressed_partitions", 0) << " suppressed\n";
+    } else {
+      // A foreign cache keeps its evictions and memory to itself: what the broker asked and was answered.
+      std::cout << "foreign cache: " << totals.value("cache_foreign_calls", 0) << " calls, "
+                << totals.value("cache_vouched", 0) << " vouched of " << totals.value("cache_answers", 0) << " answers, "
+                << totals.value("cache_hits", 0) << " local duplicates, " << totals.value("cache_hydrations_full", 0)
+                << " hydrations\n";
+      std::cout << "  ran on the cache module " << terminal_text(cache_record["path"].get<std::string>()) << " (xxh128 "
+                << cache_record["content_xxh128"].get<std::string>() << "), "
+                << cache_record["caller"].get<std::string>() << " caller\n";
+    }
     std::cout << "  storage: " << totals.value("storage_statements", 0) << " statements, "
               << totals.value("storage_busy_waits", 0) << " waits for a lock ("
               << (a.engine == StorageEngineKind::sqlite ? "SQLITE_BUSY" : "a row lock held by another client") << "), "
@@ -322,6 +285,7 @@ std::variant<json, LoadError> read_summary_text(const std::string& text, const s
 Outcome merge_summaries(const std::vector<std::string>& files, const CampaignOptions& a, json* summary) {
   std::vector<json> parts;
   std::string variant_text, engine_text;
+  json cache_record;  // the first shard's foreign cache module; null for qdt's own
   double wall = 0;
   if (files.empty() || files.size() > kMaxMergeFiles) {
     std::cerr << "error: --merge takes 1 to " << kMaxMergeFiles << " summaries\n";
@@ -359,6 +323,16 @@ Outcome merge_summaries(const std::vector<std::string>& files, const CampaignOpt
       return Outcome::bad_input;
     }
     engine_text = e;
+    // Trace hashes differ between cache modules and callers too: one digest never mixes them.
+    const json module = part.contains("cache_module") ? part["cache_module"] : json(nullptr);
+    if (!parts.empty() && cache_identity(module) != cache_identity(cache_record)) {
+      std::cerr << "error: "
+                << terminal_text(file + ": /cache_module: ran " + cache_identity(module) + ", " + files.front() +
+                                 " ran " + cache_identity(cache_record) + " (a digest never mixes cache modules)")
+                << "\n";
+      return Outcome::bad_input;
+    }
+    cache_record = module;
     wall = std::max(wall, part.value("wall_s", 0.0));  // shards ran side by side
     parts.push_back(part);
   }
@@ -377,7 +351,15 @@ Outcome merge_summaries(const std::vector<std::string>& files, const CampaignOpt
     if (split.missing_count > split.missing_shards.size()) std::cerr << " …";
     std::cerr << "\n";
   }
+  if (const json named = chosen_cache_record(); !named.is_null() && cache_identity(named) != cache_identity(cache_record)) {
+    std::cerr << "error: "
+              << terminal_text("the command line names " + cache_identity(named) + ", the shards (" + files.front() +
+                               ") ran " + cache_identity(cache_record))
+              << "\n";
+    return Outcome::bad_input;
+  }
   CampaignOptions merged = a;
+  merged.merged_cache_module = cache_record;
   merged.engine = *parse_storage_engine(engine_text);
   merged.profile = parts.front().value("profile", a.profile);
   merged.first_seed = parts.front().value("first_seed", a.first_seed);

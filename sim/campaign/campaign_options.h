@@ -61,6 +61,10 @@ struct CampaignOptions {
   // server is where it runs, taken from --resume's own command line.
   StorageEngineKind engine = StorageEngineKind::sqlite;
   std::string pg_url;
+  // Set by --merge: the foreign cache module the shards ran (their
+  // summaries' "cache_module"; null for qdt's own), reported in place of
+  // this process's own choice, which merged nothing.
+  std::optional<nlohmann::json> merged_cache_module;
 };
 
 // Seconds since an arbitrary, fixed start.

@@ -18,10 +18,25 @@ bool fails_with(const std::optional<RunResult>& result, const std::string& signa
   return false;
 }
 
+// Longer lists (a volume seed's steps, its large request's items) are halved
+// before their members are tried one by one; generated seeds stay below it.
+constexpr size_t kOneByOneMax = 48;
+
 // Every one-change-smaller variant of `doc`, most reducing first.
 std::vector<json> candidates(const json& doc) {
   std::vector<json> out;
   const json& steps = doc["steps"];
+  // A volume seed's script (workload_volume.h) loses halves first: one at a
+  // time it would take a replay per step and a copy of the script per item.
+  if (steps.size() > kOneByOneMax) {
+    for (const bool front : {false, true}) {
+      json c = doc;
+      json& list = c["steps"];
+      const auto half = list.begin() + static_cast<std::ptrdiff_t>(list.size() / 2);
+      front ? list.erase(list.begin(), half) : list.erase(half, list.end());
+      out.push_back(std::move(c));
+    }
+  }
   // Remove one top-level step (from the end: later steps depend on earlier ones less often).
   for (size_t i = steps.size(); i-- > 0;) {
     json c = doc;
@@ -56,7 +71,16 @@ std::vector<json> candidates(const json& doc) {
       const json& s = list[i];
       const json::json_pointer at(base + "/" + std::to_string(i));
       if (s.value("op", "") == "push" && s.contains("items") && s["items"].is_array()) {
-        for (size_t k = s["items"].size(); k-- > 0 && s["items"].size() > 1;) {
+        if (s["items"].size() > kOneByOneMax) {
+          for (const bool front : {false, true}) {
+            json c = doc;
+            json& items = c[at]["items"];
+            const auto half = items.begin() + static_cast<std::ptrdiff_t>(items.size() / 2);
+            front ? items.erase(items.begin(), half) : items.erase(half, items.end());
+            out.push_back(std::move(c));
+          }
+        }
+        for (size_t k = s["items"].size(); k-- > 0 && s["items"].size() > 1 && s["items"].size() <= kOneByOneMax;) {
           json c = doc;
           c[at]["items"].erase(k);
           out.push_back(std::move(c));

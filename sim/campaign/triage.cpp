@@ -1,8 +1,18 @@
 #include "sim/campaign/triage.h"
 
+#include <algorithm>
+#include <map>
 #include <regex>
+#include <utility>
+#include <vector>
+
+#include "reports/display_text.h"
+#include "sim/base/shell_word.h"
 
 namespace qdt::sim {
+
+using json = nlohmann::json;
+using reports::terminal_text;
 
 std::string failure_rule(const std::string& detail) {
   static const std::regex kUuid("[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}");
@@ -55,6 +65,75 @@ std::string failing_step_kind(const nlohmann::json& scenario, const std::string&
   }
   if (found == nullptr || !found->is_object() || !(*found).contains("op") || !(*found)["op"].is_string()) return "";
   return (*found)["op"].get<std::string>();
+}
+
+namespace {
+
+// A failure's cause (sim/campaign/triage.h): its first property, the kind
+// of step that failed it and the rule broken; summaries journaled before
+// causes were recorded group by the property alone.
+std::string cause_of(const json& f) {
+  std::string cause = f["property"].get<std::string>();
+  const std::string kind = f.value("step_kind", "");
+  if (!kind.empty()) cause += " · " + kind;
+  const std::string rule = f.value("rule", "");
+  if (!rule.empty()) cause += " · " + rule;
+  return cause;
+}
+
+}  // namespace
+
+// Failures grouped by cause, most seeds first, each with one replay (a
+// shrunk file where there is one, else the command that shrinks one), then
+// every failing seed nobody shrank with the command that shrinks it.
+void print_triage(std::ostream& out, const json& failures, int max_shrinks) {
+  if (failures.empty()) return;
+  std::map<std::string, std::vector<const json*>> groups;
+  std::map<std::string, uint64_t> caught_by;  // a seed counts under every property that failed it
+  for (const json& f : failures) {
+    groups[cause_of(f)].push_back(&f);
+    for (const json& name : f.value("properties", json::array({f["property"]}))) caught_by[name.get<std::string>()]++;
+  }
+  out << "  failing seeds by property that caught them:";
+  for (const auto& [property, seeds] : caught_by) out << " " << terminal_text(property) << " " << seeds << ";";
+  out << "\n";
+  std::vector<std::pair<std::string, std::vector<const json*>>> causes(groups.begin(), groups.end());
+  std::stable_sort(causes.begin(), causes.end(),
+                   [](const auto& x, const auto& y) { return x.second.size() > y.second.size(); });
+  constexpr size_t kCausesListed = 8;
+  out << "  " << causes.size() << " cause" << (causes.size() == 1 ? "" : "s")
+      << " (property · step · rule broken), most seeds first:\n";
+  for (size_t i = 0; i < std::min(causes.size(), kCausesListed); ++i) {
+    const auto& [cause, members] = causes[i];
+    out << "    " << members.size() << " × " << terminal_text(cause) << "\n";
+    const auto explained = std::find_if(members.begin(), members.end(), [](const json* f) { return f->contains("why"); });
+    if (explained != members.end()) out << "      likely cause: " << terminal_text((**explained)["why"].get<std::string>()) << "\n";
+    const auto shrunk = std::find_if(members.begin(), members.end(), [](const json* f) { return f->contains("file"); });
+    if (shrunk != members.end()) {
+      out << command_below("      ", "replay one", terminal_text((**shrunk)["replay"].get<std::string>()));
+    } else if (members.front()->contains("check")) {
+      out << command_below("      ", "shrink one", terminal_text((*members.front())["check"].get<std::string>()));
+    }
+  }
+  if (causes.size() > kCausesListed) out << "    and " << causes.size() - kCausesListed << " more causes\n";
+  std::vector<const json*> unshrunk;
+  for (const json& f : failures) {
+    if (!f.contains("file")) unshrunk.push_back(&f);
+  }
+  if (unshrunk.empty()) return;
+  out << "  " << unshrunk.size() << " failing seed" << (unshrunk.size() == 1 ? "" : "s")
+      << " not shrunk (--max-shrinks " << max_shrinks << "); each shrinks with the command below it:\n";
+  constexpr size_t kListed = 5;
+  for (size_t i = 0; i < std::min(unshrunk.size(), kListed); ++i) {
+    const json& f = *unshrunk[i];
+    out << command_below("    ", terminal_text(f["profile"].get<std::string>()) + " seed " +
+                                   std::to_string(f["seed"].get<uint64_t>()) + " (" +
+                                   terminal_text(f["property"].get<std::string>()) + ")",
+                         terminal_text(f["check"].get<std::string>()));
+  }
+  if (unshrunk.size() > kListed) {
+    out << "    and " << unshrunk.size() - kListed << " more (each with its command as \"check\" in --json)\n";
+  }
 }
 
 }  // namespace qdt::sim

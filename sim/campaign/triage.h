@@ -5,6 +5,7 @@
 // quotes, the events in parentheses) taken out, so twenty seeds of one bug
 // are one line and two bugs caught by one property are two.
 #include <nlohmann/json.hpp>
+#include <ostream>
 #include <string>
 
 namespace qdt::sim {
@@ -17,5 +18,10 @@ std::string failure_rule(const std::string& detail);
 // The op of the step `step` names in `scenario` (an id, or a JSON path such
 // as "/steps/1/steps/0"); "" when it names none.
 std::string failing_step_kind(const nlohmann::json& scenario, const std::string& step);
+
+// Prints a campaign's failures grouped by cause, most seeds first, each with
+// one replay (a shrunk file where there is one, else the command that shrinks
+// one), then every failing seed nobody shrank with the command that shrinks it.
+void print_triage(std::ostream& out, const nlohmann::json& failures, int max_shrinks);
 
 }  // namespace qdt::sim

@@ -55,6 +55,9 @@ const std::vector<std::string>& generator_knob_names();
 std::optional<std::string> set_generator_knob(GeneratorOverrides& overrides, const std::string& name,
                                               const nlohmann::json& value);
 
+// Whether seed `seed` of `profile` ends with volume (workload_volume.h).
+bool profile_seed_has_volume(uint64_t seed, const std::string& profile);
+
 // A scenario document (docs/semantics.md §3) without an `expect` block: properties judge it.
 nlohmann::json generate_scenario(uint64_t seed, const std::string& profile, const GeneratorOverrides& overrides = {});
 

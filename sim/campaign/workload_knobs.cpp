@@ -1,6 +1,13 @@
 #include "sim/campaign/workload_knobs.h"
 
 namespace qdt::sim {
+namespace {
+
+// One seed in forty: enough that a campaign of a few hundred seeds crosses
+// a module's capacities several times, few enough that it stays quick.
+constexpr int kVolumePm = 25;
+
+}  // namespace
 
 Knobs knobs_for(const std::string& profile, Rng& rng) {
   Knobs k;
@@ -61,7 +68,9 @@ Knobs knobs_for(const std::string& profile, Rng& rng) {
     k.contention_pm = 150;
     k.retention_pm = 30;
     k.read_pm = 30;
+    k.volume_pm = kVolumePm;  // hydrations and gaps of thousands of hashes
   } else if (profile == "cache-pressure") {
+    k.volume_pm = kVolumePm;  // a partition alone far over any budget
     // A budget far below the working set: declines, evictions, cooldowns.
     // In the cache's charge (dedup_cache.h: 480 bytes a partition plus about
     // 45 a one-hash row), drawn so that a seed declines, evicts and vouches

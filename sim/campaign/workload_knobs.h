@@ -55,6 +55,9 @@ struct Knobs {
   // Per mille of seeds with fusion off: a broker's flushes of one partition
   // then run side by side, so a cache reset can meet a hydration read.
   int fusion_off_pm = 0;
+  // Per mille of seeds that end with volume (workload_volume.h): thousands
+  // of items to one partition, a long run inside one window.
+  int volume_pm = 0;
 };
 
 // The knobs of `profile` for one seed (some profiles draw a few with `rng`).

@@ -18,38 +18,18 @@
 #include "sim/bench/bench_machine.h"
 #include "sim/bench/bench_report.h"
 #include "sim/bench/bench_workloads.h"
+#include "sim/cli/bench_cache.h"
+#include "sim/cli/bench_campaigns.h"
 #include "sim/campaign/workload.h"
 #include "sim/cli/cli_checks.h"
 #include "sim/cli/exit_codes.h"
+#include "sim/world/cache_module_choice.h"
 #include "sim/world/pg_process.h"
 
 namespace qdt::sim {
 namespace {
 
 using json = nlohmann::json;
-
-// One `qdt check` campaign in a child; its summary (seeds_per_s, ...).
-json campaign(Bench& b, const std::string& profile, uint64_t seeds, uint64_t jobs, bool unchecked,
-              std::string& command) {
-  std::vector<std::string> args = {"check", "--profile", profile, "--seeds", std::to_string(seeds),
-                                   "--jobs", std::to_string(jobs), "--max-shrinks", "0", "--quiet", "--json"};
-  if (unchecked) args.push_back("--unchecked");
-  command = join_command(b.options.program, args);
-  b.progress(command);
-  const ChildRun run = run_self(args);
-  if (run.peak_kb > b.child_peak_kb && jobs == 1) {
-    b.child_peak_kb = run.peak_kb;
-    b.child_peak_command = command;
-  }
-  json summary = json::parse(run.out, nullptr, false);
-  if (run.exit_code != kExitOk || summary.is_discarded() || !summary.contains("seeds_per_s")) {
-    std::cerr << "[bench] " << command << " exited " << run.exit_code << ": its figures are void\n";
-    b.void_run = true;
-    return json::object({{"seeds_per_s", 0.0}, {"virtual_s_per_wall_s", 0.0}, {"cpu_s", 0.0}});
-  }
-  summary["cpu_s"] = run.cpu_s;  // the bench's own reading, not a qdt check field
-  return summary;
-}
 
 // What the mechanism's own SQL costs alone (sim/bench/bench_floor.h): the runs of
 // targets 1 and 2 replayed transaction by transaction into a bare storage.
@@ -108,45 +88,6 @@ void floor_group(Bench& b) {
                      "seeds/s", cmd, 0, 0,
                      "the storage floor, the checkers and the scenarios' generation and loading: a campaign's seed "
                      "with no world at all"));
-}
-
-// Two campaign runs taken in turns, A then B, then B then A (ABBA), so that
-// a slow spell of the shared machine falls on both alike: each side's
-// fastest run (a campaign's seeds run the same instructions every time, so
-// a slower run measures the machine) and each turn's own ratio, B's seeds/s
-// over A's, for the note.
-struct Alternated {
-  json a, b;
-  std::string a_runs, b_runs;  // each side's seeds/s, run by run: "1200.5, 1180.2, ..."
-  std::string turn_ratios;     // "1.94, 1.98, ..."
-};
-
-Alternated alternate(int turns, const std::function<json()>& run_a, const std::function<json()>& run_b) {
-  Alternated out;
-  auto add = [](std::string& list, const char* format, double v) {
-    char text[32];
-    std::snprintf(text, sizeof text, format, v);
-    list += (list.empty() ? "" : ", ") + std::string(text);
-  };
-  auto take = [&](json& best, std::string& runs, const json& run) {
-    const double rate = run["seeds_per_s"].get<double>();
-    add(runs, "%.1f", rate);
-    if (best.is_null() || rate > best["seeds_per_s"].get<double>()) best = run;
-  };
-  for (int turn = 0; turn < turns; ++turn) {
-    json a, b;
-    if (turn % 2 == 0) {
-      a = run_a();
-      b = run_b();
-    } else {
-      b = run_b();
-      a = run_a();
-    }
-    take(out.a, out.a_runs, a);
-    take(out.b, out.b_runs, b);
-    add(out.turn_ratios, "%.2f", b["seeds_per_s"].get<double>() / std::max(a["seeds_per_s"].get<double>(), 1e-9));
-  }
-  return out;
 }
 
 void campaigns_group(Bench& b) {
@@ -321,7 +262,8 @@ reports::Chart growth_chart(const std::vector<GrowthPoint>& points) {
 }  // namespace
 
 const std::vector<std::string>& bench_groups() {
-  static const std::vector<std::string> groups = {"items", "floor", "campaigns", "jobs", "window", "growth", "memory"};
+  static const std::vector<std::string> groups = {"items",  "floor",  "campaigns", "jobs", "window",
+                                                  "growth", "memory", "volume",    "cache"};
   return groups;
 }
 
@@ -361,6 +303,11 @@ int run_bench(const BenchOptions& options) {
       return kExitBadInput;
     }
   }
+  if (options.only == "cache" && !chosen_cache_module()) {
+    std::cerr << "error: --only cache measures a foreign cache: name it with --cache-impl or --cache-lib\nnothing was "
+                 "run (exit 2)\n";
+    return kExitBadInput;
+  }
   Bench b{options, {}, 0, "", false};
   const double load_before = load_average();
   auto runs = [&](const std::string& g) {
@@ -375,6 +322,8 @@ int run_bench(const BenchOptions& options) {
   if (runs("window")) window_group(b);
   if (runs("growth")) growth = growth_group(b);
   if (runs("memory")) memory_group(b);
+  if (runs("volume")) volume_group(b);
+  if (runs("cache")) cache_group(b);
 
   json doc = bench_document(b.figures, options.quick, load_before, load_average());
   if (options.engine == StorageEngineKind::postgres) doc["storage"] = "postgres";

@@ -18,7 +18,11 @@
 //              and pushes per second, cache on against off, checked mode off,
 //              checked mode's cost, and cache bytes per resident hash;
 //   growth     cost per push from 1 000 to 100 000 rows, cache on and off;
-//   memory     peak resident memory of a campaign and of this process.
+//   memory     peak resident memory of a campaign and of this process;
+//   volume     a volume seed's cost per item beside an ordinary seed's;
+//   cache      with --cache-impl or --cache-lib, a call into the module and
+//              `default` campaigns on it beside qdt's own cache
+//              (bench_cache.h; without a module the group adds nothing).
 // With --storage postgres only the engines' comparison runs instead
 // (sim/bench/bench_engines.h): the same figures on SQLite and PostgreSQL, their
 // ratio, PostgreSQL's statements per second and its wait for the server.

@@ -229,6 +229,8 @@ int run_qdt(int argc, char** argv) {
   }
   qdt::sim::PromoteOptions promote_args;
   CLI::App* promote_cmd = qdt::sim::add_promote(app, promote_args);
+  // The reference's answers become the regression's expectations: with a foreign cache, its module's run.
+  qdt::sim::add_cache_flags(*promote_cmd, cache_module);
   std::string help_topic;
   CLI::App* help_cmd = qdt::sim::add_version_and_help(app, help_topic);
 
@@ -243,7 +245,6 @@ int run_qdt(int argc, char** argv) {
     return code == 0 ? kExitOk : kExitBadInput;
   }
   if (help_cmd->parsed()) return qdt::sim::run_help(app, help_topic);
-  if (promote_cmd->parsed()) return qdt::sim::run_promote(promote_args);
   const qdt::impl::Variant variant = *qdt::impl::parse_variant(variant_name);
   if (!pg_url.empty() && storage_name != "postgres") {
     std::cerr << "error: --pg-url names a PostgreSQL server: it needs --storage postgres\nnothing was run (exit 2)\n";
@@ -257,6 +258,7 @@ int run_qdt(int argc, char** argv) {
     std::cerr << "error: " << *problem << "\nnothing was run (exit 2)\n";
     return kExitBadInput;
   }
+  if (promote_cmd->parsed()) return qdt::sim::run_promote(promote_args);
   if (!interleave.empty()) check_args.interleave = interleave == "on";
   const qdt::sim::StorageEngineKind engine = *qdt::sim::parse_storage_engine(storage_name);
   // Read here rather than in the libraries, as explore does.

@@ -12,12 +12,15 @@
 #include "sim/cli/exit_codes.h"
 #include "sim/scenario/replay_line.h"
 #include "sim/scenario/scenario.h"
+#include "sim/world/cache_module_choice.h"
+#include "reports/display_text.h"
 
 namespace qdt::sim {
 namespace {
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
+using reports::terminal_text;
 
 constexpr size_t kNameBytesMax = 100;
 constexpr const char* kFillIn = "FILL IN: what broke, in one sentence, and what the reference answers instead.";
@@ -102,7 +105,9 @@ int run_promote(const PromoteOptions& o) {
   const json promoted = with_reference_expectations(*failure);
   if (!promoted.contains("expect")) {
     const std::optional<RunResult> reference = run_document(promoted, impl::Variant::none);
-    std::cerr << "error: " << o.failure << ": the reference implementation fails it too";
+    std::cerr << "error: " << o.failure << ": the reference implementation";
+    if (const std::string note = cache_module_note(); !note.empty()) std::cerr << " on the " << terminal_text(note);
+    std::cerr << " fails it too";
     if (reference && !reference->failures.empty()) {
       std::cerr << " (" << reference->failures[0].signature() << " at step " << reference->failures[0].step << ")";
     }

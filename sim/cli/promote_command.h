@@ -4,7 +4,9 @@
 // implementation's answers as its `expect` block and a description left for
 // a person to write, so that a failure becomes a test in one step. Refuses
 // a NAME that is not one plain file name and a file that already exists;
-// says which ctest runs the file and the line that registers it. Lives in
+// says which ctest runs the file and the line that registers it. With
+// --cache-impl or --cache-lib the reference runs on that module, and the
+// printed replay lines name it. Lives in
 // the qdt executable, beside main.cpp.
 #include <CLI/CLI.hpp>
 #include <string>

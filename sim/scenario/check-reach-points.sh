@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 python3 - <<'PY'
 import pathlib, re, sys
-areas = r"(?:cache|storage|retention|purge|fault|lock|broker|power|probe|request|retry|network|crash|ack|window)"
+areas = r"(?:cache|storage|retention|purge|fault|lock|broker|power|probe|request|retry|network|crash|ack|window|volume)"
 name = re.compile(r'"(' + areas + r'\.[a-z0-9_]+)"')
 catalogue_text = pathlib.Path("sim/scenario/reach_points.cpp").read_text()
 catalogue = re.findall(r'^    \{"([a-z0-9_.]+)"', catalogue_text, re.M)

@@ -97,6 +97,9 @@ TEST(Coverage, PointsThatCannotHappenAreSetApartWithWhy) {
   EXPECT_TRUE(names(postgres).count("broker.repush_found_its_own_commit"));
   EXPECT_FALSE(names(sqlite).count("broker.repush_found_its_own_commit"));
   EXPECT_TRUE(names(foreign).count("cache.full_hydration"));
+  EXPECT_TRUE(names(foreign).count("volume.cache_held_thousand_hashes"));
+  EXPECT_TRUE(names(sqlite).count("volume.foreign_asked_thousand_hashes"));
+  EXPECT_FALSE(names(foreign).count("volume.foreign_asked_thousand_hashes"));
   EXPECT_FALSE(names(foreign).count("cache.foreign_vouched"));
   // A point reached anyway is counted as reached, never hidden.
   EXPECT_FALSE(names(foreign).count("cache.vouched"));

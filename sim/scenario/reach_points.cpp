@@ -47,6 +47,14 @@ constexpr ReachPoint kPoints[] = {
     {"cache.foreign_renewed_during_hydration", "the cache was renewed while its hydration read was out: -1"},
     {"cache.foreign_local_duplicate", "a foreign cache held a pushed hash (LocalDuplicate): -1"},
     {"cache.foreign_vouched", "a foreign cache vouched with a watermark"},
+    // Volume (docs/semantics.md §10.4, sim/campaign/workload_volume.h): a cache's capacities crossed.
+    {"volume.cache_held_thousand_hashes", "qdt's cache held a thousand hashes or more of one partition"},
+    {"volume.cache_held_run_in_one_window", "qdt's cache held 32 rows or more of one partition inside one window"},
+    {"volume.cache_dropped_thousand_hashes", "qdt's cache evicted or declined a partition of a thousand hashes or more"},
+    {"volume.foreign_asked_thousand_hashes", "a foreign cache was asked about a thousand hashes or more at once"},
+    {"volume.foreign_hydrated_thousand_hashes", "a foreign cache was hydrated with a thousand hashes or more of one partition"},
+    {"volume.foreign_taught_thousand_hashes", "a foreign cache was taught a commit of a thousand hashes or more"},
+    {"volume.foreign_taught_run_in_one_window", "a foreign cache was taught 32 commits or more of one partition inside one window"},
     // The push transaction (impl/storage/sqlite/storage_push.cpp, docs/semantics.md §2.4).
     {"storage.probe_narrowed_by_watermark", "storage probed only above the cache's watermark"},
     {"storage.probe_skipped_by_watermark", "the watermark covered every stored offset: no probe"},
@@ -136,8 +144,9 @@ std::optional<std::string_view> cannot_happen(const ReachPoint& point, const Rea
     // the transaction's fate is known; none loses COMMIT's answer yet.
     return "PostgreSQL's faults never leave a call's outcome unknown, so no broker sees a lost connection";
   }
-  if (starts("cache.foreign_") && !context.foreign_cache) return "only a foreign cache's caller marks it (--cache-impl, --cache-lib)";
-  if (starts("cache.") && !starts("cache.foreign_") && context.foreign_cache) {
+  const bool foreign_point = starts("cache.foreign_") || starts("volume.foreign_");
+  if (foreign_point && !context.foreign_cache) return "only a foreign cache's caller marks it (--cache-impl, --cache-lib)";
+  if ((starts("cache.") || starts("volume.cache_")) && !foreign_point && context.foreign_cache) {
     return "qdt's own cache does not run beside a foreign one";
   }
   return std::nullopt;

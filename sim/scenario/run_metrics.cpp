@@ -35,13 +35,36 @@ json cache_metrics(const World& world) {
       {"cache_bytes", &impl::DedupCache::Stats::bytes}};
   std::array<uint64_t, std::size(kCounters)> sums{};
   uint64_t hashes = 0;
+  impl::ForeignCacheCaller::Stats foreign;
+  bool foreign_ran = false;
   for (uint32_t b = 0; b < world.broker_count(); ++b) {
+    // A broker on a foreign cache leaves its own idle: the module's calls are what it counts.
+    if (const impl::ForeignCacheCaller* f = world.broker(b).foreign_cache()) {
+      foreign_ran = true;
+      const impl::ForeignCacheCaller::Stats& st = f->stats();
+      foreign.calls += st.calls;
+      foreign.answers += st.answers;
+      foreign.vouched += st.vouched;
+      foreign.local_duplicates += st.local_duplicates;
+      foreign.hydrations += st.hydrations;
+      foreign.hydration_failures += st.hydration_failures;
+      continue;
+    }
     const impl::DedupCache::Stats st = world.broker(b).cache().stats();
     for (size_t i = 0; i < sums.size(); ++i) sums[i] += st.*kCounters[i].second;
     hashes += st.hashes;
   }
   json out = json::object();
   for (size_t i = 0; i < sums.size(); ++i) out[kCounters[i].first] = sums[i];
+  if (foreign_ran) {
+    // Under the built-in cache's names where they mean the same; the module's evictions are private to it.
+    out["answers"] = out["answers"].get<uint64_t>() + foreign.answers;
+    out["vouched"] = out["vouched"].get<uint64_t>() + foreign.vouched;
+    out["hits"] = out["hits"].get<uint64_t>() + foreign.local_duplicates;
+    out["hydrations_full"] = out["hydrations_full"].get<uint64_t>() + foreign.hydrations;
+    out["hydration_failures"] = out["hydration_failures"].get<uint64_t>() + foreign.hydration_failures;
+    out["foreign_calls"] = foreign.calls;
+  }
   const uint64_t bytes = out["cache_bytes"].get<uint64_t>();
   out["bytes_per_hash"] = hashes ? static_cast<double>(bytes) / static_cast<double>(hashes) : 0.0;
   return out;
