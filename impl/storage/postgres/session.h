@@ -124,13 +124,14 @@ class Session {
   // is inside a transaction (none can hold a lock parsing waits for). The
   // statement's name, or the server's error as the statement's outcome.
   std::variant<const std::string*, StatementOutcome> prepare(const std::string& sql, int parameter_count);
+  // Before conn_: the notice receiver reads it until the connection is closed.
+  std::string statement_label_;  // what the server's notices on it are attributed to
   PgConnPtr conn_;
   std::string name_;
   int backend_pid_ = 0;
   bool in_flight_ = false;
   bool returned_ = false;
   bool lost_ = false;
-  std::string statement_label_;  // what the server's notices on it are attributed to
   StatementOutcome outcome_;
   std::unordered_map<std::string, std::string> prepared_;
 };
