@@ -90,6 +90,8 @@ TEST(Coverage, PointsThatCannotHappenAreSetApartWithWhy) {
   };
   EXPECT_TRUE(names(sqlite).count("cache.foreign_vouched"));
   EXPECT_FALSE(names(sqlite).count("power.torn_page_kept"));
+  EXPECT_TRUE(names(sqlite).count("broker.bundle_pushed"));
+  EXPECT_FALSE(names(postgres).count("broker.bundle_pushed"));
   EXPECT_TRUE(names(postgres).count("power.torn_page_kept"));
   EXPECT_TRUE(names(postgres).count("fault.push_failed_at_statement_2"));
   EXPECT_FALSE(names(postgres).count("fault.push_failed_at_statement_1"));

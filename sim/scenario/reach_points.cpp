@@ -144,6 +144,9 @@ std::optional<std::string_view> cannot_happen(const ReachPoint& point, const Rea
     // the transaction's fate is known; none loses COMMIT's answer yet.
     return "PostgreSQL's faults never leave a call's outcome unknown, so no broker sees a lost connection";
   }
+  if (!context.postgres && point.name == "broker.bundle_pushed") {
+    return "SQLite has no bundles (a request's partitions in one transaction need per-partition row locks)";
+  }
   const bool foreign_point = starts("cache.foreign_") || starts("volume.foreign_");
   if (foreign_point && !context.foreign_cache) return "only a foreign cache's caller marks it (--cache-impl, --cache-lib)";
   if ((starts("cache.") || starts("volume.cache_")) && !foreign_point && context.foreign_cache) {
