@@ -48,6 +48,11 @@ class StatementGate {
   virtual bool wait_busy_on_server(TxnKind txn, uint32_t attempt, ServerBackend& backend) {
     return wait_busy(txn, attempt);
   }
+  // The engine holds a statement back before sending it (PostgreSQL on
+  // foreign SQL: another client waits for a lock, §9.2), for the `attempt`-th
+  // time: wait until a transaction may have ended. Not a lock wait: no lock
+  // is asked for yet. false gives up (the transaction fails).
+  virtual bool wait_turn(TxnKind txn, uint32_t attempt) { return wait_busy(txn, attempt); }
   // The transaction took its serializing lock (SQLite's BEGIN IMMEDIATE, a
   // partition row's FOR UPDATE).
   virtual void on_locked(TxnKind txn) {}

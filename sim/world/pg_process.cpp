@@ -37,6 +37,9 @@ struct ForwardingGate : impl::StatementGate {
   bool wait_busy(impl::TxnKind txn, uint32_t attempt) override {
     return target ? target->wait_busy(txn, attempt) : false;
   }
+  bool wait_turn(impl::TxnKind txn, uint32_t attempt) override {
+    return target ? target->wait_turn(txn, attempt) : false;
+  }
   int before_server_statement(impl::TxnKind txn, int64_t index, impl::StatementKind kind,
                               impl::ServerBackend& backend) override {
     return target ? target->before_server_statement(txn, index, kind, backend) : 0;

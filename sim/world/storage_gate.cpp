@@ -153,13 +153,24 @@ bool ConnectionGate::wait_busy_on_server(impl::TxnKind txn, uint32_t attempt, im
 }
 
 bool ConnectionGate::wait_busy(impl::TxnKind txn, uint32_t attempt) {
+  if (attempt > kBusyAttemptsMax) return wait_until_a_transaction_ends(attempt);
+  busy_waits_++;
+  side_.busy_waits++;
+  mark_wait(owner_, side_.lock_holder);
+  return wait_until_a_transaction_ends(attempt);
+}
+
+// As wait_busy, without counting a lock wait or marking who waited for
+// whom: the client asked for no lock yet.
+bool ConnectionGate::wait_turn(impl::TxnKind txn, uint32_t attempt) {
+  return wait_until_a_transaction_ends(attempt);
+}
+
+bool ConnectionGate::wait_until_a_transaction_ends(uint32_t attempt) {
   if (attempt > kBusyAttemptsMax) {
     wait_abandoned_ = true;
     return false;
   }
-  busy_waits_++;
-  side_.busy_waits++;
-  mark_wait(owner_, side_.lock_holder);
   VirtualClock::Wakeup w;
   side_.busy_waiters.push_back(&w);
   label_storage_step();

@@ -85,6 +85,7 @@ class ConnectionGate : public impl::StatementGate {
 
   int before_statement(impl::TxnKind txn, int64_t index, impl::StatementKind kind) override;
   bool wait_busy(impl::TxnKind txn, uint32_t attempt) override;
+  bool wait_turn(impl::TxnKind txn, uint32_t attempt) override;
   // PostgreSQL: an armed fault is done to the backend (storage_faults.h).
   int before_server_statement(impl::TxnKind txn, int64_t index, impl::StatementKind kind,
                               impl::ServerBackend& backend) override;
@@ -124,6 +125,9 @@ class ConnectionGate : public impl::StatementGate {
   // between ends under another region and counts as unknown.
   uint64_t region_ = 0;
   void label_storage_step();
+  // Waits until some transaction ends or the busy interval passes; false
+  // once attempt exceeds the budget (the caller gives up).
+  bool wait_until_a_transaction_ends(uint32_t attempt);
 };
 
 }  // namespace qdt::sim

@@ -63,10 +63,10 @@ StatementOutcome PgTransaction::run(const std::string& sql, const std::vector<Pa
 
 void PgTransaction::hold_back_while_another_waits() {
   // The session holds no lock yet (only BEGIN ran), so holding it back
-  // blocks nobody; it waits as a client waits for a lock (SQLite's BUSY),
-  // never through the server-side wait whose faults act on a sent statement.
+  // blocks nobody; it waits in the gate, never through the server-side wait
+  // whose faults act on a sent statement.
   for (uint32_t attempt = 1; run_.another_blocked(session_); ++attempt) {
-    if (!gate_.wait_busy(kind_, attempt)) {
+    if (!gate_.wait_turn(kind_, attempt)) {
       fail(StorageError("postgres: client " + session_.name() + " gave up waiting for another client's lock wait in a " +
                             txn_kind_name(kind_) + " transaction",
                         kSqliteBusy));
