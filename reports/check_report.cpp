@@ -4,6 +4,7 @@
 #include <map>
 #include <sstream>
 
+#include "reports/campaign_verdict.h"
 #include "reports/coverage_section.h"
 #include "reports/gnuplot.h"
 #include "reports/html_page.h"
@@ -96,11 +97,18 @@ std::string check_html(const json& summary, const std::vector<json>& timelines, 
   }
   const ChartsRendered drawn = render_charts(charts, gnuplot);
   const uint64_t failed = summary["failed"].get<uint64_t>();
+  const Verdict verdict = campaign_verdict(summary);
 
   std::ostringstream out;
-  out << page_begin("qdt check: " + text(summary["profile"]) + (failed ? " (FAIL)" : " (PASS)"));
-  out << "<h1>qdt check: " << e(summary["profile"]) << " <span class=\"" << (failed ? "fail\">FAIL" : "pass\">PASS")
-      << "</span></h1>\n<h2>What was run</h2>\n<dl>\n"
+  out << page_begin("qdt check: " + text(summary["profile"]) + " (" + verdict.word + ")");
+  out << "<h1>qdt check: " << e(summary["profile"]) << " <span class=\"" << (verdict.held ? "pass" : "fail") << "\">"
+      << verdict.word << "</span></h1>\n";
+  // Why a campaign without a failed seed still did not pass: the exit code's reasons, first.
+  for (const std::string& reason : verdict.reasons) out << "<p class=\"fail\">" << html_escape(reason) << "</p>\n";
+  if (!verdict.idle.empty()) {
+    out << "<p>Judged no event (the profiles drew none): " << html_escape(verdict.idle) << ".</p>\n";
+  }
+  out << "<h2>What was run</h2>\n<dl>\n"
       << "<dt>command</dt><dd><code>" << html_escape(command) << "</code></dd>\n"
       << "<dt>profile</dt><dd>" << e(summary["profile"]) << "</dd>\n"
       << "<dt>variant</dt><dd>" << e(summary["variant"]) << "</dd>\n";
@@ -140,7 +148,7 @@ std::string check_html(const json& summary, const std::vector<json>& timelines, 
   out << "</dl>\n";
 
   // Failures come before the counts and the long coverage table: red at the top means a broken property.
-  if (failures.empty()) out << "<p class=\"pass\">No failure: every seed held every property.</p>\n";
+  if (failures.empty() && verdict.held) out << "<p class=\"pass\">No failure: every seed held every property.</p>\n";
   else out << failures_section(failures, timelines, drawn, chart_of);
   out << "<h2>Per profile</h2>\n" << table_begin({"profile", "seeds", "failed"});
   for (const auto& [profile, counts] : per_profile(summary)) {

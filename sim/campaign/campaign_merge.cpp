@@ -24,6 +24,7 @@
 #include "sim/campaign/triage.h"
 #include "sim/scenario/coverage.h"
 #include "sim/scenario/engine_support.h"
+#include "sim/scenario/variant_reach.h"
 #include "sim/world/cache_module_choice.h"
 #include "sim/world/pg_process.h"
 #include "sim/world/pg_sql_choice.h"
@@ -191,6 +192,13 @@ Outcome report_campaign(const std::vector<json>& parts, const CampaignOptions& a
   const std::vector<std::string> unjudged = hollow_properties(totals);
   if (!unjudged.empty()) summary["unjudged"] = unjudged;
   summary["judged"] = judged_counts(totals);
+  std::string untested;
+  if (const auto variant = impl::parse_variant(variant_text); variant && *variant != impl::Variant::none) {
+    summary["variant_exercise"] = variant_exercise(*variant, coverage);
+    untested = variant_untested_text(*variant, summary["variant_exercise"], done);
+    if (!untested.empty() && failed == 0) summary["untested"] = untested;
+  }
+  if (failed != 0) untested.clear();  // a caught variant was exercised, whatever the points say
   if (a.engine == StorageEngineKind::postgres) summary["sql"] = sql_block(parts);
   if (a.as_json) {
     std::cout << summary.dump(2) << "\n";
@@ -232,6 +240,14 @@ Outcome report_campaign(const std::vector<json>& parts, const CampaignOptions& a
     if (const std::string text = unjudged_text(totals); !text.empty()) {
       std::cout << "  not judged (the call failed): " << text << "\n";
     }
+    if (const std::string text = idle_properties_text(totals); !text.empty()) {
+      std::cout << "  judged no event: " << text << "\n";
+    }
+    if (!untested.empty()) {
+      std::cout << "  " << untested << ":\n    "
+                << profile_command(a, variant_text, summary["variant_exercise"]["profile"].get<std::string>(), done)
+                << "\n";
+    }
     // The page and --json always carry coverage; the terminal shows it when asked.
     if (a.coverage_table) print_coverage(std::cout, report, true);
     if (!forking.is_null()) {
@@ -246,6 +262,8 @@ Outcome report_campaign(const std::vector<json>& parts, const CampaignOptions& a
     // On stderr too, so --json users see why the exit code is 1.
     std::cerr << "hollow: " << line << "\n";
   }
+  // On stderr for --json users, so they see why the exit code is 1.
+  if (!untested.empty() && a.as_json) std::cerr << untested << "\n";
   if (!missing.empty()) {
     // On stderr too, so --json users see why the exit code is 1.
     std::cerr << "coverage: " << missing.size() << " required point(s) never reached (--require-coverage):";
@@ -253,7 +271,7 @@ Outcome report_campaign(const std::vector<json>& parts, const CampaignOptions& a
     std::cerr << "\n";
   }
   if (summary_out) *summary_out = std::move(summary);
-  return failed == 0 && missing.empty() && fork_failures.empty() && unjudged.empty() ? Outcome::held
+  return failed == 0 && missing.empty() && fork_failures.empty() && unjudged.empty() && untested.empty() ? Outcome::held
                                                                                      : Outcome::failed;
 }
 

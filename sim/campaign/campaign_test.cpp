@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 
+#include "properties/evidence.h"
 #include "sim/campaign/campaign_merge.h"
 #include "sim/campaign/judged_counts.h"
 #include "sim/campaign/failure_file.h"
@@ -55,6 +56,19 @@ TEST(Campaign, APassOnNothingJudgedIsHollow) {
   EXPECT_TRUE(hollow_properties({{"evidence.ack-resolution.of", 0}}).empty());
   EXPECT_EQ(judged_counts({{"evidence.ack-resolution.of", 3}})["ack-resolution"],
             (nlohmann::json{{"of", 3}, {"judged", 0}}));
+}
+
+// A property whose events the profiles never drew is named, not silently passed.
+TEST(Campaign, APropertyWithNoEventIsNamed) {
+  nlohmann::json totals;
+  for (const properties::Evidence& e : properties::evidence_of(history::History{})) {
+    totals["evidence." + e.property + ".of"] = e.property == "sidecar-floor" ? 0 : 5;
+    totals["evidence." + e.property + ".judged"] = e.property == "sidecar-floor" ? 0 : 5;
+  }
+  EXPECT_EQ(idle_properties_text(totals), "no purge steps, so sidecar-floor judged nothing");
+  totals["evidence.sidecar-floor.of"] = 1;
+  totals["evidence.sidecar-floor.judged"] = 1;
+  EXPECT_EQ(idle_properties_text(totals), "");
 }
 
 TEST(Campaign, SeedsAreDeterministic) {

@@ -67,4 +67,13 @@ std::string unjudged_text(const json& totals) {
   return out;
 }
 
+std::string idle_properties_text(const json& totals) {
+  std::string out;
+  for (const Kind& k : kinds_of(totals)) {
+    if (k.of != 0) continue;
+    out += (out.empty() ? "" : "; ") + ("no " + k.events + ", so " + joined(k.properties) + " judged nothing");
+  }
+  return out;
+}
+
 }  // namespace qdt::sim

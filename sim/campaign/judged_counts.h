@@ -19,4 +19,9 @@ nlohmann::json judged_counts(const nlohmann::json& totals);
 // judge (failed calls), per kind; "" when every event was judged.
 std::string unjudged_text(const nlohmann::json& totals);
 
+// "no retention steps, so retention-model judged nothing; ...": the
+// properties whose events the campaign never drew (not a failure: the
+// profiles drew none); "" when every property had events.
+std::string idle_properties_text(const nlohmann::json& totals);
+
 }  // namespace qdt::sim

@@ -16,4 +16,10 @@ namespace qdt::sim {
 std::string seed_command(const CampaignOptions& options, const std::string& variant, const std::string& profile,
                          uint64_t seed);
 
+// "qdt check --profile reconfigure --seeds 50 --variant stale-window --out
+// reports/out/profile-reconfigure": the campaign again on another profile,
+// its journal in a folder of its own.
+std::string profile_command(const CampaignOptions& options, const std::string& variant, const std::string& profile,
+                            uint64_t seeds);
+
 }  // namespace qdt::sim

@@ -66,6 +66,8 @@ void mark_requests(const history::History& h) {
   }
   std::map<std::pair<uint64_t, uint32_t>, int> deliveries;  // (push_id, attempt) -> deliveries
   std::map<uint64_t, const history::RequestRecord*> first_attempt;
+  std::set<KeyOf> delivered_keys;  // keys of the requests delivered so far
+  std::map<std::pair<std::string, std::string>, std::string> partition_of;  // (queue, txn) -> a partition
   for (const history::RequestRecord& r : h.requests) {
     if (r.delivered) ++deliveries[{r.push_id, r.attempt}];
     if (r.attempt == 0 && r.delivered) first_attempt.try_emplace(r.push_id, &r);
@@ -76,8 +78,14 @@ void mark_requests(const history::History& h) {
     if (r.delivered && !r.rejected && !r.lost_in_crash && !r.response_received) QDT_REACHED("network.response_lost");
     std::set<KeyOf> keys;
     for (const history::ItemRecord& item : r.items) {
-      if (!keys.insert({item.queue, item.partition, item.transaction_id}).second) QDT_REACHED("request.in_request_repeat");
+      const KeyOf key{item.queue, item.partition, item.transaction_id};
+      if (!keys.insert(key).second) QDT_REACHED("request.in_request_repeat");
+      if (!r.delivered) continue;
+      if (delivered_keys.contains(key)) QDT_REACHED("request.key_repeated_in_a_later_request");
+      const auto [it, first] = partition_of.try_emplace({item.queue, item.transaction_id}, item.partition);
+      if (!first && it->second != item.partition) QDT_REACHED("request.key_sent_to_another_partition");
     }
+    if (r.delivered) delivered_keys.insert(keys.begin(), keys.end());
   }
   for (const auto& [id, count] : deliveries) {
     if (count > 1) QDT_REACHED("network.duplicated_delivery");

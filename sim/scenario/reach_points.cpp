@@ -102,6 +102,8 @@ constexpr ReachPoint kPoints[] = {
     {"probe.original_1ms_inside_window_edge", "a duplicate's original was created at now - window + 1 ms"},
     {"probe.repeat_1ms_past_window_edge", "a repeat was queued whose newest original was created at now - window - 1 ms"},
     {"request.in_request_repeat", "one request carried a key twice (first wins, docs/semantics.md §2.5)"},
+    {"request.key_repeated_in_a_later_request", "a broker was delivered a key it had been delivered in an earlier request (a retry or a repeat)"},
+    {"request.key_sent_to_another_partition", "one transactionId was delivered to two partitions of one queue"},
     {"retry.delivered_while_its_first_attempt_in_flight", "a retry reached a broker before its first attempt was answered"},
     {"retry.answered_duplicate_of_its_first_attempt", "a retry was answered duplicate with the id its first attempt stored"},
     {"network.duplicated_delivery", "one attempt was delivered twice"},

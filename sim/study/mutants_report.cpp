@@ -7,6 +7,7 @@
 
 #include "sim/base/outcome.h"
 #include "sim/base/shell_word.h"
+#include "sim/scenario/variant_reach.h"
 
 namespace qdt::sim {
 
@@ -232,6 +233,10 @@ std::string variant_list(const HarmlessRegistry& registry, bool as_json) {
       json entry = {{"variant", impl::variant_name(v)},
                     {"description", impl::variant_description(v)},
                     {"harmless", a != nullptr}};
+      const VariantReach& reach = variant_reach(v);
+      entry["reached_by"] = json::array();
+      for (std::string_view point : reach.points) entry["reached_by"].push_back(point);
+      entry["profile"] = reach.profile;
       if (a) {
         entry["argument"] = a->argument;
         entry["test"] = a->test;
@@ -243,12 +248,17 @@ std::string variant_list(const HarmlessRegistry& registry, bool as_json) {
   size_t width = std::string("variant").size();
   for (const std::string& name : impl::variant_names()) width = std::max(width, name.size());
   std::ostringstream out;
-  out << pad("variant", width) << "  " << pad("harmless", 8) << "  description\n";
+  out << pad("variant", width) << "  " << pad("harmless", 8) << "  " << pad("profile", 14) << "  description\n";
   for (impl::Variant v : impl::all_variants()) {
     const HarmlessArgument* a = find_harmless_argument(registry, v);
+    const VariantReach& reach = variant_reach(v);
     out << pad(impl::variant_name(v), width) << "  " << pad(a ? "argued" : "-", 8) << "  "
-        << impl::variant_description(v) << "\n";
-    if (a) out << pad("", width) << "  " << pad("", 8) << "  harmless: " << a->argument << "\n";
+        << pad(std::string(reach.profile), 14) << "  " << impl::variant_description(v) << "\n";
+    const std::string indent = pad("", width) + "  " + pad("", 8) + "  " + pad("", 14) + "  ";
+    std::string points;
+    for (std::string_view point : reach.points) points += (points.empty() ? "" : ", ") + std::string(point);
+    out << indent << "runs when a seed reaches " << (points.empty() ? "any push" : "one of " + points) << "\n";
+    if (a) out << indent << "harmless: " << a->argument << "\n";
   }
   return out.str();
 }
