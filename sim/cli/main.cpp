@@ -9,8 +9,10 @@
 #include <cassert>
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 
+#include "reports/display_text.h"
 #include "sim/alloc/sqlite_allocator.h"
 #include "sim/base/json_input.h"
 #include "sim/base/output_file.h"
@@ -192,10 +194,12 @@ int run_qdt(int argc, char** argv) {
   check_cmd->add_option("--coverage-list", coverage_list,
                         "The required points for --require-coverage: one name per line, # comments")
       ->check(CLI::ExistingFile);
-  check_cmd->add_option("--html", html.file,
-                        "Write one self-contained HTML page of the campaign to FILE: counts per profile, the digest, "
-                        "and the timeline of every shrunk failure replayed")
+  auto* check_html_opt = check_cmd->add_option("--html", html.file,
+                        "Write the campaign's self-contained HTML page to FILE instead of OUT/campaign.html: the "
+                        "verdict, failures with the timeline of every shrunk one replayed, counts, coverage")
       ->check(qdt::sim::OutputFile());
+  bool no_page = false;
+  check_cmd->add_flag("--no-html", no_page, "Write no campaign page")->excludes(check_html_opt);
 
   qdt::sim::MutantsCommand mutants;
   CLI::App* mutants_cmd = qdt::sim::add_mutants(app, mutants, profile_choices);
@@ -300,14 +304,32 @@ int run_qdt(int argc, char** argv) {
     return qdt::sim::run_explore_schedules(schedules_args, wall);
   }
   nlohmann::json summary;
+  bool page_is_default = false;
   // The campaign page needs the merged summary, so it is written after the text summary.
   auto with_html = [&](qdt::sim::Outcome outcome) {
     const int code = qdt::sim::exit_code(outcome);
     if (html.file.empty() || summary.is_null() || code == kExitBadInput) return code;
     // A merged summary names its variant; a run's is --variant's.
     const auto ran = qdt::impl::parse_variant(summary.value("variant", std::string("none")));
-    return qdt::sim::write_check_html(summary, ran ? *ran : variant, command_line(argc, argv), html) ? code
-                                                                                                     : kExitBadInput;
+    if (page_is_default) {
+      // OUT holds the failures and the journal only when there are some: the page may come first.
+      std::error_code ec;
+      std::filesystem::create_directories(std::filesystem::path(html.file).parent_path(), ec);
+      if (ec) {
+        std::cerr << "error: --html " << qdt::reports::terminal_text(html.file) << ": " << ec.message() << "\n";
+        return kExitBadInput;
+      }
+    }
+    if (!qdt::sim::write_check_html(summary, ran ? *ran : variant, command_line(argc, argv), html)) return kExitBadInput;
+    // Where the page is, last: on stdout under the summary, on stderr beside --json.
+    (check_args.as_json ? std::cerr : std::cout) << "page: " << qdt::reports::terminal_text(html.file) << "\n";
+    return code;
+  };
+  // A campaign writes its page beside its journal and failures unless told otherwise.
+  const auto default_page = [&](const std::string& out_dir) {
+    if (!html.file.empty() || no_page) return;
+    html.file = (std::filesystem::path(out_dir) / "campaign.html").string();
+    page_is_default = true;
   };
   if (check_cmd->parsed() && check_args.require_coverage) {
     // The list is checked before anything runs: a name outside the catalogue is bad input.
@@ -361,12 +383,14 @@ int run_qdt(int argc, char** argv) {
     };
     if (!resume_dir.empty()) {
       check_args.out_dir = resume_dir;
+      default_page(resume_dir);
       check_args.pg_url = pg_url;
       std::optional<qdt::sim::StorageEngineKind> engine;
       if (check_storage_opt->count() > 0) engine = qdt::sim::parse_storage_engine(storage_name);
       return with_html(qdt::sim::resume_campaign(check_args, jobs, wall, &summary, nullptr, engine));
     }
     check_args.journal = out_opt->count() > 0;
+    default_page(check_args.out_dir);
     check_args.engine = engine;
     check_args.pg_url = pg_url;
     return with_html(qdt::sim::run_campaign(check_args, variant, jobs, wall, &summary));
