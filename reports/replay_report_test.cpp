@@ -118,13 +118,40 @@ TEST(ReplayReport, OffsetsChartHasAStoredAndADuplicateSeriesPerPartition) {
   EXPECT_EQ(c->series[1].title, "q/Default duplicate answered");
   EXPECT_NE(c->series[0].point_type, c->series[1].point_type);
   EXPECT_EQ(c->series[0].color, c->series[1].color);
-  EXPECT_EQ(c->x_label, "virtual time (ms since the run began)");
+  EXPECT_EQ(c->x_label, "virtual time (ms since the run began)");  // a run of less than 10 s
   const std::string script = gnuplot_script({*c});
   EXPECT_NE(script.find("with points pt 8"), std::string::npos);
   EXPECT_NE(script.find("set ytics 1"), std::string::npos);
   json empty = document(false);
   empty["offsets"] = json::array();
   EXPECT_FALSE(offsets_chart(empty));
+}
+
+// A run of an hour is drawn in minutes: every x, the bands' extents and the range.
+TEST(ReplayReport, OffsetsChartOfALongRunIsDrawnInMinutes) {
+  json doc = document(true);
+  doc["virtual_duration_ms"] = 3'600'000;
+  doc["offsets"][0]["points"][0]["at_ms"] = 1'800'000;
+  doc["offsets"][0]["points"][0]["window_ms"] = 60'000;
+  const std::optional<Chart> c = offsets_chart(doc);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->x_label, "virtual time (min since the run began)");
+  ASSERT_TRUE(c->x_range);
+  EXPECT_DOUBLE_EQ(c->x_range->second, 60.0);
+  bool saw_band = false, saw_point = false;
+  for (const ChartSeries& series : c->series) {
+    for (const ChartPoint& point : series.points) {
+      if (series.mark == SeriesMark::band && point.x_hi > 0) {
+        saw_band = true;
+        EXPECT_DOUBLE_EQ(point.x_lo, 30.0);
+        EXPECT_DOUBLE_EQ(point.x_hi, 31.0);
+      } else if (point.x == 30.0) {
+        saw_point = true;
+      }
+    }
+  }
+  EXPECT_TRUE(saw_band);
+  EXPECT_TRUE(saw_point);
 }
 
 TEST(ReplayReport, OffsetsChartDrawsTheWindowTheFaultsAndEachAttemptOfARetry) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "reports/html_page.h"
+#include "reports/virtual_time.h"
 
 namespace qdt::reports {
 namespace {
@@ -23,6 +24,14 @@ std::string text(const json& v) {
 }
 
 std::string e(const json& v) { return html_escape(text(v)); }
+
+// A virtual time read at its scale, the exact milliseconds on hover; what is
+// not a number (a step never answered) as it is.
+std::string time_cell(const json& ms) {
+  if (!ms.is_number_integer()) return e(ms);
+  const int64_t v = ms.get<int64_t>();
+  return "<span title=\"" + std::to_string(v) + " ms\">" + html_escape(virtual_time_text(v)) + "</span>";
+}
 
 // A chart label short enough to stay inside the chart, cut between UTF-8 characters; the tables keep it whole.
 std::string shortened(std::string label) {
@@ -61,7 +70,7 @@ void header(const json& t, std::ostringstream& out) {
       << "<dt>trace hash</dt><dd><code>" << e(t["trace_hash"]) << "</code></dd>\n";
   if (t.contains("commit")) out << "<dt>commit</dt><dd><code>" << e(t["commit"]) << "</code></dd>\n";
   out << "<dt>replay</dt><dd><code>" << e(t["command"]) << "</code></dd>\n"
-      << "<dt>virtual duration</dt><dd>" << e(t["virtual_duration_ms"]) << " ms</dd>\n</dl>\n";
+      << "<dt>virtual duration</dt><dd>" << time_cell(t["virtual_duration_ms"]) << "</dd>\n</dl>\n";
 }
 
 void failures(const json& t, int level, std::ostringstream& out) {
@@ -175,14 +184,14 @@ void state(const json& t, int level, std::ostringstream& out) {
 void steps(const json& t, int level, std::ostringstream& out) {
   out << heading(level, "Timeline")
       << "<p>Every step in order (children of <code>parallel</code> and <code>sequence</code> indented), "
-         "virtual ms since the run began.</p>\n"
-      << table_begin({"step", "op", "arguments", "issued ms", "answered ms", "responses", "faults"});
+         "with its virtual time since the run began.</p>\n"
+      << table_begin({"step", "op", "arguments", "issued (virtual)", "answered (virtual)", "responses", "faults"});
   for (const json& s : t["steps"]) {
     const std::string id = text(s["id"]);
     out << "<tr" << row_class(s, !s["faults"].empty()) << "><td class=\"text\" style=\"padding-left:"
         << 0.5 + 1.2 * s.value("depth", 0) << "rem\">" << html_escape(id.empty() || id[0] == '#' ? "(" + text(s["path"]) + ")" : id)
         << "</td><td>" << e(s["op"]) << "</td><td class=\"text\">" << e(s["summary"]) << "</td><td>"
-        << e(s["started_ms"]) << "</td><td>" << e(s["ended_ms"]) << "</td><td class=\"text\">";
+        << time_cell(s["started_ms"]) << "</td><td>" << time_cell(s["ended_ms"]) << "</td><td class=\"text\">";
     for (const json& r : s["responses"]) {
       out << e(r["index"]) << ": " << e(r["status"]) << " <code>" << e(r["message_id"]) << "</code><br>";
     }
@@ -197,11 +206,11 @@ void events(const json& t, int level, std::ostringstream& out) {
   out << heading(level, "Storage events")
       << "<p>Every storage transaction in commit order, as the history recorded it; the model's verdict beside "
          "storage's for every push.</p>\n"
-      << table_begin({"#", "kind", "at ms", "partition", "step", "what happened", "storage answered",
+      << table_begin({"#", "kind", "at (virtual)", "partition", "step", "what happened", "storage answered",
                       "the model answers"});
   for (const json& ev : t["events"]) {
     out << "<tr" << row_class(ev, false) << "><td>" << e(ev["index"]) << "</td><td>" << e(ev["kind"]) << "</td><td>"
-        << e(ev["at_ms"]) << "</td><td class=\"id\">" << e(ev["partition"]) << "</td><td class=\"id\">"
+        << time_cell(ev["at_ms"]) << "</td><td class=\"id\">" << e(ev["partition"]) << "</td><td class=\"id\">"
         << e(ev["step"])
         << "</td><td class=\"text\">" << e(ev["summary"]) << "</td><td class=\"text\">"
         << e(ev.value("answer", json())) << "</td><td class=\"text\">" << e(ev.value("model", json())) << "</td></tr>\n";
@@ -214,11 +223,13 @@ void events(const json& t, int level, std::ostringstream& out) {
 std::optional<Chart> offsets_chart(const json& t) {
   Chart c;
   c.title = "Offsets per partition over virtual time: " + text(t["scenario"]);
-  c.x_label = "virtual time (ms since the run began)";
+  const double duration_ms = std::max(1.0, t.value("virtual_duration_ms", 0.0));
+  const TimeScale scale = time_scale_for(duration_ms);
+  c.x_label = "virtual time (" + scale.unit + " since the run began)";
   c.y_label = "offset";
   c.style = ChartStyle::points;
   c.integer_y = true;
-  const double duration = std::max(1.0, t.value("virtual_duration_ms", 0.0));
+  const double duration = duration_ms;
   c.x_range = std::make_pair(0.0, duration);
   std::vector<ChartSeries> windows, marks;
   double y_lo = 0, y_hi = 0;
@@ -279,6 +290,15 @@ std::optional<Chart> offsets_chart(const json& t) {
   if (!faults.points.empty()) c.series.push_back(std::move(faults));
   for (ChartSeries& s : marks) c.series.push_back(std::move(s));
   if (!attempts.points.empty()) c.series.push_back(std::move(attempts));
+  // Drawn in the axis's unit: every x of every series, bands' extents too.
+  for (ChartSeries& series : c.series) {
+    for (ChartPoint& point : series.points) {
+      point.x /= scale.ms_per_unit;
+      point.x_lo /= scale.ms_per_unit;
+      point.x_hi /= scale.ms_per_unit;
+    }
+  }
+  c.x_range = std::make_pair(0.0, duration / scale.ms_per_unit);
   return c;
 }
 
