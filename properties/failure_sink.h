@@ -30,7 +30,9 @@ std::string event_label(size_t e, std::string_view step, int64_t at_ms);
 class FailureSink {
  public:
   explicit FailureSink(std::string property, size_t cap = kFailureCap);
-  void add(std::string step, std::string partition, std::string detail);
+  // `rule` is one of this sink's property; `failure` carries the rest
+  // (designated fields: {.step = ..., .detail = ...}), property and rule unset.
+  void add(Rule rule, Failure failure);
   size_t count() const { return count_; }
   // The kept failures, plus a summary when some were dropped.
   std::vector<Failure> take();
