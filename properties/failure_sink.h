@@ -20,8 +20,7 @@ std::string partition_label(std::string_view queue, std::string_view partition);
 
 // "event 4 (step s1, at 1767225600057 ms)": how a Failure cites events[e], so a
 // reader finds it in the trace; the step is left out when it is `own_step` (the
-// failure's own), a fetch, a read or a failed push has no time, and the
-// parenthesis is where campaign triage drops what varies from seed to seed.
+// failure's own), and a fetch, a read or a failed push has no time.
 std::string event_label(const history::History& history, const StepIndex& steps, size_t e,
                         std::string_view own_step = "");
 // The same from its parts: an empty step or a negative time is left out.
