@@ -296,8 +296,7 @@ class ClientView {
     if (may_be_gone(a)) return;
     const std::string label = partition_label(item.queue, item.partition);
     failures.push_back({a.id(), Rule::client_visible_queued_not_readable,
-                        {.step = a.request->step,
-                         .partition = label,
+                        {.step = a.request->step, .partition = label,
                          .expected = "id " + a.id() + " readable",
                          .actual = "not in the final read",
                          .detail = at() + ", but the final read of " + label +
@@ -330,8 +329,7 @@ class ClientView {
           return;
         }
         sink_.add(Rule::client_visible_duplicate_names_no_original,
-                  {.step = d.request->step,
-                   .partition = label,
+                  {.step = d.request->step, .partition = label,
                    .detail = at + " with id " + id + ", but that id was answered queued to step " + q->request->step +
                              " for txn " + original.transaction_id + " in " +
                              partition_label(original.queue, original.partition) +
@@ -343,8 +341,7 @@ class ClientView {
       // client saw answered, can vouch for it.
       if (unseen || was_read({id, {item.queue, item.partition, item.transaction_id}})) return;
       sink_.add(Rule::client_visible_duplicate_id_unknown,
-                {.step = d.request->step,
-                 .partition = label,
+                {.step = d.request->step, .partition = label,
                  .detail = at + " with id " + id + ", which no producer was answered queued and no read shows"});
       return;
     }
@@ -356,8 +353,7 @@ class ClientView {
     }
     const bool readable = has_original(d, false);
     sink_.add(Rule::client_visible_zero_id_unexplained,
-              {.step = d.request->step,
-               .partition = label,
+              {.step = d.request->step, .partition = label,
                .expected = readable ? "duplicate with the original's id" : "queued",
                .actual = "duplicate with the zero id",
                .detail = at + " with the zero id (an original whose segment can no longer be read), but no original "
@@ -401,8 +397,7 @@ class ClientView {
       const int64_t w_lo = window_bound(read.queue, from, to, true);
       if (w_lo == 0 || to - from > w_lo * 1000) continue;
       sink_.add(Rule::client_visible_readable_twice,
-                {.step = q2->request->step,
-                 .partition = label,
+                {.step = q2->request->step, .partition = label,
                  .expected = "readable once",
                  .actual = "offsets " + std::to_string(earlier->offset) + " and " + std::to_string(m->offset),
                  .detail = "txn " + m->transaction_id + " is readable twice: offset " +
@@ -432,9 +427,7 @@ class ClientView {
                                std::to_string(f.request) + " (txn " + f.transaction_id + ")";
         if (!carries(steps.find(f.request), push->queue, push->partition, f.transaction_id)) {
           sink_.add(Rule::client_visible_follower_record,
-                    {.step = steps.step_of(f.request),
-                     .partition = label,
-                     .event = e,
+                    {.step = steps.step_of(f.request), .partition = label, .event = e,
                      .detail = at + " names no recorded delivery carrying that key"});
           continue;
         }
@@ -443,9 +436,7 @@ class ClientView {
             carries(steps.find(push->frames[f.frame].origin_request), push->queue, push->partition, f.transaction_id);
         if (!leader_known) {
           sink_.add(Rule::client_visible_follower_record,
-                    {.step = steps.step_of(f.request),
-                     .partition = label,
-                     .event = e,
+                    {.step = steps.step_of(f.request), .partition = label, .event = e,
                      .detail = at + " names frame " + std::to_string(f.frame) +
                                ", which no recorded delivery of that key produced"});
         }

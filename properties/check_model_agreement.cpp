@@ -157,37 +157,26 @@ class ModelAgreement final : public PassChecker {
         it != pending_step_.end()) {
       step = it->second;
     }
-    const std::string label = partition_label(fetch.queue, fetch.partition);
+    auto add = [&](Rule rule, std::string expected, std::string actual, const std::string& what) {
+      sink_.add(rule, {.step = step,
+                       .partition = partition_label(fetch.queue, fetch.partition),
+                       .event = e,
+                       .expected = std::move(expected),
+                       .actual = std::move(actual),
+                       .detail = "fetch " + cite(e, step) + " of offset " + std::to_string(fetch.offset) + what});
+    };
     if (fetch.message_id != want) {
-      sink_.add(Rule::model_agreement_fetch_wrong_id,
-                {.step = step,
-                 .partition = label,
-                 .event = e,
-                 .expected = "id " + want,
-                 .actual = "id " + fetch.message_id,
-                 .detail = "fetch " + cite(e, step) + " of offset " + std::to_string(fetch.offset) +
-                           " returned id " + fetch.message_id + ", but the model's id for it is " + want +
-                           (want == model::kZeroId ? " (the zero id: the segment is gone or the fetch failed)" : "")});
+      add(Rule::model_agreement_fetch_wrong_id, "id " + want, "id " + fetch.message_id,
+          " returned id " + fetch.message_id + ", but the model's id for it is " + want +
+              (want == model::kZeroId ? " (the zero id: the segment is gone or the fetch failed)" : ""));
     } else if (fetch.failed && fetch.found) {
-      sink_.add(Rule::model_agreement_fetch_failed_but_found,
-                {.step = step,
-                 .partition = label,
-                 .event = e,
-                 .expected = "not found",
-                 .actual = "found",
-                 .detail = "fetch " + cite(e, step) + " of offset " + std::to_string(fetch.offset) +
-                           " failed, yet it reports the frame found"});
+      add(Rule::model_agreement_fetch_failed_but_found, "not found", "found",
+          " failed, yet it reports the frame found");
     } else if (fetch.found && want != model::kZeroId &&
                fetch.transaction_id != partition->messages()[static_cast<size_t>(fetch.offset)].transaction_id) {
       const std::string& held = partition->messages()[static_cast<size_t>(fetch.offset)].transaction_id;
-      sink_.add(Rule::model_agreement_fetch_wrong_key,
-                {.step = step,
-                 .partition = label,
-                 .event = e,
-                 .expected = "txn " + held,
-                 .actual = "txn " + fetch.transaction_id,
-                 .detail = "fetch " + cite(e, step) + " of offset " + std::to_string(fetch.offset) +
-                           " returned txn " + fetch.transaction_id + ", but the model holds txn " + held + " there"});
+      add(Rule::model_agreement_fetch_wrong_key, "txn " + held, "txn " + fetch.transaction_id,
+          " returned txn " + fetch.transaction_id + ", but the model holds txn " + held + " there");
     }
   }
 

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <optional>
+
 #include "properties/checkers.h"
 #include "properties/history_builder_test.h"
 
@@ -11,6 +13,27 @@ using namespace testing;
 const std::string kName = "model-agreement";
 
 std::vector<Failure> check(const history::History& h) { return check_property(kName, h); }
+
+// The failure of `rule` at `step` in partition q/p; nullopt, and the test
+// fails, when there is none.
+std::optional<Failure> failure_of(const history::History& h, const std::string& step, Rule rule) {
+  const std::vector<Failure> failures = check(h);
+  EXPECT_TRUE(has_failure(failures, kName, step, "q/p")) << show(failures);
+  EXPECT_TRUE(has_rule(failures, rule)) << show(failures);
+  for (const Failure& f : failures) {
+    if (f.rule == rule && f.step == step) return f;
+  }
+  return std::nullopt;
+}
+
+// The failure of `rule` at `step` says the rule required `expected` and storage gave `actual`.
+void expect_answers(const history::History& h, const std::string& step, Rule rule, const std::string& expected,
+                    const std::string& actual) {
+  const std::optional<Failure> f = failure_of(h, step, rule);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->expected, expected);
+  EXPECT_EQ(f->actual, actual);
+}
 
 // p1 queues a, p2 repeats it (duplicate of offset 0) alongside a follower.
 HistoryBuilder duplicate_history() {
@@ -78,30 +101,23 @@ TEST(ModelAgreement, DuplicateOfAnotherKeysOffsetFails) {
   push.queued = false;  // storage answers c a repeat of a's offset
   push.base_offset = -1;
   push.duplicates = {{0, 0}};
-  const auto failures = check(b.history());
-  EXPECT_TRUE(has_failure(failures, kName, "p2", "q/p")) << show(failures);
-  ASSERT_TRUE(has_rule(failures, Rule::model_agreement_queued_answered_duplicate)) << show(failures);
-  EXPECT_EQ(failures[0].expected, "queued from offset 2");
+  expect_answers(b.history(), "p2", Rule::model_agreement_queued_answered_duplicate, "queued from offset 2",
+                 "duplicate [frame 0 repeats offset 0]");
 }
 
 TEST(ModelAgreement, QueuedPastTheNextOffsetFails) {
   HistoryBuilder b;
   b.push("p1", "q", "p", {"a"}).push("p2", "q", "p", {"b"});
   nth<history::PushEvent>(b.history(), 1).base_offset += 1;
-  const auto failures = check(b.history());
-  EXPECT_TRUE(has_failure(failures, kName, "p2", "q/p")) << show(failures);
-  ASSERT_TRUE(has_rule(failures, Rule::model_agreement_queued_at_wrong_offset)) << show(failures);
-  EXPECT_EQ(failures[0].expected, "queued from offset 1");
-  EXPECT_EQ(failures[0].actual, "queued from offset 2");
+  expect_answers(b.history(), "p2", Rule::model_agreement_queued_at_wrong_offset, "queued from offset 1",
+                 "queued from offset 2");
 }
 
 TEST(ModelAgreement, FrameAnsweredAsARepeatWithoutAnOriginalFails) {
   HistoryBuilder b = duplicate_history();
   // p2 repeats a (frame 0) and sends c fresh (frame 1); storage calls c a repeat too.
   nth_duplicate_push(b.history()).duplicates.push_back({1, 0});
-  const auto failures = check(b.history());
-  EXPECT_TRUE(has_failure(failures, kName, "p2", "q/p")) << show(failures);
-  EXPECT_TRUE(has_rule(failures, Rule::model_agreement_duplicate_without_original)) << show(failures);
+  EXPECT_TRUE(failure_of(b.history(), "p2", Rule::model_agreement_duplicate_without_original));
 }
 
 TEST(ModelAgreement, NegativeQueueOptionFails) {
@@ -119,29 +135,20 @@ TEST(ModelAgreement, FailedFetchThatFoundTheFrameFails) {
   history::FetchEvent& fetch = nth<history::FetchEvent>(b.history());
   fetch.failed = true;
   fetch.message_id = history::kZeroUuid;  // what a failed fetch reads
-  const auto failures = check(b.history());
-  EXPECT_TRUE(has_failure(failures, kName, "p2", "q/p")) << show(failures);
-  EXPECT_TRUE(has_rule(failures, Rule::model_agreement_fetch_failed_but_found)) << show(failures);
+  EXPECT_TRUE(failure_of(b.history(), "p2", Rule::model_agreement_fetch_failed_but_found));
 }
 
 TEST(ModelAgreement, FetchOfAnotherKeyFails) {
   HistoryBuilder b = duplicate_history();
   nth<history::FetchEvent>(b.history()).transaction_id = "other";
-  const auto failures = check(b.history());
-  EXPECT_TRUE(has_failure(failures, kName, "p2", "q/p")) << show(failures);
-  ASSERT_TRUE(has_rule(failures, Rule::model_agreement_fetch_wrong_key)) << show(failures);
-  EXPECT_EQ(failures[0].actual, "txn other");
+  expect_answers(b.history(), "p2", Rule::model_agreement_fetch_wrong_key, "txn a", "txn other");
 }
 
 TEST(ModelAgreement, StaleWindowInThePushFails) {
   HistoryBuilder b;
   b.configure("q", 60).push("p1", "q", "p", {"a"});
   nth<history::PushEvent>(b.history()).window_seconds = 3600;
-  const auto failures = check(b.history());
-  EXPECT_TRUE(has_failure(failures, kName, "p1", "q/p"));
-  ASSERT_TRUE(has_rule(failures, Rule::model_agreement_probe_window)) << show(failures);
-  EXPECT_EQ(failures[0].expected, "60 s window");
-  EXPECT_EQ(failures[0].actual, "3600 s window");
+  expect_answers(b.history(), "p1", Rule::model_agreement_probe_window, "60 s window", "3600 s window");
 }
 
 TEST(ModelAgreement, FetchOfAWrongIdFailsOnTheDuplicatesStep) {

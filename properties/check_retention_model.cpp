@@ -58,29 +58,27 @@ void check_pass(const history::RetentionEvent& pass, size_t e, const ModelFollow
   const RetentionJudgement j = judge_retention(partition, options, pass);
   const std::string label = partition_label(pass.queue, pass.partition);
   const std::string at = "retention " + event_label(e, "", pass.now_ms);
+  auto segment = [](int64_t base, int64_t end) {
+    return "segment [" + std::to_string(base) + ", " + std::to_string(end) + "]";
+  };
+  auto add = [&](Rule rule, const std::string& what, bool kept, std::string detail) {
+    sink.add(rule, {.partition = label,
+                    .event = e,
+                    .expected = what + (kept ? " kept" : " deleted"),
+                    .actual = kept ? "deleted" : "kept",
+                    .detail = std::move(detail)});
+  };
   for (const history::SidecarRowRecord& span : j.early) {
-    sink.add(Rule::retention_model_deleted_early,
-             {.partition = label,
-              .event = e,
-              .expected = "segment [" + std::to_string(span.base_offset) + ", " + std::to_string(span.end_offset) +
-                          "] kept",
-              .actual = "deleted",
-              .detail = at + (pass.failed ? " failed but" : "") + " deleted segment [" +
-                        std::to_string(span.base_offset) + ", " + std::to_string(span.end_offset) + "] early: " +
-                        (pass.failed ? "a failed pass deletes nothing"
-                                     : why_kept(partition, options, pass.now_ms, span))});
+    const std::string what = segment(span.base_offset, span.end_offset);
+    add(Rule::retention_model_deleted_early, what, true,
+        at + (pass.failed ? " failed but" : "") + " deleted " + what + " early: " +
+            (pass.failed ? "a failed pass deletes nothing" : why_kept(partition, options, pass.now_ms, span)));
   }
   for (const model::Segment& s : j.left_behind) {
-    sink.add(Rule::retention_model_left_behind,
-             {.partition = label,
-              .event = e,
-              .expected = "segment [" + std::to_string(s.base_offset) + ", " + std::to_string(s.end_offset) +
-                          "] deleted",
-              .actual = "kept",
-              .detail = at + " left segment [" + std::to_string(s.base_offset) + ", " +
-                        std::to_string(s.end_offset) + "] created at " + std::to_string(s.created_at_ms) +
-                        " ms behind; it is due (" + options_text(options) +
-                        (partition->completed(s) ? ", below every group's committed offset" : "") + ")"});
+    const std::string what = segment(s.base_offset, s.end_offset);
+    add(Rule::retention_model_left_behind, what, false,
+        at + " left " + what + " created at " + std::to_string(s.created_at_ms) + " ms behind; it is due (" +
+            options_text(options) + (partition->completed(s) ? ", below every group's committed offset" : "") + ")");
   }
 }
 
