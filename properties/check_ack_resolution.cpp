@@ -30,16 +30,22 @@ class AckResolution final : public PassChecker {
     };
     if (!ack->answer_problem.empty()) {
       // Never skipped: an answer nobody can read judges nothing (docs/semantics.md §9.4).
-      sink_.add(ack->step, label, at() + ack->answer_problem);
+      sink_.add(Rule::ack_resolution_unreadable_answer,
+                {.step = ack->step, .partition = label, .event = e, .detail = at() + ack->answer_problem});
       return;
     }
     const std::span<const int64_t> live = state.replay.live_offsets(ack->queue, ack->partition, ack->transaction_id);
     if (partition == nullptr || live.empty()) {
       if (ack->acked) {
-        sink_.add(ack->step, label,
-                  at() + "acked offset " + std::to_string(ack->offset) +
-                      ", but no sidecar row (the key's dedup entry) holds the key (never stored, or purged), so the "
-                      "ack is unresolvable");
+        sink_.add(Rule::ack_resolution_acked_without_row,
+                  {.step = ack->step,
+                   .partition = label,
+                   .event = e,
+                   .expected = "unresolvable",
+                   .actual = "acked offset " + std::to_string(ack->offset),
+                   .detail = at() + "acked offset " + std::to_string(ack->offset) +
+                             ", but no sidecar row (the key's dedup entry) holds the key (never stored, or purged), "
+                             "so the ack is unresolvable"});
       }
       return;
     }
@@ -47,14 +53,24 @@ class AckResolution final : public PassChecker {
     const StoredMessage* m = partition->at(smallest);
     const std::string id = m->segment_present ? m->message_id() : history::kZeroUuid;
     if (!ack->acked) {
-      sink_.add(ack->step, label,
-                at() + "unresolvable, but the sidecar row (the key's dedup entry) of offset " +
-                    std::to_string(smallest) + " holds the key, so the ack resolves to that offset");
+      sink_.add(Rule::ack_resolution_unresolvable_with_row,
+                {.step = ack->step,
+                 .partition = label,
+                 .event = e,
+                 .expected = "acked offset " + std::to_string(smallest),
+                 .actual = "unresolvable",
+                 .detail = at() + "unresolvable, but the sidecar row (the key's dedup entry) of offset " +
+                           std::to_string(smallest) + " holds the key, so the ack resolves to that offset"});
     } else if (ack->offset != smallest || ack->message_id != id) {
-      sink_.add(ack->step, label,
-                at() + "acked offset " + std::to_string(ack->offset) + " id " + ack->message_id +
-                    ", but an ack resolves to the key's smallest offset with a sidecar row, offset " +
-                    std::to_string(smallest) + " id " + id);
+      sink_.add(Rule::ack_resolution_wrong_offset,
+                {.step = ack->step,
+                 .partition = label,
+                 .event = e,
+                 .expected = "acked offset " + std::to_string(smallest) + " id " + id,
+                 .actual = "acked offset " + std::to_string(ack->offset) + " id " + ack->message_id,
+                 .detail = at() + "acked offset " + std::to_string(ack->offset) + " id " + ack->message_id +
+                           ", but an ack resolves to the key's smallest offset with a sidecar row, offset " +
+                           std::to_string(smallest) + " id " + id});
     }
   }
 

@@ -44,6 +44,7 @@ TEST(AckResolution, AnAnswerStorageCouldNotReadIsAFindingNeverASkip) {
   ack.answer_problem = "an error (invalid or expired lease) where the contract says a producer's ack resolves";
   const auto failures = check(b.history());
   EXPECT_TRUE(detail_has(failures, "invalid or expired lease")) << show(failures);
+  EXPECT_TRUE(has_rule(failures, Rule::ack_resolution_unreadable_answer)) << show(failures);
 }
 
 TEST(AckResolution, AckResolvedAfterThePurgeFails) {
@@ -54,6 +55,7 @@ TEST(AckResolution, AckResolvedAfterThePurgeFails) {
   ack.message_id = request(b.history(), "p1").responses[1].message_id;
   const auto failures = check(b.history());
   EXPECT_TRUE(has_failure(failures, kName, "a6", "q/p")) << show(failures);
+  EXPECT_TRUE(has_rule(failures, Rule::ack_resolution_acked_without_row)) << show(failures);
 }
 
 TEST(AckResolution, AckThroughAPurgedRowInsteadOfTheLiveOneFails) {
@@ -62,6 +64,7 @@ TEST(AckResolution, AckThroughAPurgedRowInsteadOfTheLiveOneFails) {
   ack.offset = 0;
   ack.message_id = request(b.history(), "p1").responses[0].message_id;
   EXPECT_TRUE(has_failure(check(b.history()), kName, "a5", "q/p"));
+  EXPECT_TRUE(has_rule(check(b.history()), Rule::ack_resolution_wrong_offset)) << show(check(b.history()));
 }
 
 TEST(AckResolution, UnresolvableWhileARowHoldsTheKeyFails) {
@@ -70,6 +73,7 @@ TEST(AckResolution, UnresolvableWhileARowHoldsTheKeyFails) {
   ack.acked = false;
   ack.offset = -1;
   EXPECT_TRUE(has_failure(check(b.history()), kName, "a1", "q/p"));
+  EXPECT_TRUE(has_rule(check(b.history()), Rule::ack_resolution_unresolvable_with_row)) << show(check(b.history()));
 }
 
 TEST(AckResolution, AckOfAKeyOnlyAnotherPartitionHoldsFails) {

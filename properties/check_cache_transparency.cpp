@@ -34,19 +34,31 @@ class CacheTransparency final : public PassChecker {
     };
     const bool agree = push->queued ? push->checked_duplicates.empty() : push->duplicates == push->checked_duplicates;
     if (!agree) {
-      sink_.add(step, label(),
-                at() + "with " + watermark() + " storage answered " +
-                    describe_push_answer(push->queued, push->base_offset, push->duplicates) +
-                    ", but the same probe without the watermark answers " +
-                    (push->checked_duplicates.empty() ? std::string("no duplicate")
-                                                      : describe_push_answer(false, -1, push->checked_duplicates)) +
-                    "; the watermark may save work, never change an answer");
+      const std::string got = describe_push_answer(push->queued, push->base_offset, push->duplicates);
+      const std::string want = push->checked_duplicates.empty()
+                                   ? std::string("no duplicate")
+                                   : describe_push_answer(false, -1, push->checked_duplicates);
+      sink_.add(Rule::cache_transparency_watermark_changed_answer,
+                {.step = step,
+                 .partition = label(),
+                 .event = e,
+                 .expected = want,
+                 .actual = got,
+                 .detail = at() + "with " + watermark() + " storage answered " + got +
+                           ", but the same probe without the watermark answers " + want +
+                           "; the watermark may save work, never change an answer"});
     }
     if (push->checked_frames_at_or_below_watermark > 0) {
-      sink_.add(step, label(),
-                at() + std::to_string(push->checked_frames_at_or_below_watermark) +
-                    " frames have their original inside the window at or below the broker's watermark p_verified " +
-                    std::to_string(push->p_verified) + ", which the probe skips: the watermark hid a duplicate");
+      sink_.add(Rule::cache_transparency_watermark_hid_duplicate,
+                {.step = step,
+                 .partition = label(),
+                 .event = e,
+                 .expected = "no original at or below p_verified " + std::to_string(push->p_verified),
+                 .actual = std::to_string(push->checked_frames_at_or_below_watermark) + " originals there",
+                 .detail = at() + std::to_string(push->checked_frames_at_or_below_watermark) +
+                           " frames have their original inside the window at or below the broker's watermark "
+                           "p_verified " + std::to_string(push->p_verified) +
+                           ", which the probe skips: the watermark hid a duplicate"});
     }
   }
 

@@ -36,6 +36,7 @@ TEST(CacheTransparency, WatermarkThatHidesADuplicateFails) {
   ev.checked_duplicates = {{0, 0}};
   const auto failures = check(b.history());
   EXPECT_TRUE(has_failure(failures, kName, "p2", "q/p")) << show(failures);
+  EXPECT_TRUE(has_rule(failures, Rule::cache_transparency_watermark_changed_answer)) << show(failures);
 }
 
 // A duplicate answered with a different original than the full probe finds.
@@ -57,6 +58,7 @@ TEST(CacheTransparency, OriginalBelowTheWatermarkFails) {
   ev.checked_duplicates = ev.duplicates;
   ev.checked_frames_at_or_below_watermark = 1;
   EXPECT_TRUE(has_failure(check(b.history()), kName, "p2", "q/p"));
+  EXPECT_TRUE(has_rule(check(b.history()), Rule::cache_transparency_watermark_hid_duplicate));
 }
 
 }  // namespace

@@ -94,6 +94,13 @@ struct Pass {
   int64_t completed_retention_seconds = 0;
 };
 
+// A failure of rule 1, kept to be reported in the order of its id.
+struct Unreadable {
+  std::string_view id;
+  Rule rule;
+  Failure failure;
+};
+
 class ClientView {
  public:
   ClientView(const history::History& h, const StepIndex& steps, const KeyIds& keys, const MessageIds& messages,
@@ -105,10 +112,10 @@ class ClientView {
     // Rule 1 reports in the order of the ids' strings: its failures are
     // sorted, not the answers (a string sort of every queued id cost more
     // than the rule).
-    std::vector<std::pair<std::string_view, Failure>> readable;
+    std::vector<Unreadable> readable;
     for (const Answer& answer : queued_) check_readable(answer, readable);
-    std::sort(readable.begin(), readable.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
-    for (auto& [id, f] : readable) sink_.add(std::move(f.step), std::move(f.partition), std::move(f.detail));
+    std::sort(readable.begin(), readable.end(), [](const auto& x, const auto& y) { return x.id < y.id; });
+    for (Unreadable& u : readable) sink_.add(u.rule, std::move(u.failure));
     for (const Answer& d : duplicates_) check_duplicate(d);
     for (size_t f = 0; f < h_.final_reads.size(); ++f) check_read_twice(h_.final_reads[f], messages_.final_read(f));
     check_followers();
@@ -267,7 +274,7 @@ class ClientView {
     return false;
   }
 
-  void check_readable(const Answer& a, std::vector<std::pair<std::string_view, Failure>>& failures) {
+  void check_readable(const Answer& a, std::vector<Unreadable>& failures) {
     const history::ItemRecord& item = a.request->items[a.item];
     auto at = [&] {
       return "item " + std::to_string(a.item) + " (txn " + item.transaction_id + ") of request " +
@@ -276,19 +283,25 @@ class ClientView {
     const history::ReadMessage* m = in_final_read(item.queue, item.partition, a.number);
     if (m != nullptr) {
       if (m->transaction_id != item.transaction_id) {
-        const std::string detail =
-            at() + ", but the final read holds that id at offset " + std::to_string(m->offset) + " with txn " +
-            m->transaction_id;
-        failures.emplace_back(a.id(), Failure{{}, a.request->step, partition_label(item.queue, item.partition), detail});
+        failures.push_back({a.id(), Rule::client_visible_queued_id_holds_other_key,
+                            {.step = a.request->step,
+                             .partition = partition_label(item.queue, item.partition),
+                             .expected = "txn " + item.transaction_id,
+                             .actual = "txn " + m->transaction_id,
+                             .detail = at() + ", but the final read holds that id at offset " +
+                                       std::to_string(m->offset) + " with txn " + m->transaction_id}});
       }
       return;
     }
     if (may_be_gone(a)) return;
     const std::string label = partition_label(item.queue, item.partition);
-    failures.emplace_back(a.id(), Failure{{}, a.request->step, label,
-                                          at() + ", but the final read of " + label +
-                                              " does not hold it, and no retention pass, delete_segment fault or "
-                                              "power loss under synchronous off could have removed its segment"});
+    failures.push_back({a.id(), Rule::client_visible_queued_not_readable,
+                        {.step = a.request->step, .partition = label,
+                         .expected = "id " + a.id() + " readable",
+                         .actual = "not in the final read",
+                         .detail = at() + ", but the final read of " + label +
+                                   " does not hold it, and no retention pass, delete_segment fault or power loss "
+                                   "under synchronous off could have removed its segment"}});
   }
 
   // A queued answer of the duplicate's key that may be its original.
@@ -315,18 +328,21 @@ class ClientView {
         if (std::tie(original.queue, original.partition, original.transaction_id) == key && may_be_original(*q, d)) {
           return;
         }
-        sink_.add(d.request->step, label,
-                  at + " with id " + id + ", but that id was answered queued to step " + q->request->step +
-                      " for txn " + original.transaction_id + " in " +
-                      partition_label(original.queue, original.partition) +
-                      ", which is no original of this key that committed before the probe, inside the window");
+        sink_.add(Rule::client_visible_duplicate_names_no_original,
+                  {.step = d.request->step, .partition = label,
+                   .detail = at + " with id " + id + ", but that id was answered queued to step " + q->request->step +
+                             " for txn " + original.transaction_id + " in " +
+                             partition_label(original.queue, original.partition) +
+                             ", which is no original of this key that committed before the probe, inside the "
+                             "window"});
         return;
       }
       // An id no client was answered: only a read of the key, or a commit no
       // client saw answered, can vouch for it.
       if (unseen || was_read({id, {item.queue, item.partition, item.transaction_id}})) return;
-      sink_.add(d.request->step, label,
-                at + " with id " + id + ", which no producer was answered queued and no read shows");
+      sink_.add(Rule::client_visible_duplicate_id_unknown,
+                {.step = d.request->step, .partition = label,
+                 .detail = at + " with id " + id + ", which no producer was answered queued and no read shows"});
       return;
     }
     // The zero id: an original must exist whose segment may be unreadable.
@@ -335,11 +351,15 @@ class ClientView {
     } else if (has_original(d, true)) {
       return;
     }
-    sink_.add(d.request->step, label,
-              at + " with the zero id (an original whose segment can no longer be read), but no original of the "
-                   "key can explain it: " +
-                  (has_original(d, false) ? "every possible original is still readable in the final read"
-                                               : "the key was never answered queued nor read (a lost write)"));
+    const bool readable = has_original(d, false);
+    sink_.add(Rule::client_visible_zero_id_unexplained,
+              {.step = d.request->step, .partition = label,
+               .expected = readable ? "duplicate with the original's id" : "queued",
+               .actual = "duplicate with the zero id",
+               .detail = at + " with the zero id (an original whose segment can no longer be read), but no original "
+                              "of the key can explain it: " +
+                         (readable ? "every possible original is still readable in the final read"
+                                   : "the key was never answered queued nor read (a lost write)")});
   }
 
   // Whether a queued answer of the duplicate's key may be its original.
@@ -376,12 +396,16 @@ class ClientView {
       const int64_t to = q2->request->answered_at_ms;
       const int64_t w_lo = window_bound(read.queue, from, to, true);
       if (w_lo == 0 || to - from > w_lo * 1000) continue;
-      sink_.add(q2->request->step, label,
-                "txn " + m->transaction_id + " is readable twice: offset " + std::to_string(earlier->offset) + " (id " +
-                    earlier->message_id + ", step " + q1->request->step + ") and offset " + std::to_string(m->offset) +
-                    " (id " + m->message_id + ", step " + q2->request->step + "), committed at most " +
-                    std::to_string(to - from) + " ms apart, inside the smallest window " + std::to_string(w_lo) +
-                    " s in force between them");
+      sink_.add(Rule::client_visible_readable_twice,
+                {.step = q2->request->step, .partition = label,
+                 .expected = "readable once",
+                 .actual = "offsets " + std::to_string(earlier->offset) + " and " + std::to_string(m->offset),
+                 .detail = "txn " + m->transaction_id + " is readable twice: offset " +
+                           std::to_string(earlier->offset) + " (id " + earlier->message_id + ", step " +
+                           q1->request->step + ") and offset " + std::to_string(m->offset) + " (id " +
+                           m->message_id + ", step " + q2->request->step + "), committed at most " +
+                           std::to_string(to - from) + " ms apart, inside the smallest window " +
+                           std::to_string(w_lo) + " s in force between them"});
     }
   }
 
@@ -402,16 +426,19 @@ class ClientView {
                                ": the layer-2 follower record (a request fused behind another's frame) of request " +
                                std::to_string(f.request) + " (txn " + f.transaction_id + ")";
         if (!carries(steps.find(f.request), push->queue, push->partition, f.transaction_id)) {
-          sink_.add(steps.step_of(f.request), label, at + " names no recorded delivery carrying that key");
+          sink_.add(Rule::client_visible_follower_record,
+                    {.step = steps.step_of(f.request), .partition = label, .event = e,
+                     .detail = at + " names no recorded delivery carrying that key"});
           continue;
         }
         const bool leader_known =
             f.frame < push->frames.size() &&
             carries(steps.find(push->frames[f.frame].origin_request), push->queue, push->partition, f.transaction_id);
         if (!leader_known) {
-          sink_.add(
-              steps.step_of(f.request), label,
-              at + " names frame " + std::to_string(f.frame) + ", which no recorded delivery of that key produced");
+          sink_.add(Rule::client_visible_follower_record,
+                    {.step = steps.step_of(f.request), .partition = label, .event = e,
+                     .detail = at + " names frame " + std::to_string(f.frame) +
+                               ", which no recorded delivery of that key produced"});
         }
       }
     }

@@ -45,6 +45,7 @@ TEST(ClientVisible, QueuedItemMissingFromTheFinalReadFails) {
   h.final_reads[0].messages.pop_back();
   const auto failures = check(h);
   ASSERT_TRUE(has_failure(failures, kName, "p1", "q/p")) << show(failures);
+  EXPECT_TRUE(has_rule(failures, Rule::client_visible_queued_not_readable)) << show(failures);
   EXPECT_TRUE(detail_has(failures, "txn b")) << show(failures);
 }
 
@@ -75,7 +76,11 @@ TEST(ClientVisible, QueuedItemReadWithAnotherKeyFails) {
   HistoryBuilder b;
   b.push("p1", "q", "p", {"a"});
   b.history().final_reads[0].messages[0].transaction_id = "z";
-  EXPECT_TRUE(detail_has(check(b.history()), "with txn z")) << show(check(b.history()));
+  const auto failures = check(b.history());
+  EXPECT_TRUE(detail_has(failures, "with txn z")) << show(failures);
+  ASSERT_TRUE(has_rule(failures, Rule::client_visible_queued_id_holds_other_key)) << show(failures);
+  EXPECT_EQ(failures[0].expected, "txn a");
+  EXPECT_EQ(failures[0].actual, "txn z");
 }
 
 TEST(ClientVisible, RetentionAndFaultsExcuseAMissingItemOnlyWhenTheModelSaysGone) {
@@ -143,6 +148,7 @@ TEST(ClientVisible, DuplicateNamingAnIdNobodyWasAnsweredFails) {
   request(b.history(), "p2").responses[0].message_id = "m-nobody";
   const auto failures = check(b.history());
   ASSERT_TRUE(has_failure(failures, kName, "p2", "q/p")) << show(failures);
+  EXPECT_TRUE(has_rule(failures, Rule::client_visible_duplicate_id_unknown)) << show(failures);
   EXPECT_TRUE(detail_has(failures, "no producer was answered queued and no read shows")) << show(failures);
 }
 
@@ -151,6 +157,7 @@ TEST(ClientVisible, DuplicateNamingAnotherKeysIdFails) {
   b.push("p1", "q", "p", {"a", "b"}).push("p2", "q", "p", {"a"});
   request(b.history(), "p2").responses[0].message_id = request(b.history(), "p1").responses[1].message_id;
   EXPECT_TRUE(has_failure(check(b.history()), kName, "p2", "q/p"));
+  EXPECT_TRUE(has_rule(check(b.history()), Rule::client_visible_duplicate_names_no_original));
 }
 
 TEST(ClientVisible, DuplicateNamingAnOriginalOutsideEveryWindowFails) {
@@ -179,6 +186,7 @@ TEST(ClientVisible, ZeroIdNeedsAnUnreadableOriginal) {
       b.history().events.end());
   const auto failures = check(b.history());
   EXPECT_TRUE(has_failure(failures, kName, "p6", "q/p")) << show(failures);
+  EXPECT_TRUE(has_rule(failures, Rule::client_visible_zero_id_unexplained)) << show(failures);
   EXPECT_TRUE(detail_has(failures, "still readable")) << show(failures);
 }
 
@@ -187,6 +195,7 @@ TEST(ClientVisible, KeyReadableTwiceInsideTheWindowFails) {
   b.push("p1", "q", "p", {"a"}).advance_seconds(10).push_unprobed("p2", "q", "p", {"a"});
   const auto failures = check(b.history());
   ASSERT_TRUE(has_failure(failures, kName, "p2", "q/p")) << show(failures);
+  EXPECT_TRUE(has_rule(failures, Rule::client_visible_readable_twice)) << show(failures);
   EXPECT_TRUE(detail_has(failures, "readable twice: offset 0")) << show(failures);
   EXPECT_TRUE(detail_has(failures, "10000 ms apart")) << show(failures);
 }
@@ -217,6 +226,7 @@ TEST(ClientVisible, FollowerRecordNamingNoRecordedDeliveryFails) {
   nth<history::PushEvent>(b.history()).followers[0].request = 77;
   const auto failures = check(b.history());
   ASSERT_TRUE(has_failure(failures, kName, "", "q/p")) << show(failures);
+  EXPECT_TRUE(has_rule(failures, Rule::client_visible_follower_record)) << show(failures);
   EXPECT_TRUE(detail_has(failures, "names no recorded delivery")) << show(failures);
   nth<history::PushEvent>(b.history()).followers[0] = {2, "a", 3};
   EXPECT_TRUE(detail_has(check(b.history()), "which no recorded delivery of that key produced"));

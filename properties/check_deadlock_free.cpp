@@ -40,10 +40,17 @@ std::vector<Failure> check_deadlock_free(const history::History& history) {
                                         : " gave up a lock wait that did not end";
     const std::string step = step_of(history, f);
     const bool recorded = f.event >= 0 && static_cast<size_t>(f.event) < history.events.size();
-    sink.add(step, label,
-             "the " + f.call + " transaction of '" + f.connection + "' at " + std::to_string(f.at_ms) + " ms" + what +
-                 (recorded ? ", recorded as " + event_label(history, steps, static_cast<size_t>(f.event), step) : "") +
-                 "; no storage transaction may end for want of a lock");
+    sink.add(f.deadlock ? Rule::deadlock_free_deadlock : Rule::deadlock_free_abandoned_wait,
+             {.step = step,
+              .partition = label,
+              .event = recorded ? std::optional<size_t>(static_cast<size_t>(f.event)) : std::nullopt,
+              .expected = "commit or rollback",
+              .actual = f.deadlock ? "aborted as a deadlock victim" : "abandoned a lock wait",
+              .detail = "the " + f.call + " transaction of '" + f.connection + "' at " + std::to_string(f.at_ms) +
+                        " ms" + what +
+                        (recorded ? ", recorded as " + event_label(history, steps, static_cast<size_t>(f.event), step)
+                                  : "") +
+                        "; no storage transaction may end for want of a lock"});
   }
   return sink.take();
 }

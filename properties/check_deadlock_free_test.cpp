@@ -48,6 +48,7 @@ TEST(DeadlockFree, DeadlockVictimFails) {
   b.history().lock_failures.push_back({"broker 1", "push", "", "q", "p", 1000, event, true});
   const auto failures = check(b.history());
   ASSERT_TRUE(has_failure(failures, kName, "p2", "q/p")) << show(failures);
+  EXPECT_TRUE(has_rule(failures, Rule::deadlock_free_deadlock)) << show(failures);
   EXPECT_NE(failures[0].detail.find("40P01"), std::string::npos);
   EXPECT_NE(failures[0].detail.find("'broker 1'"), std::string::npos);
   EXPECT_FALSE(check_history(b.history()).empty());
@@ -59,6 +60,7 @@ TEST(DeadlockFree, LockWaitThatNeverEndedFails) {
   b.history().lock_failures.push_back({"retention", "purge", "", "q", "p", 5000, -1, false});
   const auto failures = check(b.history());
   ASSERT_TRUE(has_failure(failures, kName, "", "q/p")) << show(failures);
+  EXPECT_TRUE(has_rule(failures, Rule::deadlock_free_abandoned_wait)) << show(failures);
   EXPECT_NE(failures[0].detail.find("did not end"), std::string::npos);
 }
 

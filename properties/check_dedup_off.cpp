@@ -39,27 +39,45 @@ class DedupOff final : public PassChecker {
       auto at = [&] { return event_label(h_, steps_, e, step) + ": "; };
       if (window == 0) {
         if (push->probe_ran || push->rows_scanned != 0) {
-          sink_.add(step, label(),
-                    at() + "the duplicate probe ran (" + std::to_string(push->rows_scanned) +
-                        " sidecar rows scanned), but with the window at 0 s deduplication is off and no probe runs");
+          sink_.add(Rule::dedup_off_probe_ran,
+                    {.step = step,
+                     .partition = label(),
+                     .event = e,
+                     .expected = "no probe",
+                     .actual = "probe scanned " + std::to_string(push->rows_scanned) + " sidecar rows",
+                     .detail = at() + "the duplicate probe ran (" + std::to_string(push->rows_scanned) +
+                               " sidecar rows scanned), but with the window at 0 s deduplication is off and no "
+                               "probe runs"});
         }
         if (!push->queued || !push->duplicates.empty()) {
-          sink_.add(step, label(),
-                    at() + "answered duplicate for " + std::to_string(push->duplicates.size()) +
-                        " frames, but with the window at 0 s deduplication is off and every item is queued");
+          sink_.add(Rule::dedup_off_duplicate_answered,
+                    {.step = step,
+                     .partition = label(),
+                     .event = e,
+                     .expected = "every frame queued",
+                     .actual = std::to_string(push->duplicates.size()) + " frames duplicate",
+                     .detail = at() + "answered duplicate for " + std::to_string(push->duplicates.size()) +
+                               " frames, but with the window at 0 s deduplication is off and every item is "
+                               "queued"});
         }
         return;
       }
       auto t = txns_start_.find(PartitionView{push->queue, push->partition});
       const int64_t from = std::max(push->p_verified, (t == txns_start_.end() ? 0 : t->second) - 1);
       if (push->last_offset_before > from && !push->probe_ran) {
-        sink_.add(step, label(),
-                  at() + "storage skipped the duplicate probe (window " + std::to_string(window) +
-                      " s) though offsets " + std::to_string(from + 1) + " to " +
-                      std::to_string(push->last_offset_before) +
-                      " could hold an original: it may skip only up to the larger of p_verified (the broker's "
-                      "watermark of offsets already checked) and txns_start - 1 (below txns_start no sidecar row is "
-                      "left), here " + std::to_string(from));
+        sink_.add(Rule::dedup_off_probe_skipped,
+                  {.step = step,
+                   .partition = label(),
+                   .event = e,
+                   .expected = "probe of offsets " + std::to_string(from + 1) + " to " +
+                               std::to_string(push->last_offset_before),
+                   .actual = "no probe",
+                   .detail = at() + "storage skipped the duplicate probe (window " + std::to_string(window) +
+                             " s) though offsets " + std::to_string(from + 1) + " to " +
+                             std::to_string(push->last_offset_before) +
+                             " could hold an original: it may skip only up to the larger of p_verified (the "
+                             "broker's watermark of offsets already checked) and txns_start - 1 (below txns_start "
+                             "no sidecar row is left), here " + std::to_string(from)});
       }
     }
   }

@@ -36,6 +36,7 @@ TEST(DedupOff, ProbeOnWindowZeroFails) {
   ev.rows_scanned = 1;
   const auto failures = check(b.history());
   EXPECT_TRUE(has_failure(failures, kName, "p2", "q/p")) << show(failures);
+  EXPECT_TRUE(has_rule(failures, Rule::dedup_off_probe_ran)) << show(failures);
 }
 
 TEST(DedupOff, DuplicateOnWindowZeroFails) {
@@ -45,6 +46,7 @@ TEST(DedupOff, DuplicateOnWindowZeroFails) {
   ev.queued = false;
   ev.duplicates = {{0, 0}};
   EXPECT_TRUE(has_failure(check(b.history()), kName, "p2", "q/p"));
+  EXPECT_TRUE(has_rule(check(b.history()), Rule::dedup_off_duplicate_answered)) << show(check(b.history()));
 }
 
 TEST(DedupOff, SkippedProbeWithAWindowFails) {
@@ -52,6 +54,7 @@ TEST(DedupOff, SkippedProbeWithAWindowFails) {
   b.push("p1", "q", "p", {"a"}).push("p2", "q", "p", {"b"});
   nth<history::PushEvent>(b.history(), 1).probe_ran = false;
   EXPECT_TRUE(has_failure(check(b.history()), kName, "p2", "q/p"));
+  EXPECT_TRUE(has_rule(check(b.history()), Rule::dedup_off_probe_skipped)) << show(check(b.history()));
 }
 
 TEST(DedupOff, WatermarkPastTheLastOffsetMaySkipTheProbe) {

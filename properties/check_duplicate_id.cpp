@@ -44,11 +44,16 @@ void check_offset(const history::PushEvent& push, size_t e, const PassState& sta
       if (candidate >= offset) break;  // nothing smaller is in the window
       if (partition->at(candidate)->created_at_ms < oldest_ms) continue;
       const std::string& step = steps.step_of(push, index);
-      sink.add(step, partition_label(push.queue, push.partition),
-               event_label(history_index.history(), steps, e, step) + ": frame " + std::to_string(index) + " (txn " +
-                   txn + ") was answered as a repeat of offset " + std::to_string(offset) + ", but offset " +
-                   std::to_string(candidate) + " holds the key too, inside the window, and the original is the "
-                   "smallest such offset");
+      sink.add(Rule::duplicate_id_not_smallest_offset,
+               {.step = step,
+                .partition = partition_label(push.queue, push.partition),
+                .event = e,
+                .expected = "duplicate of offset " + std::to_string(candidate),
+                .actual = "duplicate of offset " + std::to_string(offset),
+                .detail = event_label(history_index.history(), steps, e, step) + ": frame " + std::to_string(index) +
+                          " (txn " + txn + ") was answered as a repeat of offset " + std::to_string(offset) +
+                          ", but offset " + std::to_string(candidate) +
+                          " holds the key too, inside the window, and the original is the smallest such offset"});
       break;
     }
   }
@@ -78,11 +83,16 @@ class DuplicateId final : public PassChecker {
                                : present           ? "is present"
                                                    : "was deleted";
         const std::string step = it == pending_step_.end() ? "" : *it->second;
-        sink_.add(step, partition_label(fetch->queue, fetch->partition),
-                  "fetch " + event_label(index_.history(), steps, e, step) + " of offset " +
-                      std::to_string(fetch->offset) + " returned id " + fetch->message_id +
-                      (fetch->found ? " (found)" : " (not found)") + ", but the original's segment " + state_of +
-                      ", so the id must be " + want + (present ? "" : " (the zero id)"));
+        sink_.add(Rule::duplicate_id_fetch_wrong_id,
+                  {.step = step,
+                   .partition = partition_label(fetch->queue, fetch->partition),
+                   .event = e,
+                   .expected = "id " + want + (present ? " (found)" : " (not found)"),
+                   .actual = "id " + fetch->message_id + (fetch->found ? " (found)" : " (not found)"),
+                   .detail = "fetch " + event_label(index_.history(), steps, e, step) + " of offset " +
+                             std::to_string(fetch->offset) + " returned id " + fetch->message_id +
+                             (fetch->found ? " (found)" : " (not found)") + ", but the original's segment " +
+                             state_of + ", so the id must be " + want + (present ? "" : " (the zero id)")});
       }
     }
   }
@@ -102,12 +112,16 @@ class DuplicateId final : public PassChecker {
         const Expected want = verdicts.expected(r, i, leaders[i]);
         const std::set<std::string> ids = want.ids_for("duplicate");
         if (!want.statuses.contains("duplicate") || ids.contains(got.message_id)) continue;
-        sink_.add(r.step, partition_label(r.items[i].queue, r.items[i].partition),
-                  "item " + std::to_string(i) + " (txn " + r.items[i].transaction_id +
-                      ") was answered duplicate with id " + got.message_id + ", but " +
-                      (ids.empty() ? std::string("no id of the original could be known")
-                                   : "the original's id is " + join_or(ids)) +
-                      ": " + want.because);
+        sink_.add(Rule::duplicate_id_answered_wrong_id,
+                  {.step = r.step,
+                   .partition = partition_label(r.items[i].queue, r.items[i].partition),
+                   .expected = ids.empty() ? std::string("no duplicate") : "duplicate " + join_or(ids),
+                   .actual = "duplicate " + got.message_id,
+                   .detail = "item " + std::to_string(i) + " (txn " + r.items[i].transaction_id +
+                             ") was answered duplicate with id " + got.message_id + ", but " +
+                             (ids.empty() ? std::string("no id of the original could be known")
+                                          : "the original's id is " + join_or(ids)) +
+                             ": " + want.because});
       }
     }
   }

@@ -44,6 +44,7 @@ TEST(DuplicateId, DuplicateOfANonSmallestOffsetFails) {
   nth_duplicate_push(b.history()).duplicates[0].second = 1;
   const auto failures = check(b.history());
   EXPECT_TRUE(has_failure(failures, kName, "p3", "q/p")) << show(failures);
+  EXPECT_TRUE(has_rule(failures, Rule::duplicate_id_not_smallest_offset)) << show(failures);
 }
 
 TEST(DuplicateId, ZeroIdWhileTheSegmentIsPresentFails) {
@@ -54,6 +55,7 @@ TEST(DuplicateId, ZeroIdWhileTheSegmentIsPresentFails) {
   request(b.history(), "p3").responses[0].message_id = history::kZeroUuid;
   const auto failures = check(b.history());
   EXPECT_TRUE(has_failure(failures, kName, "p3", "q/p")) << show(failures);
+  EXPECT_TRUE(has_rule(failures, Rule::duplicate_id_fetch_wrong_id)) << show(failures);
 }
 
 TEST(DuplicateId, OriginalIdAfterTheSegmentWasDeletedFails) {
@@ -69,6 +71,7 @@ TEST(DuplicateId, FreshIdOnADuplicateFails) {
   HistoryBuilder b = two_originals();
   request(b.history(), "p3").responses[0].message_id = "m-fresh";
   EXPECT_TRUE(has_failure(check(b.history()), kName, "p3", "q/p"));
+  EXPECT_TRUE(has_rule(check(b.history()), Rule::duplicate_id_answered_wrong_id)) << show(check(b.history()));
 }
 
 TEST(DuplicateId, FollowerOfAQueuedLeaderMustCarryTheLeadersId) {

@@ -91,15 +91,21 @@ class Durability final : public PassChecker {
         for (const auto& [key, messages] : recovered_.partitions()) {
           if (messages.empty()) continue;
           const history::ReadMessage& m = messages.begin()->second;
-          sink_.add("", partition_label(key.first, key.second),
-                    at + "recovered " + std::to_string(messages.size()) + " message(s) from offset " +
-                        std::to_string(m.offset) + " (txn " + m.transaction_id +
-                        "), but under synchronous off nothing is ever synced, so nothing can survive");
+          sink_.add(Rule::durability_survived_sync_off,
+                    {.partition = partition_label(key.first, key.second),
+                     .expected = "nothing recovered",
+                     .actual = std::to_string(messages.size()) + " message(s) recovered",
+                     .detail = at + "recovered " + std::to_string(messages.size()) + " message(s) from offset " +
+                               std::to_string(m.offset) + " (txn " + m.transaction_id +
+                               "), but under synchronous off nothing is ever synced, so nothing can survive"});
         }
       }
       if (crash.integrity != "ok") {
-        sink_.add("", "", at + "the integrity check after recovery (PRAGMA integrity_check) said " + crash.integrity +
-                              ", not ok");
+        sink_.add(Rule::durability_integrity,
+                  {.expected = "ok",
+                   .actual = crash.integrity,
+                   .detail = at + "the integrity check after recovery (PRAGMA integrity_check) said " +
+                             crash.integrity + ", not ok"});
       }
       for (const auto& [key, offsets] : wrong_) {
         const RecoveredView::Messages* found = recovered_.find(key);
@@ -110,16 +116,27 @@ class Durability final : public PassChecker {
           const std::string step = push != nullptr ? steps.step_of(*push, 0) : std::string();
           const auto it = found != nullptr ? found->find(offset) : RecoveredView::Messages::const_iterator();
           if (found == nullptr || it == found->end()) {
-            sink_.add(step, partition_label(key.first, key.second),
-                      at + "lost offset " + std::to_string(offset) + " (txn " + committed.transaction_id + ", id " +
-                          committed.message_id + "), which " + event_label(history, steps, committed.event, step) +
-                          " had committed before the crash");
+            sink_.add(Rule::durability_lost_commit,
+                      {.step = step,
+                       .partition = partition_label(key.first, key.second),
+                       .event = committed.event,
+                       .expected = "offset " + std::to_string(offset) + " id " + committed.message_id,
+                       .actual = "offset " + std::to_string(offset) + " missing",
+                       .detail = at + "lost offset " + std::to_string(offset) + " (txn " + committed.transaction_id +
+                                 ", id " + committed.message_id + "), which " +
+                                 event_label(history, steps, committed.event, step) +
+                                 " had committed before the crash"});
           } else {
-            sink_.add(step, partition_label(key.first, key.second),
-                      at + "offset " + std::to_string(offset) + " holds id " + it->second.message_id + " (txn " +
-                          it->second.transaction_id + "), but " + event_label(history, steps, committed.event, step) +
-                          " had committed id " + committed.message_id + " (txn " + committed.transaction_id +
-                          ") there");
+            sink_.add(Rule::durability_changed_commit,
+                      {.step = step,
+                       .partition = partition_label(key.first, key.second),
+                       .event = committed.event,
+                       .expected = "offset " + std::to_string(offset) + " id " + committed.message_id,
+                       .actual = "offset " + std::to_string(offset) + " id " + it->second.message_id,
+                       .detail = at + "offset " + std::to_string(offset) + " holds id " + it->second.message_id +
+                                 " (txn " + it->second.transaction_id + "), but " +
+                                 event_label(history, steps, committed.event, step) + " had committed id " +
+                                 committed.message_id + " (txn " + committed.transaction_id + ") there"});
           }
         }
       }

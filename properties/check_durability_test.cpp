@@ -85,6 +85,7 @@ TEST(Durability, LostCommitFails) {
   const auto failures = check(b.history());
   ASSERT_EQ(failures.size(), 1u) << show(failures);
   EXPECT_TRUE(has_failure(failures, kName, "p2", "q/p"));
+  EXPECT_TRUE(has_rule(failures, Rule::durability_lost_commit)) << show(failures);
   EXPECT_NE(failures[0].detail.find("lost offset 2"), std::string::npos) << failures[0].detail;
 }
 
@@ -105,6 +106,7 @@ TEST(Durability, OffsetReusedByAnotherMessageFails) {
   RecoveredView previous;
   b.history().storage_crashes.push_back(crash_of(b.history(), reads, previous));
   EXPECT_TRUE(has_failure(check(b.history()), kName, "p3", "q/p2"));
+  EXPECT_TRUE(has_rule(check(b.history()), Rule::durability_changed_commit)) << show(check(b.history()));
 }
 
 TEST(Durability, CorruptDatabaseFails) {
@@ -116,6 +118,8 @@ TEST(Durability, CorruptDatabaseFails) {
   const auto failures = check(b.history());
   ASSERT_EQ(failures.size(), 1u) << show(failures);
   EXPECT_NE(failures[0].detail.find("integrity_check"), std::string::npos);
+  EXPECT_TRUE(has_rule(failures, Rule::durability_integrity)) << show(failures);
+  EXPECT_EQ(failures[0].actual, "*** in database main ***\nPage 3 is never used");
 }
 
 TEST(Durability, DeletedBeforeTheCrashIsNotExpected) {

@@ -61,14 +61,25 @@ void check_followers(const history::History& history, const history::PushEvent& 
                            follower.transaction_id + ") as a layer-2 follower (fused behind another request's frame "
                            "of its key) of frame " + std::to_string(follower.frame);
     if (follower.frame >= push.frames.size()) {
-      sink.add(steps.step_of(follower.request), label,
-               at + ", but the segment has only " + std::to_string(push.frames.size()) + " frames");
+      sink.add(Rule::first_wins_follower_wrong_frame,
+               {.step = steps.step_of(follower.request),
+                .partition = label,
+                .event = e,
+                .expected = "a frame below " + std::to_string(push.frames.size()),
+                .actual = "frame " + std::to_string(follower.frame),
+                .detail = at + ", but the segment has only " + std::to_string(push.frames.size()) + " frames"});
       continue;
     }
     const history::FrameRecord& leader = push.frames[follower.frame];
     if (leader.transaction_id != follower.transaction_id) {
-      sink.add(steps.step_of(follower.request), label,
-               at + " (id " + leader.message_id + "), whose key is txn " + leader.transaction_id + ", not its own");
+      sink.add(Rule::first_wins_follower_wrong_frame,
+               {.step = steps.step_of(follower.request),
+                .partition = label,
+                .event = e,
+                .expected = "a frame of txn " + follower.transaction_id,
+                .actual = "a frame of txn " + leader.transaction_id,
+                .detail = at + " (id " + leader.message_id + "), whose key is txn " + leader.transaction_id +
+                          ", not its own"});
       continue;
     }
     const history::ResponseItem* led =
@@ -76,11 +87,16 @@ void check_followers(const history::History& history, const history::PushEvent& 
     const history::ResponseItem* got =
         answer_of(steps.find(follower.request), push.queue, push.partition, follower.transaction_id);
     if (led == nullptr || got == nullptr || follows(*led, *got)) continue;  // unanswered: liveness' concern
-    sink.add(steps.step_of(follower.request), label,
-             at + " (id " + leader.message_id + ", request " + std::to_string(leader.origin_request) +
-                 "): the leader answered " + led->status + " " + led->message_id + ", the follower answered " +
-                 got->status + " " + got->message_id +
-                 ", but a follower answers duplicate with its leader's id, or error when the leader failed");
+    sink.add(Rule::first_wins_follower_answer,
+             {.step = steps.step_of(follower.request),
+              .partition = label,
+              .event = e,
+              .expected = led->status == "error" ? std::string("error") : "duplicate " + led->message_id,
+              .actual = got->status + " " + got->message_id,
+              .detail = at + " (id " + leader.message_id + ", request " + std::to_string(leader.origin_request) +
+                        "): the leader answered " + led->status + " " + led->message_id +
+                        ", the follower answered " + got->status + " " + got->message_id +
+                        ", but a follower answers duplicate with its leader's id, or error when the leader failed"});
   }
 }
 
@@ -105,26 +121,36 @@ class FirstWins final : public PassChecker {
       const history::FrameRecord& f = push->frames[j];
       if (const size_t first = first_of_key[j]; first != j) {
         const std::string& step = steps.step_of(*push, j);
-        sink_.add(step, partition_label(push->queue, push->partition),
-                  event_label(index_.history(), steps, e, step) + ": frames " + std::to_string(first) + " (id " +
-                      push->frames[first].message_id + ", request " +
-                      std::to_string(push->frames[first].origin_request) + ") and " + std::to_string(j) + " (id " +
-                      f.message_id + ", request " + std::to_string(f.origin_request) + ") share txn " +
-                      f.transaction_id +
-                      " in one segment, where the first frame of a key wins and the others follow it");
+        sink_.add(Rule::first_wins_key_twice_in_segment,
+                  {.step = step,
+                   .partition = partition_label(push->queue, push->partition),
+                   .event = e,
+                   .expected = "one frame of txn " + f.transaction_id,
+                   .actual = "frames " + std::to_string(first) + " and " + std::to_string(j),
+                   .detail = event_label(index_.history(), steps, e, step) + ": frames " + std::to_string(first) +
+                             " (id " + push->frames[first].message_id + ", request " +
+                             std::to_string(push->frames[first].origin_request) + ") and " + std::to_string(j) +
+                             " (id " + f.message_id + ", request " + std::to_string(f.origin_request) +
+                             ") share txn " + f.transaction_id +
+                             " in one segment, where the first frame of a key wins and the others follow it"});
       }
       const auto [frame, fresh] = frames_.insert(RequestKeyId{f.origin_request, keys[j]});
       if (fresh) first_frame_.emplace_back(ids[j], e);
       const auto [first_id, first_event] = first_frame_[frame];
       if (!fresh && first_id != ids[j]) {
         const std::string& step = steps.step_of(f.origin_request);
-        sink_.add(step, partition_label(push->queue, push->partition),
-                  "request " + std::to_string(f.origin_request) + " pushed two different frames of txn " +
-                      f.transaction_id + ", id " + std::string(messages_.text(first_id)) + " in " +
-                      event_label(index_.history(), steps, first_event, step) + " and id " + f.message_id + " in " +
-                      event_label(index_.history(), steps, e, step) +
-                      "; a request puts one frame per key into storage (it may push that frame again, never a new "
-                      "one)");
+        sink_.add(Rule::first_wins_two_frames_per_key,
+                  {.step = step,
+                   .partition = partition_label(push->queue, push->partition),
+                   .event = e,
+                   .expected = "id " + std::string(messages_.text(first_id)),
+                   .actual = "id " + f.message_id,
+                   .detail = "request " + std::to_string(f.origin_request) + " pushed two different frames of txn " +
+                             f.transaction_id + ", id " + std::string(messages_.text(first_id)) + " in " +
+                             event_label(index_.history(), steps, first_event, step) + " and id " + f.message_id +
+                             " in " + event_label(index_.history(), steps, e, step) +
+                             "; a request puts one frame per key into storage (it may push that frame again, never "
+                             "a new one)"});
       }
     }
   }
@@ -139,13 +165,17 @@ class FirstWins final : public PassChecker {
         const history::ResponseItem& leader = r.responses[l];
         const history::ResponseItem& follower = r.responses[i];
         if (follows(leader, follower)) continue;
-        sink_.add(r.step, partition_label(r.items[i].queue, r.items[i].partition),
-                  "item " + std::to_string(i) + " repeats the key of item " + std::to_string(l) + " (txn " +
-                      r.items[i].transaction_id + "), so it answers what item " + std::to_string(l) +
-                      " answered, duplicate for queued: item " + std::to_string(l) + " answered " + leader.status +
-                      " " + leader.message_id + ", item " + std::to_string(i) + " answered " + follower.status + " " +
-                      follower.message_id + "; expected " +
-                      (leader.status == "error" ? std::string("error") : "duplicate " + leader.message_id));
+        const std::string want = leader.status == "error" ? std::string("error") : "duplicate " + leader.message_id;
+        sink_.add(Rule::first_wins_repeated_item_answer,
+                  {.step = r.step,
+                   .partition = partition_label(r.items[i].queue, r.items[i].partition),
+                   .expected = want,
+                   .actual = follower.status + " " + follower.message_id,
+                   .detail = "item " + std::to_string(i) + " repeats the key of item " + std::to_string(l) +
+                             " (txn " + r.items[i].transaction_id + "), so it answers what item " +
+                             std::to_string(l) + " answered, duplicate for queued: item " + std::to_string(l) +
+                             " answered " + leader.status + " " + leader.message_id + ", item " + std::to_string(i) +
+                             " answered " + follower.status + " " + follower.message_id + "; expected " + want});
       }
     }
   }

@@ -48,6 +48,7 @@ TEST(FirstWins, FollowerOfAnErroredLeaderMustError) {
   b.fail_pushes(1).push("p1", "q", "p", {"a", "a"});
   request(b.history(), "p1").responses[1].status = "duplicate";
   EXPECT_TRUE(has_failure(check(b.history()), kName, "p1", "q/p"));
+  EXPECT_TRUE(has_rule(check(b.history()), Rule::first_wins_repeated_item_answer)) << show(check(b.history()));
 }
 
 TEST(FirstWins, TwoFramesOfOneKeyInOneSegmentFail) {
@@ -56,6 +57,7 @@ TEST(FirstWins, TwoFramesOfOneKeyInOneSegmentFail) {
   history::PushEvent& ev = nth<history::PushEvent>(b.history());
   ev.frames[1].transaction_id = "a";
   EXPECT_TRUE(has_failure(check(b.history()), kName, "p1", "q/p"));
+  EXPECT_TRUE(has_rule(check(b.history()), Rule::first_wins_key_twice_in_segment)) << show(check(b.history()));
 }
 
 TEST(FirstWins, TwoFramesOfOneRequestAndKeyAcrossSegmentsFail) {
@@ -64,6 +66,7 @@ TEST(FirstWins, TwoFramesOfOneRequestAndKeyAcrossSegmentsFail) {
   // As if request p1 had produced p2's frame as well.
   nth<history::PushEvent>(b.history(), 1).frames[0].origin_request = request(b.history(), "p1").request;
   EXPECT_TRUE(has_failure(check(b.history()), kName, "p1", "q/p"));
+  EXPECT_TRUE(has_rule(check(b.history()), Rule::first_wins_two_frames_per_key)) << show(check(b.history()));
 }
 
 TEST(FirstWins, FramesOfTwoRequestsMayShareAKeyAcrossSegments) {
@@ -89,6 +92,7 @@ TEST(FirstWins, FollowerRecordOutOfRangeFails) {
   ASSERT_TRUE(has_failure(failures, kName, "p2", "q/p")) << show(failures);
   EXPECT_NE(failures[0].detail.find("the segment has only 1 frames"), std::string::npos) << show(failures);
   EXPECT_TRUE(has_failure(check_property("model-agreement", b.history()), "model-agreement", "p2", "q/p"));
+  EXPECT_TRUE(has_rule(failures, Rule::first_wins_follower_wrong_frame)) << show(failures);
 }
 
 TEST(FirstWins, FollowerRecordOfAnotherKeyFails) {
@@ -97,6 +101,7 @@ TEST(FirstWins, FollowerRecordOfAnotherKeyFails) {
   nth<history::PushEvent>(b.history()).followers[0].frame = 0;  // frame 0 is "b"
   const auto failures = check(b.history());
   ASSERT_TRUE(has_failure(failures, kName, "p2", "q/p")) << show(failures);
+  EXPECT_TRUE(has_rule(failures, Rule::first_wins_follower_wrong_frame)) << show(failures);
   EXPECT_NE(failures[0].detail.find("whose key is txn b"), std::string::npos) << show(failures);
 }
 

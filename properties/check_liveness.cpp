@@ -60,7 +60,11 @@ void check_outcomes(const history::History& history, FailureSink& sink) {
   for (size_t k = 0; k < history.outcomes.size(); ++k) {
     if (!repeated[k]) continue;
     const history::PushOutcomeRecord& o = history.outcomes[k];
-    sink.add(o.step, "", "push " + std::to_string(o.push_id) + " has two outcome records: one per logical push");
+    sink.add(Rule::liveness_two_outcomes,
+             {.step = o.step,
+              .expected = "one outcome",
+              .actual = "two outcomes",
+              .detail = "push " + std::to_string(o.push_id) + " has two outcome records: one per logical push"});
   }
   size_t next_outcome = 0;
   for (size_t k = 0; k < requests.size();) {
@@ -72,26 +76,44 @@ void check_outcomes(const history::History& history, FailureSink& sink) {
     auto at = [&, id = push_id] { return "push " + std::to_string(id) + " (producer " + r->producer + ")"; };
     while (next_outcome < outcomes.size() && outcomes[next_outcome].first < push_id) ++next_outcome;
     if (next_outcome == outcomes.size() || outcomes[next_outcome].first != push_id) {
-      sink.add(r->step, label_of(*r), at() + " was sent but its producer never reported an outcome");
+      sink.add(Rule::liveness_no_outcome,
+               {.step = r->step,
+                .partition = label_of(*r),
+                .expected = "an outcome",
+                .actual = "none",
+                .detail = at() + " was sent but its producer never reported an outcome"});
       continue;
     }
     const history::PushOutcomeRecord& o = *outcomes[next_outcome].second;
     if (!o.finished) {
-      sink.add(r->step, label_of(*r),
-               at() + " was still waiting when the run ended, after " + std::to_string(o.attempts) + " attempts");
+      sink.add(Rule::liveness_still_waiting,
+               {.step = r->step,
+                .partition = label_of(*r),
+                .expected = "finished",
+                .actual = "waiting after " + std::to_string(o.attempts) + " attempts",
+                .detail = at() + " was still waiting when the run ended, after " + std::to_string(o.attempts) +
+                          " attempts"});
       continue;
     }
     if (o.rejected) continue;
     if (answered(*r) && !r->rejected && o.statuses.size() != r->items.size()) {
-      sink.add(r->step, label_of(*r),
-               at() + " has " + std::to_string(r->items.size()) + " items but " + std::to_string(o.statuses.size()) +
-                   " final statuses");
+      sink.add(Rule::liveness_item_not_final,
+               {.step = r->step,
+                .partition = label_of(*r),
+                .expected = std::to_string(r->items.size()) + " final statuses",
+                .actual = std::to_string(o.statuses.size()),
+                .detail = at() + " has " + std::to_string(r->items.size()) + " items but " +
+                          std::to_string(o.statuses.size()) + " final statuses"});
     }
     for (size_t i = 0; i < o.statuses.size(); ++i) {
       if (is_final_status(o.statuses[i])) continue;
-      sink.add(r->step, label_of(*r),
-               at() + " item " + std::to_string(i) + " ended as '" + o.statuses[i] +
-                   "', not a final status (queued, duplicate, error, timeout)");
+      sink.add(Rule::liveness_item_not_final,
+               {.step = r->step,
+                .partition = label_of(*r),
+                .expected = "queued, duplicate, error or timeout",
+                .actual = o.statuses[i],
+                .detail = at() + " item " + std::to_string(i) + " ended as '" + o.statuses[i] +
+                          "', not a final status (queued, duplicate, error, timeout)"});
     }
   }
 }
@@ -103,25 +125,31 @@ std::vector<Failure> check_liveness(const history::History& history) {
   for (const history::RequestRecord& r : history.requests) {
     if (!r.delivered || r.lost_in_crash || r.rejected) continue;
     if (r.responses.size() == r.items.size()) continue;
-    sink.add(r.step, label_of(r),
-             "request " + std::to_string(r.request) + " (push " + std::to_string(r.push_id) + ", attempt " +
-                 std::to_string(r.attempt) + ") was delivered to broker " + std::to_string(r.broker) + " with " +
-                 std::to_string(r.items.size()) + " items but answered " + std::to_string(r.responses.size()) +
-                 " of them, though it was not lost in a crash");
+    sink.add(Rule::liveness_response_missing_items,
+             {.step = r.step,
+              .partition = label_of(r),
+              .expected = std::to_string(r.items.size()) + " answers",
+              .actual = std::to_string(r.responses.size()),
+              .detail = "request " + std::to_string(r.request) + " (push " + std::to_string(r.push_id) +
+                        ", attempt " + std::to_string(r.attempt) + ") was delivered to broker " +
+                        std::to_string(r.broker) + " with " + std::to_string(r.items.size()) +
+                        " items but answered " + std::to_string(r.responses.size()) +
+                        " of them, though it was not lost in a crash"});
   }
   if (history.recorded_outcomes) check_outcomes(history, sink);
   for (const history::Stall& s : history.stalls) {
-    sink.add("", "", "the run stalled at " + std::to_string(s.at_ms) + " ms: " + std::to_string(s.waiters) +
-                         " request" + (s.waiters == 1 ? "" : "s") + " waited in broker " + std::to_string(s.broker) +
-                         "'s fusion lanes (where requests wait to share one flush) for a wake nobody would send "
-                         "(every fiber waited, no timer was pending); "
-                         "they were ended as lost to finish the run");
+    sink.add(Rule::liveness_stalled,
+             {.detail = "the run stalled at " + std::to_string(s.at_ms) + " ms: " + std::to_string(s.waiters) +
+                        " request" + (s.waiters == 1 ? "" : "s") + " waited in broker " + std::to_string(s.broker) +
+                        "'s fusion lanes (where requests wait to share one flush) for a wake nobody would send "
+                        "(every fiber waited, no timer was pending); "
+                        "they were ended as lost to finish the run"});
   }
   for (const std::string& connection : history.open_transactions_at_end) {
-    sink.add("", "",
-             "connection '" + connection +
-                 "' was still inside a transaction (holding a lock) when the run ended; every lock is released in the "
-                 "end");
+    sink.add(Rule::liveness_lock_held_at_end,
+             {.detail = "connection '" + connection +
+                        "' was still inside a transaction (holding a lock) when the run ended; every lock is "
+                        "released in the end"});
   }
   return sink.take();
 }

@@ -33,6 +33,7 @@ TEST(Liveness, PushStillWaitingAtTheEndFails) {
   b.history().outcomes[1].finished = false;
   const auto failures = check(b.history());
   ASSERT_TRUE(has_failure(failures, kName, "p2", "q/p")) << show(failures);
+  EXPECT_TRUE(has_rule(failures, Rule::liveness_still_waiting)) << show(failures);
   EXPECT_NE(failures[0].detail.find("still waiting"), std::string::npos);
 }
 
@@ -47,12 +48,22 @@ TEST(Liveness, AStalledRunFails) {
             "the run stalled at 120989 ms: 3 requests waited in broker 0's fusion lanes (where requests wait to share "
             "one flush) for a wake nobody would send (every fiber waited, no timer was pending); they were ended as "
             "lost to finish the run");
+  EXPECT_TRUE(has_rule(failures, Rule::liveness_stalled)) << show(failures);
+}
+
+TEST(Liveness, TwoOutcomesOfOnePushFail) {
+  HistoryBuilder b = retried();
+  b.history().outcomes.push_back(b.history().outcomes[1]);
+  const auto failures = check(b.history());
+  ASSERT_TRUE(has_failure(failures, kName, "p2", "")) << show(failures);
+  EXPECT_TRUE(has_rule(failures, Rule::liveness_two_outcomes)) << show(failures);
 }
 
 TEST(Liveness, PushWithoutAnOutcomeFails) {
   HistoryBuilder b = retried();
   b.history().outcomes.erase(b.history().outcomes.begin());
   EXPECT_TRUE(has_failure(check(b.history()), kName, "p1", "q/p"));  // named by its first delivered attempt
+  EXPECT_TRUE(has_rule(check(b.history()), Rule::liveness_no_outcome)) << show(check(b.history()));
 }
 
 TEST(Liveness, OutcomeMissingAnItemsStatusFails) {
@@ -65,6 +76,7 @@ TEST(Liveness, OutcomeThatIsNotFinalFails) {
   HistoryBuilder b = retried();
   b.history().outcomes[0].statuses[0] = "pending";
   EXPECT_TRUE(has_failure(check(b.history()), kName, "p1", "q/p"));
+  EXPECT_TRUE(has_rule(check(b.history()), Rule::liveness_item_not_final)) << show(check(b.history()));
 }
 
 TEST(Liveness, OutcomesAreSkippedWhenNotRecorded) {
@@ -80,6 +92,7 @@ TEST(Liveness, DeliveredRequestWithoutResponsesFails) {
   r.responses.clear();  // the broker never answered, yet did not crash
   const auto failures = check(b.history());
   ASSERT_TRUE(has_failure(failures, kName, "p2", "q/p")) << show(failures);
+  EXPECT_TRUE(has_rule(failures, Rule::liveness_response_missing_items)) << show(failures);
   r.lost_in_crash = true;  // a crash excuses it
   EXPECT_TRUE(check(b.history()).empty()) << show(check(b.history()));
 }
@@ -104,6 +117,7 @@ TEST(Liveness, TransactionOpenAtTheEndFails) {
   b.history().open_transactions_at_end = {"retention"};
   const auto failures = check(b.history());
   ASSERT_TRUE(has_failure(failures, kName, "", "")) << show(failures);
+  EXPECT_TRUE(has_rule(failures, Rule::liveness_lock_held_at_end)) << show(failures);
   EXPECT_NE(failures[0].detail.find("'retention'"), std::string::npos);
 }
 

@@ -52,8 +52,14 @@ class ModelAgreement final : public PassChecker {
     } else if (const auto* configure = std::get_if<history::ConfigureEvent>(&event)) {
       if (configure->window_seconds < 0 || configure->retention_seconds < 0 ||
           configure->completed_retention_seconds < 0) {
-        sink_.add("", "", "configure " + cite(e) + " set a negative option on queue " + configure->queue +
-                              ": a window or retention is zero or more seconds");
+        sink_.add(Rule::model_agreement_negative_option,
+                  {.event = e,
+                   .expected = "0 s or more",
+                   .actual = "window " + std::to_string(configure->window_seconds) + " s, retention " +
+                             std::to_string(configure->retention_seconds) + " s, completed retention " +
+                             std::to_string(configure->completed_retention_seconds) + " s",
+                   .detail = "configure " + cite(e) + " set a negative option on queue " + configure->queue +
+                             ": a window or retention is zero or more seconds"});
       }
     } else if (const auto* retention = std::get_if<history::RetentionEvent>(&event)) {
       on_retention(*retention, e);
@@ -77,37 +83,61 @@ class ModelAgreement final : public PassChecker {
     const std::string& step = steps_.step_of(push, 0);
     const int64_t window = follower_->options(push.queue).window_seconds;
     if (push.window_seconds != window) {
-      sink_.add(step, label(),
-                cite(e, step) + ": storage probed with a " + std::to_string(push.window_seconds) +
-                    " s window, but the queue's window is " + std::to_string(window) + " s");
+      sink_.add(Rule::model_agreement_probe_window,
+                {.step = step,
+                 .partition = label(),
+                 .event = e,
+                 .expected = std::to_string(window) + " s window",
+                 .actual = std::to_string(push.window_seconds) + " s window",
+                 .detail = cite(e, step) + ": storage probed with a " + std::to_string(push.window_seconds) +
+                           " s window, but the queue's window is " + std::to_string(window) + " s"});
     }
     const model::PushAnswer want = model_probe(*follower_, push);
     Duplicates got = push.duplicates;
     std::sort(got.begin(), got.end());
     if (want.queued != push.queued || (want.queued && want.base_offset != push.base_offset)) {
-      sink_.add(step, label(),
-                cite(e, step) + ": model answers " + describe(want.queued, want.base_offset, want.duplicates) +
-                    ", storage answered " + describe(push.queued, push.base_offset, got));
+      const Rule rule = !want.queued  ? Rule::model_agreement_duplicate_answered_queued
+                        : !push.queued ? Rule::model_agreement_queued_answered_duplicate
+                                       : Rule::model_agreement_queued_at_wrong_offset;
+      std::string expected = describe(want.queued, want.base_offset, want.duplicates);
+      std::string actual = describe(push.queued, push.base_offset, got);
+      std::string detail = cite(e, step) + ": model answers " + expected + ", storage answered " + actual;
+      sink_.add(rule, {.step = step,
+                       .partition = label(),
+                       .event = e,
+                       .expected = std::move(expected),
+                       .actual = std::move(actual),
+                       .detail = std::move(detail)});
     } else if (!want.queued && want.duplicates != got) {
       for (const auto& [index, offset] : want.duplicates) {
         // A copy: clang 14 (the fuzzing build) cannot capture a structured binding.
         auto it = std::find_if(got.begin(), got.end(), [&, i = index](const auto& d) { return d.first == i; });
         if (it != got.end() && it->second == offset) continue;
         const std::string& frame_step = steps_.step_of(push, index);
-        sink_.add(frame_step, label(),
-                  cite(e, frame_step) + ": for the model frame " + std::to_string(index) + " (txn " +
-                      push.frames[index].transaction_id + ") repeats offset " + std::to_string(offset) +
-                      ", storage answered " + describe(false, -1, got));
+        sink_.add(Rule::model_agreement_duplicate_of_wrong_offset,
+                  {.step = frame_step,
+                   .partition = label(),
+                   .event = e,
+                   .expected = "frame " + std::to_string(index) + " repeats offset " + std::to_string(offset),
+                   .actual = describe(false, -1, got),
+                   .detail = cite(e, frame_step) + ": for the model frame " + std::to_string(index) + " (txn " +
+                             push.frames[index].transaction_id + ") repeats offset " + std::to_string(offset) +
+                             ", storage answered " + describe(false, -1, got)});
       }
       for (const auto& [index, offset] : got) {
         if (std::none_of(want.duplicates.begin(), want.duplicates.end(),
                          [&, i = index](const auto& d) { return d.first == i; })) {
           const std::string& frame_step = steps_.step_of(push, index);
-          sink_.add(frame_step, label(),
-                    cite(e, frame_step) + ": storage answered frame " + std::to_string(index) +
-                        " as a repeat of offset " + std::to_string(offset) +
-                        ", but the model finds no original of its key (stored, in the window, its sidecar row "
-                        "present)");
+          sink_.add(Rule::model_agreement_duplicate_without_original,
+                    {.step = frame_step,
+                     .partition = label(),
+                     .event = e,
+                     .expected = "frame " + std::to_string(index) + " not a repeat",
+                     .actual = "frame " + std::to_string(index) + " repeats offset " + std::to_string(offset),
+                     .detail = cite(e, frame_step) + ": storage answered frame " + std::to_string(index) +
+                               " as a repeat of offset " + std::to_string(offset) +
+                               ", but the model finds no original of its key (stored, in the window, its sidecar "
+                               "row present)"});
         }
       }
     }
@@ -127,22 +157,26 @@ class ModelAgreement final : public PassChecker {
         it != pending_step_.end()) {
       step = it->second;
     }
-    const std::string label = partition_label(fetch.queue, fetch.partition);
+    auto add = [&](Rule rule, std::string expected, std::string actual, const std::string& what) {
+      sink_.add(rule, {.step = step,
+                       .partition = partition_label(fetch.queue, fetch.partition),
+                       .event = e,
+                       .expected = std::move(expected),
+                       .actual = std::move(actual),
+                       .detail = "fetch " + cite(e, step) + " of offset " + std::to_string(fetch.offset) + what});
+    };
     if (fetch.message_id != want) {
-      sink_.add(step, label,
-                "fetch " + cite(e, step) + " of offset " + std::to_string(fetch.offset) + " returned id " +
-                    fetch.message_id + ", but the model's id for it is " + want +
-                    (want == model::kZeroId ? " (the zero id: the segment is gone or the fetch failed)" : ""));
+      add(Rule::model_agreement_fetch_wrong_id, "id " + want, "id " + fetch.message_id,
+          " returned id " + fetch.message_id + ", but the model's id for it is " + want +
+              (want == model::kZeroId ? " (the zero id: the segment is gone or the fetch failed)" : ""));
     } else if (fetch.failed && fetch.found) {
-      sink_.add(step, label,
-                "fetch " + cite(e, step) + " of offset " + std::to_string(fetch.offset) +
-                    " failed, yet it reports the frame found");
+      add(Rule::model_agreement_fetch_failed_but_found, "not found", "found",
+          " failed, yet it reports the frame found");
     } else if (fetch.found && want != model::kZeroId &&
                fetch.transaction_id != partition->messages()[static_cast<size_t>(fetch.offset)].transaction_id) {
-      sink_.add(step, label,
-                "fetch " + cite(e, step) + " of offset " + std::to_string(fetch.offset) + " returned txn " +
-                    fetch.transaction_id + ", but the model holds txn " +
-                    partition->messages()[static_cast<size_t>(fetch.offset)].transaction_id + " there");
+      const std::string& held = partition->messages()[static_cast<size_t>(fetch.offset)].transaction_id;
+      add(Rule::model_agreement_fetch_wrong_key, "txn " + held, "txn " + fetch.transaction_id,
+          " returned txn " + fetch.transaction_id + ", but the model holds txn " + held + " there");
     }
   }
 
@@ -150,27 +184,35 @@ class ModelAgreement final : public PassChecker {
     const RetentionJudgement j = judge_retention(follower_->find(retention.queue, retention.partition),
                                                  follower_->model().options(retention.queue), retention);
     if (j.agrees()) return;
-    sink_.add("", partition_label(retention.queue, retention.partition),
-              "retention " + cite(e) + " deleted segments the model keeps: " + show_spans(j.early) +
-                  "; and left segments the model deletes: " + show_spans(j.left_behind));
+    sink_.add(Rule::model_agreement_retention_deleted,
+              {.partition = partition_label(retention.queue, retention.partition),
+               .event = e,
+               .detail = "retention " + cite(e) + " deleted segments the model keeps: " + show_spans(j.early) +
+                         "; and left segments the model deletes: " + show_spans(j.left_behind)});
   }
 
   void on_purge(const history::PurgeEvent& purge, size_t e) {
     const std::string label = partition_label(purge.queue, purge.partition);
     const int64_t floor = follower_->model().sidecar_floor_seconds(purge.queue);
     if (purge.floor_seconds != floor && !purge.failed) {
-      sink_.add("", label,
-                "purge " + cite(e) + " used a floor of " + std::to_string(purge.floor_seconds) +
-                    " s (it purges only sidecar rows older than that), but the model's floor is " +
-                    std::to_string(floor) + " s");
+      sink_.add(Rule::model_agreement_purge_floor,
+                {.partition = label,
+                 .event = e,
+                 .expected = "floor " + std::to_string(floor) + " s",
+                 .actual = "floor " + std::to_string(purge.floor_seconds) + " s",
+                 .detail = "purge " + cite(e) + " used a floor of " + std::to_string(purge.floor_seconds) +
+                           " s (it purges only sidecar rows older than that), but the model's floor is " +
+                           std::to_string(floor) + " s"});
     }
     const PurgeJudgement j = judge_purge(follower_->find(purge.queue, purge.partition), floor, purge);
     if (j.extra.empty() && j.missing.empty()) return;  // batch and `more` are retention-model's
-    sink_.add("", label,
-              "purge " + cite(e) + " removed sidecar rows the model keeps: " + show_spans(j.extra) +
-                  "; kept rows the model removes: " + show_spans(j.missing) +
-                  " (the model purges only rows created before " + std::to_string(purge.now_ms - floor * 1000) +
-                  " ms)");
+    sink_.add(Rule::model_agreement_purge_rows,
+              {.partition = label,
+               .event = e,
+               .detail = "purge " + cite(e) + " removed sidecar rows the model keeps: " + show_spans(j.extra) +
+                         "; kept rows the model removes: " + show_spans(j.missing) +
+                         " (the model purges only rows created before " +
+                         std::to_string(purge.now_ms - floor * 1000) + " ms)"});
   }
 
   void on_ack(const history::AckEvent& ack, size_t e) {
@@ -184,10 +226,15 @@ class ModelAgreement final : public PassChecker {
       return acked ? "acked offset " + std::to_string(offset) + " id " + id
                    : std::string("unresolvable (no sidecar row holds the key)");
     };
-    sink_.add(ack.step, partition_label(ack.queue, ack.partition),
-              "ack " + cite(e, ack.step) + " of txn " + ack.transaction_id + ": model answers " +
-                  show(want.acked, want.offset, want.message_id) + ", storage answered " +
-                  show(ack.acked, ack.offset, ack.message_id));
+    sink_.add(Rule::model_agreement_ack_answer,
+              {.step = ack.step,
+               .partition = partition_label(ack.queue, ack.partition),
+               .event = e,
+               .expected = show(want.acked, want.offset, want.message_id),
+               .actual = show(ack.acked, ack.offset, ack.message_id),
+               .detail = "ack " + cite(e, ack.step) + " of txn " + ack.transaction_id + ": model answers " +
+                         show(want.acked, want.offset, want.message_id) + ", storage answered " +
+                         show(ack.acked, ack.offset, ack.message_id)});
   }
 
   void on_read(const history::ReadEvent& read, size_t e) {
@@ -197,21 +244,33 @@ class ModelAgreement final : public PassChecker {
         partition ? partition->read(read.from, read.limit) : std::vector<model::Message>{};
     const std::string label = partition_label(read.queue, read.partition);
     if (want.size() != read.messages.size()) {
-      sink_.add(read.step, label,
-                "read " + cite(e, read.step) + " from offset " + std::to_string(read.from) + ": model returns " +
-                    std::to_string(want.size()) + " messages, storage returned " +
-                    std::to_string(read.messages.size()));
+      sink_.add(Rule::model_agreement_read_answer,
+                {.step = read.step,
+                 .partition = label,
+                 .event = e,
+                 .expected = std::to_string(want.size()) + " messages",
+                 .actual = std::to_string(read.messages.size()) + " messages",
+                 .detail = "read " + cite(e, read.step) + " from offset " + std::to_string(read.from) +
+                           ": model returns " + std::to_string(want.size()) + " messages, storage returned " +
+                           std::to_string(read.messages.size())});
       return;
     }
     for (size_t i = 0; i < want.size(); ++i) {
       const history::ReadMessage& got = read.messages[i];
       if (got.offset != want[i].offset || got.message_id != want[i].message_id ||
           got.transaction_id != want[i].transaction_id) {
-        sink_.add(read.step, label,
-                  "read " + cite(e, read.step) + " message " + std::to_string(i) + ": model returns offset " +
-                      std::to_string(want[i].offset) + " id " + want[i].message_id + " txn " + want[i].transaction_id +
-                      ", storage returned offset " + std::to_string(got.offset) + " id " + got.message_id + " txn " +
-                      got.transaction_id);
+        std::string expected = "offset " + std::to_string(want[i].offset) + " id " + want[i].message_id + " txn " +
+                               want[i].transaction_id;
+        std::string actual =
+            "offset " + std::to_string(got.offset) + " id " + got.message_id + " txn " + got.transaction_id;
+        std::string detail = "read " + cite(e, read.step) + " message " + std::to_string(i) + ": model returns " +
+                             expected + ", storage returned " + actual;
+        sink_.add(Rule::model_agreement_read_answer, {.step = read.step,
+                                                      .partition = label,
+                                                      .event = e,
+                                                      .expected = std::move(expected),
+                                                      .actual = std::move(actual),
+                                                      .detail = std::move(detail)});
         return;
       }
     }
@@ -231,24 +290,35 @@ class ModelAgreement final : public PassChecker {
     for (const history::RequestRecord& r : h_.requests) {
       if (r.rejected || !r.delivered || r.lost_in_crash) continue;  // no answer to judge (liveness covers them)
       if (r.responses.size() != r.items.size()) {
-        sink_.add(r.step, "",
-                  "request " + std::to_string(r.request) + " sent " + std::to_string(r.items.size()) +
-                      " items but its response has " + std::to_string(r.responses.size()) +
-                      " entries: one answer per item");
+        sink_.add(Rule::model_agreement_response_shape,
+                  {.step = r.step,
+                   .expected = std::to_string(r.items.size()) + " answers",
+                   .actual = std::to_string(r.responses.size()) + " answers",
+                   .detail = "request " + std::to_string(r.request) + " sent " + std::to_string(r.items.size()) +
+                             " items but its response has " + std::to_string(r.responses.size()) +
+                             " entries: one answer per item"});
         continue;
       }
       if (all_accepted(verdicts, r)) continue;  // the common case, without building every expectation's text
       for (const ItemAnswer& a : item_answers(verdicts, r)) {
         const std::string label = partition_label(a.queue, a.partition);
         if (a.transaction_mismatch) {
-          sink_.add(r.step, label,
-                    "item " + std::to_string(a.item) + " sent txn " + a.transaction_id + ", but its answer names txn " +
-                        a.got.transaction_id);
+          sink_.add(Rule::model_agreement_answer_wrong_key,
+                    {.step = r.step,
+                     .partition = label,
+                     .expected = "txn " + a.transaction_id,
+                     .actual = "txn " + a.got.transaction_id,
+                     .detail = "item " + std::to_string(a.item) + " sent txn " + a.transaction_id +
+                               ", but its answer names txn " + a.got.transaction_id});
         } else if (!a.agrees()) {
-          sink_.add(r.step, label,
-                    "item " + std::to_string(a.item) + " (txn " + a.transaction_id + ") was answered " +
-                        a.got.status + " " + a.got.message_id + ", but the model allows " + a.want.allowed() + ": " +
-                        a.want.because);
+          sink_.add(Rule::model_agreement_item_answer,
+                    {.step = r.step,
+                     .partition = label,
+                     .expected = a.want.allowed(),
+                     .actual = a.got.status + " " + a.got.message_id,
+                     .detail = "item " + std::to_string(a.item) + " (txn " + a.transaction_id + ") was answered " +
+                               a.got.status + " " + a.got.message_id + ", but the model allows " + a.want.allowed() +
+                               ": " + a.want.because});
         }
       }
     }

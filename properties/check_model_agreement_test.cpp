@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <optional>
+
 #include "properties/checkers.h"
 #include "properties/history_builder_test.h"
 
@@ -11,6 +13,27 @@ using namespace testing;
 const std::string kName = "model-agreement";
 
 std::vector<Failure> check(const history::History& h) { return check_property(kName, h); }
+
+// The failure of `rule` at `step` in partition q/p; nullopt, and the test
+// fails, when there is none.
+std::optional<Failure> failure_of(const history::History& h, const std::string& step, Rule rule) {
+  const std::vector<Failure> failures = check(h);
+  EXPECT_TRUE(has_failure(failures, kName, step, "q/p")) << show(failures);
+  EXPECT_TRUE(has_rule(failures, rule)) << show(failures);
+  for (const Failure& f : failures) {
+    if (f.rule == rule && f.step == step) return f;
+  }
+  return std::nullopt;
+}
+
+// The failure of `rule` at `step` says the rule required `expected` and storage gave `actual`.
+void expect_answers(const history::History& h, const std::string& step, Rule rule, const std::string& expected,
+                    const std::string& actual) {
+  const std::optional<Failure> f = failure_of(h, step, rule);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->expected, expected);
+  EXPECT_EQ(f->actual, actual);
+}
 
 // p1 queues a, p2 repeats it (duplicate of offset 0) alongside a follower.
 HistoryBuilder duplicate_history() {
@@ -40,7 +63,9 @@ TEST(ModelAgreement, ResponseIdThatDiffersFromTheModelFails) {
 TEST(ModelAgreement, FollowerThatAnswersQueuedFails) {
   HistoryBuilder b = duplicate_history();
   request(b.history(), "p2").responses[2].status = "queued";
-  EXPECT_TRUE(has_failure(check(b.history()), kName, "p2", "q/p"));
+  const auto failures = check(b.history());
+  EXPECT_TRUE(has_failure(failures, kName, "p2", "q/p"));
+  EXPECT_TRUE(has_rule(failures, Rule::model_agreement_item_answer)) << show(failures);
 }
 
 TEST(ModelAgreement, StorageQueuingAnInWindowRepeatFails) {
@@ -49,6 +74,11 @@ TEST(ModelAgreement, StorageQueuingAnInWindowRepeatFails) {
   b.advance_seconds(1).push_unprobed("p2", "q", "p", {"a"});
   const auto failures = check(b.history());
   EXPECT_TRUE(has_failure(failures, kName, "p2", "q/p")) << show(failures);
+  // The rule, the event and both answers are fields, not only words.
+  ASSERT_TRUE(has_rule(failures, Rule::model_agreement_duplicate_answered_queued)) << show(failures);
+  EXPECT_EQ(failures[0].event, 1u);
+  EXPECT_EQ(failures[0].expected, "duplicate [frame 0 repeats offset 0]");
+  EXPECT_EQ(failures[0].actual, "queued from offset 1");
   // Reported once: the model follows storage afterwards.
   b.push("p3", "q", "p", {"z"});
   EXPECT_EQ(check(b.history()).size(), 1u) << show(check(b.history()));
@@ -59,20 +89,74 @@ TEST(ModelAgreement, DuplicateOfTheWrongOffsetFails) {
   b.configure("q", 0).push("p1", "q", "p", {"a"}).push("p2", "q", "p", {"a"});
   b.configure("q", 3600).push("p3", "q", "p", {"a"});
   nth_duplicate_push(b.history()).duplicates[0].second = 1;
-  EXPECT_TRUE(has_failure(check(b.history()), kName, "p3", "q/p"));
+  const auto failures = check(b.history());
+  EXPECT_TRUE(has_failure(failures, kName, "p3", "q/p"));
+  EXPECT_TRUE(has_rule(failures, Rule::model_agreement_duplicate_of_wrong_offset)) << show(failures);
+}
+
+TEST(ModelAgreement, DuplicateOfAnotherKeysOffsetFails) {
+  HistoryBuilder b;
+  b.push("p1", "q", "p", {"a", "b"}).push("p2", "q", "p", {"c"});
+  history::PushEvent& push = nth<history::PushEvent>(b.history(), 1);
+  push.queued = false;  // storage answers c a repeat of a's offset
+  push.base_offset = -1;
+  push.duplicates = {{0, 0}};
+  expect_answers(b.history(), "p2", Rule::model_agreement_queued_answered_duplicate, "queued from offset 2",
+                 "duplicate [frame 0 repeats offset 0]");
+}
+
+TEST(ModelAgreement, QueuedPastTheNextOffsetFails) {
+  HistoryBuilder b;
+  b.push("p1", "q", "p", {"a"}).push("p2", "q", "p", {"b"});
+  nth<history::PushEvent>(b.history(), 1).base_offset += 1;
+  expect_answers(b.history(), "p2", Rule::model_agreement_queued_at_wrong_offset, "queued from offset 1",
+                 "queued from offset 2");
+}
+
+TEST(ModelAgreement, FrameAnsweredAsARepeatWithoutAnOriginalFails) {
+  HistoryBuilder b = duplicate_history();
+  // p2 repeats a (frame 0) and sends c fresh (frame 1); storage calls c a repeat too.
+  nth_duplicate_push(b.history()).duplicates.push_back({1, 0});
+  EXPECT_TRUE(failure_of(b.history(), "p2", Rule::model_agreement_duplicate_without_original));
+}
+
+TEST(ModelAgreement, NegativeQueueOptionFails) {
+  HistoryBuilder b;
+  b.configure("q", 60).push("p1", "q", "p", {"a"});
+  nth<history::ConfigureEvent>(b.history()).window_seconds = -1;
+  const auto failures = check(b.history());
+  ASSERT_TRUE(has_rule(failures, Rule::model_agreement_negative_option)) << show(failures);
+  EXPECT_EQ(failures[0].event, 0u);
+  EXPECT_EQ(failures[0].expected, "0 s or more");
+}
+
+TEST(ModelAgreement, FailedFetchThatFoundTheFrameFails) {
+  HistoryBuilder b = duplicate_history();
+  history::FetchEvent& fetch = nth<history::FetchEvent>(b.history());
+  fetch.failed = true;
+  fetch.message_id = history::kZeroUuid;  // what a failed fetch reads
+  EXPECT_TRUE(failure_of(b.history(), "p2", Rule::model_agreement_fetch_failed_but_found));
+}
+
+TEST(ModelAgreement, FetchOfAnotherKeyFails) {
+  HistoryBuilder b = duplicate_history();
+  nth<history::FetchEvent>(b.history()).transaction_id = "other";
+  expect_answers(b.history(), "p2", Rule::model_agreement_fetch_wrong_key, "txn a", "txn other");
 }
 
 TEST(ModelAgreement, StaleWindowInThePushFails) {
   HistoryBuilder b;
   b.configure("q", 60).push("p1", "q", "p", {"a"});
   nth<history::PushEvent>(b.history()).window_seconds = 3600;
-  EXPECT_TRUE(has_failure(check(b.history()), kName, "p1", "q/p"));
+  expect_answers(b.history(), "p1", Rule::model_agreement_probe_window, "60 s window", "3600 s window");
 }
 
 TEST(ModelAgreement, FetchOfAWrongIdFailsOnTheDuplicatesStep) {
   HistoryBuilder b = duplicate_history();
   nth<history::FetchEvent>(b.history()).message_id = "m-other";
-  EXPECT_TRUE(has_failure(check(b.history()), kName, "p2", "q/p"));
+  const auto failures = check(b.history());
+  EXPECT_TRUE(has_failure(failures, kName, "p2", "q/p"));
+  EXPECT_TRUE(has_rule(failures, Rule::model_agreement_fetch_wrong_id)) << show(failures);
 }
 
 TEST(ModelAgreement, AckAndReadThatDisagreeFail) {
@@ -82,6 +166,8 @@ TEST(ModelAgreement, AckAndReadThatDisagreeFail) {
   const auto failures = check(b.history());
   EXPECT_TRUE(has_failure(failures, kName, "a1", "q/p")) << show(failures);
   EXPECT_TRUE(has_failure(failures, kName, "r1", "q/p")) << show(failures);
+  EXPECT_TRUE(has_rule(failures, Rule::model_agreement_ack_answer)) << show(failures);
+  EXPECT_TRUE(has_rule(failures, Rule::model_agreement_read_answer)) << show(failures);
 }
 
 TEST(ModelAgreement, PurgeOfARowYoungerThanTheFloorFails) {
@@ -90,9 +176,11 @@ TEST(ModelAgreement, PurgeOfARowYoungerThanTheFloorFails) {
   ASSERT_EQ(nth<history::PurgeEvent>(b.history()).rows.size(), 1u);
   nth<history::PurgeEvent>(b.history()).now_ms -= 2000;  // the row is now 1 s inside the floor
   EXPECT_TRUE(has_failure(check(b.history()), kName, "", "q/p"));
+  EXPECT_TRUE(has_rule(check(b.history()), Rule::model_agreement_purge_rows));
   nth<history::PurgeEvent>(b.history()).now_ms += 2000;
   nth<history::PurgeEvent>(b.history()).floor_seconds = 900;
   EXPECT_TRUE(has_failure(check(b.history()), kName, "", "q/p"));
+  EXPECT_TRUE(has_rule(check(b.history()), Rule::model_agreement_purge_floor));
 }
 
 TEST(ModelAgreement, ErroredFrameAnsweredQueuedFails) {
@@ -109,6 +197,8 @@ TEST(ModelAgreement, ResponseOfTheWrongShapeFails) {
   const auto failures = check(b.history());
   EXPECT_TRUE(has_failure(failures, kName, "p1", "")) << show(failures);
   EXPECT_TRUE(has_failure(failures, kName, "p2", "q/p")) << show(failures);
+  EXPECT_TRUE(has_rule(failures, Rule::model_agreement_response_shape)) << show(failures);
+  EXPECT_TRUE(has_rule(failures, Rule::model_agreement_answer_wrong_key)) << show(failures);
 }
 
 TEST(ModelAgreement, FailedAckReadPurgeAndRetentionAreNotCompared) {
@@ -146,6 +236,8 @@ TEST(ModelAgreement, RetentionIsDecidedByTheModelNotAdoptedFromStorage) {
   const auto failures = check(b.history());
   ASSERT_TRUE(has_failure(failures, kName, "", "q/p")) << show(failures);
   EXPECT_NE(failures[0].detail.find("retention event 1"), std::string::npos) << show(failures);
+  EXPECT_TRUE(has_rule(failures, Rule::model_agreement_retention_deleted)) << show(failures);
+  EXPECT_EQ(failures[0].event, 1u);
 }
 
 TEST(ModelAgreement, FirstPushOfAKeyAnsweringZeroDuplicateWithNothingStoredFails) {
@@ -173,7 +265,11 @@ TEST(ModelAgreement, LayerTwoFollowerAnsweringErrorWhileItsLeaderQueuedFails) {
   request(b.history(), "p2").responses[0] = {"error", history::kZeroUuid, "a", "q"};
   const auto failures = check(b.history());
   EXPECT_TRUE(has_failure(failures, kName, "p2", "q/p")) << show(failures);
-  EXPECT_TRUE(has_failure(check_property("first-wins", b.history()), "first-wins", "p2", "q/p"));
+  const auto first_wins = check_property("first-wins", b.history());
+  EXPECT_TRUE(has_failure(first_wins, "first-wins", "p2", "q/p"));
+  ASSERT_TRUE(has_rule(first_wins, Rule::first_wins_follower_answer)) << show(first_wins);
+  EXPECT_EQ(first_wins[0].expected, "duplicate " + request(b.history(), "p1").responses[0].message_id);
+  EXPECT_EQ(first_wins[0].actual, "error " + std::string(history::kZeroUuid));
 }
 
 TEST(ModelAgreement, LayerTwoFollowerNamingAnotherIdOfItsKeyFails) {

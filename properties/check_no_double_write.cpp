@@ -48,10 +48,15 @@ class NoDoubleWrite final : public PassChecker {
     const std::vector<size_t>& first_of_key = first_of_key_;
     for (size_t j = 0; j < push->frames.size(); ++j) {
       if (const size_t first = first_of_key[j]; first != j) {
-        sink_.add(steps_.step_of(*push, j), partition_label(push->queue, push->partition),
-                  prefix(j) + " together with offset " +
-                      std::to_string(push->base_offset + static_cast<int64_t>(first)) +
-                      " of the same key in the same segment: one key is stored once per window");
+        const int64_t first_offset = push->base_offset + static_cast<int64_t>(first);
+        sink_.add(Rule::no_double_write_key_twice_in_segment,
+                  {.step = steps_.step_of(*push, j),
+                   .partition = partition_label(push->queue, push->partition),
+                   .event = e,
+                   .expected = "duplicate of offset " + std::to_string(first_offset),
+                   .actual = "stored at offset " + std::to_string(push->base_offset + static_cast<int64_t>(j)),
+                   .detail = prefix(j) + " together with offset " + std::to_string(first_offset) +
+                             " of the same key in the same segment: one key is stored once per window"});
         continue;
       }
       if (partition == nullptr) continue;
@@ -60,12 +65,17 @@ class NoDoubleWrite final : public PassChecker {
         const StoredMessage* earlier = partition->at(*it);
         if (earlier->created_at_ms < oldest_ms) break;
         const std::string& earlier_step = steps_.step_of(earlier->origin_request());
-        sink_.add(steps_.step_of(*push, j), partition_label(push->queue, push->partition),
-                  prefix(j) + " while offset " + std::to_string(earlier->offset) + " (id " + earlier->message_id() +
-                      " of step " + earlier_step + "), stored by " +
-                      event_label(h_, steps_, earlier->event_index, earlier_step) +
-                      ", was still in the window with its sidecar row (the key's dedup entry) present: storage had "
-                      "to answer duplicate");
+        sink_.add(Rule::no_double_write_stored_inside_window,
+                  {.step = steps_.step_of(*push, j),
+                   .partition = partition_label(push->queue, push->partition),
+                   .event = e,
+                   .expected = "duplicate of offset " + std::to_string(earlier->offset),
+                   .actual = "stored at offset " + std::to_string(push->base_offset + static_cast<int64_t>(j)),
+                   .detail = prefix(j) + " while offset " + std::to_string(earlier->offset) + " (id " +
+                             earlier->message_id() + " of step " + earlier_step + "), stored by " +
+                             event_label(h_, steps_, earlier->event_index, earlier_step) +
+                             ", was still in the window with its sidecar row (the key's dedup entry) present: "
+                             "storage had to answer duplicate"});
         break;
       }
     }

@@ -34,6 +34,7 @@ TEST(NoDoubleWrite, SecondWriteInsideTheWindowFails) {
   const auto failures = check(b.history());
   ASSERT_EQ(failures.size(), 1u) << show(failures);
   EXPECT_TRUE(has_failure(failures, kName, "p2", "q/p"));
+  EXPECT_TRUE(has_rule(failures, Rule::no_double_write_stored_inside_window)) << show(failures);
   EXPECT_NE(failures[0].detail.find("offset 1"), std::string::npos) << failures[0].detail;
 }
 
@@ -56,6 +57,7 @@ TEST(NoDoubleWrite, OneKeyTwiceInOneSegmentFails) {
   HistoryBuilder b;
   b.push_unprobed("p1", "q", "p", {"a", "a"});
   EXPECT_TRUE(has_failure(check(b.history()), kName, "p1", "q/p"));
+  EXPECT_TRUE(has_rule(check(b.history()), Rule::no_double_write_key_twice_in_segment)) << show(check(b.history()));
 }
 
 }  // namespace

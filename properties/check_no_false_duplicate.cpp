@@ -27,7 +27,11 @@ class NoFalseDuplicate final : public PassChecker {
     const std::string label = partition_label(push->queue, push->partition);
     if (!push->queued && push->duplicates.empty()) {
       const std::string& step = steps_.step_of(*push, 0);
-      sink_.add(step, label, event_label(h_, steps_, e, step) + " answered duplicate without naming any original");
+      sink_.add(Rule::no_false_duplicate_no_original_named,
+                {.step = step,
+                 .partition = label,
+                 .event = e,
+                 .detail = event_label(h_, steps_, e, step) + " answered duplicate without naming any original"});
     }
     const int64_t window = state.push_window_seconds;
     const PartitionReplay* partition = state.push_partition;
@@ -35,29 +39,45 @@ class NoFalseDuplicate final : public PassChecker {
       const std::string& step = steps_.step_of(*push, index);
       const std::string where = event_label(h_, steps_, e, step);
       if (index >= push->frames.size()) {
-        sink_.add(step, label,
-                  where + " answered frame " + std::to_string(index) + " as a duplicate, but the segment has only " +
-                      std::to_string(push->frames.size()) + " frames");
+        sink_.add(Rule::no_false_duplicate_frame_out_of_range,
+                  {.step = step,
+                   .partition = label,
+                   .event = e,
+                   .expected = "a frame below " + std::to_string(push->frames.size()),
+                   .actual = "frame " + std::to_string(index),
+                   .detail = where + " answered frame " + std::to_string(index) +
+                             " as a duplicate, but the segment has only " + std::to_string(push->frames.size()) +
+                             " frames"});
         continue;
       }
       const std::string& txn = push->frames[index].transaction_id;
       const std::string what = where + ": frame " + std::to_string(index) + " (txn " + txn +
                                ") was answered as a repeat of offset " + std::to_string(offset);
       const StoredMessage* original = partition ? partition->at(offset) : nullptr;
+      // Each way the named offset is no original; the answer storage gave is the same.
+      auto add = [&](Rule rule, std::string why) {
+        sink_.add(rule, {.step = step,
+                         .partition = label,
+                         .event = e,
+                         .expected = "queued",
+                         .actual = "duplicate of offset " + std::to_string(offset),
+                         .detail = what + why});
+      };
       if (window == 0) {
-        sink_.add(step, label, what + ", but the window is 0 s (deduplication off): nothing is a duplicate");
+        add(Rule::no_false_duplicate_dedup_off, ", but the window is 0 s (deduplication off): nothing is a duplicate");
       } else if (original == nullptr) {
-        sink_.add(step, label, what + ", but no earlier push stored that offset: no original exists");
+        add(Rule::no_false_duplicate_original_missing, ", but no earlier push stored that offset: no original exists");
       } else if (original->transaction_id() != txn) {
-        sink_.add(step, label, what + ", but that offset holds another key, txn " + original->transaction_id());
+        add(Rule::no_false_duplicate_original_other_key,
+            ", but that offset holds another key, txn " + original->transaction_id());
       } else if (!original->sidecar_present) {
-        sink_.add(step, label,
-                  what + ", but that offset's sidecar row (the key's dedup entry) was purged by " +
-                      event_label(h_, steps_, original->sidecar_purged_by, step) + ", so it is no original any more");
+        add(Rule::no_false_duplicate_original_purged,
+            ", but that offset's sidecar row (the key's dedup entry) was purged by " +
+                event_label(h_, steps_, original->sidecar_purged_by, step) + ", so it is no original any more");
       } else if (original->created_at_ms < push->now_ms - window * 1000) {
-        sink_.add(step, label,
-                  what + ", but that offset was created at " + std::to_string(original->created_at_ms) +
-                      " ms, outside the " + std::to_string(window) + " s window, so it is no original any more");
+        add(Rule::no_false_duplicate_original_expired,
+            ", but that offset was created at " + std::to_string(original->created_at_ms) + " ms, outside the " +
+                std::to_string(window) + " s window, so it is no original any more");
       }
     }
   }

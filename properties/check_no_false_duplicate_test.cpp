@@ -36,6 +36,7 @@ TEST(NoFalseDuplicate, DuplicateOfAnotherKeyFails) {
   nth_duplicate_push(b.history()).duplicates[0].second = 0;  // offset 0 holds "a"
   const auto failures = check(b.history());
   EXPECT_TRUE(has_failure(failures, kName, "p2", "q/p")) << show(failures);
+  EXPECT_TRUE(has_rule(failures, Rule::no_false_duplicate_original_other_key)) << show(failures);
 }
 
 TEST(NoFalseDuplicate, DuplicateOfAnOriginalOutsideTheWindowFails) {
@@ -43,6 +44,7 @@ TEST(NoFalseDuplicate, DuplicateOfAnOriginalOutsideTheWindowFails) {
   b.push("p1", "q", "p", {"a"}).advance_seconds(10).push("p2", "q", "p", {"a"});
   nth_duplicate_push(b.history()).now_ms += 3600 * 1000 - 10 * 1000 + 1;  // 1 ms past the edge
   EXPECT_TRUE(has_failure(check(b.history()), kName, "p2", "q/p"));
+  EXPECT_TRUE(has_rule(check(b.history()), Rule::no_false_duplicate_original_expired)) << show(check(b.history()));
 }
 
 TEST(NoFalseDuplicate, DuplicateOfAPurgedOriginalFails) {
@@ -51,6 +53,7 @@ TEST(NoFalseDuplicate, DuplicateOfAPurgedOriginalFails) {
   b.configure("q", 3600).push("p2", "q", "p", {"a"});
   make_duplicate(b.history(), 1, 0);
   EXPECT_TRUE(has_failure(check(b.history()), kName, "p2", "q/p"));
+  EXPECT_TRUE(has_rule(check(b.history()), Rule::no_false_duplicate_original_purged)) << show(check(b.history()));
 }
 
 TEST(NoFalseDuplicate, DuplicateWithTheWindowOffFails) {
@@ -58,6 +61,7 @@ TEST(NoFalseDuplicate, DuplicateWithTheWindowOffFails) {
   b.configure("q", 0).push("p1", "q", "p", {"a"}).push("p2", "q", "p", {"a"});
   make_duplicate(b.history(), 1, 0);
   EXPECT_TRUE(has_failure(check(b.history()), kName, "p2", "q/p"));
+  EXPECT_TRUE(has_rule(check(b.history()), Rule::no_false_duplicate_dedup_off)) << show(check(b.history()));
 }
 
 TEST(NoFalseDuplicate, DuplicateOfAnOffsetNotYetWrittenFails) {
@@ -65,6 +69,7 @@ TEST(NoFalseDuplicate, DuplicateOfAnOffsetNotYetWrittenFails) {
   b.push("p1", "q", "p", {"a"});
   make_duplicate(b.history(), 0, 0);  // its own offset: not committed before the probe
   EXPECT_TRUE(has_failure(check(b.history()), kName, "p1", "q/p"));
+  EXPECT_TRUE(has_rule(check(b.history()), Rule::no_false_duplicate_original_missing)) << show(check(b.history()));
 }
 
 TEST(NoFalseDuplicate, DuplicateOfAnotherPartitionsOffsetFails) {
@@ -74,12 +79,23 @@ TEST(NoFalseDuplicate, DuplicateOfAnotherPartitionsOffsetFails) {
   EXPECT_TRUE(has_failure(check(b.history()), kName, "p2", "q/p2"));
 }
 
+TEST(NoFalseDuplicate, DuplicateOfAFrameThePushDidNotSendFails) {
+  HistoryBuilder b;
+  b.push("p1", "q", "p", {"a"}).push("p2", "q", "p", {"a"});
+  nth_duplicate_push(b.history()).duplicates[0].first = 3;
+  const auto failures = check(b.history());
+  ASSERT_TRUE(has_rule(failures, Rule::no_false_duplicate_frame_out_of_range)) << show(failures);
+  EXPECT_EQ(failures[0].expected, "a frame below 1");
+  EXPECT_EQ(failures[0].actual, "frame 3");
+}
+
 TEST(NoFalseDuplicate, DuplicateNamingNoOriginalFails) {
   HistoryBuilder b;
   b.push("p1", "q", "p", {"a"}).push("p2", "q", "p", {"b"});
   make_duplicate(b.history(), 1, 0);
   nth<history::PushEvent>(b.history(), 1).duplicates.clear();
   EXPECT_TRUE(has_failure(check(b.history()), kName, "p2", "q/p"));
+  EXPECT_TRUE(has_rule(check(b.history()), Rule::no_false_duplicate_no_original_named)) << show(check(b.history()));
 }
 
 }  // namespace

@@ -49,14 +49,25 @@ class NothingWrittenOnDuplicate final : public PassChecker {
     const std::string at = event_label(h_, steps_, e, step) + " " + verdict;
     const char* rule = push->failed ? "nothing of a failed transaction may be visible"
                                     : "a duplicate answer writes nothing";
+    const Rule broken = push->failed ? Rule::nothing_written_on_duplicate_failed_wrote
+                                     : Rule::nothing_written_on_duplicate_duplicate_wrote;
     if (push->last_offset_after != push->last_offset_before) {
-      sink_.add(step, label,
-                at + " but moved last_offset from " + std::to_string(push->last_offset_before) + " to " +
-                    std::to_string(push->last_offset_after) + "; " + rule);
+      sink_.add(broken, {.step = step,
+                         .partition = label,
+                         .event = e,
+                         .expected = "last_offset " + std::to_string(push->last_offset_before),
+                         .actual = "last_offset " + std::to_string(push->last_offset_after),
+                         .detail = at + " but moved last_offset from " + std::to_string(push->last_offset_before) +
+                                   " to " + std::to_string(push->last_offset_after) + "; " + rule});
     }
     if (push->rows_after != push->rows_before) {
-      sink_.add(step, label,
-                at + " but changed the rows: " + changes(push->rows_before, push->rows_after) + "; " + rule);
+      sink_.add(broken, {.step = step,
+                         .partition = label,
+                         .event = e,
+                         .expected = "rows unchanged",
+                         .actual = changes(push->rows_before, push->rows_after),
+                         .detail = at + " but changed the rows: " + changes(push->rows_before, push->rows_after) +
+                                   "; " + rule});
     }
   }
 

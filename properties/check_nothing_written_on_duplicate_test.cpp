@@ -30,6 +30,7 @@ TEST(NothingWrittenOnDuplicate, DuplicateThatBumpedLastOffsetFails) {
   nth_duplicate_push(b.history()).last_offset_after += 1;
   const auto failures = check(b.history());
   EXPECT_TRUE(has_failure(failures, kName, "p2", "q/p")) << show(failures);
+  EXPECT_TRUE(has_rule(failures, Rule::nothing_written_on_duplicate_duplicate_wrote)) << show(failures);
 }
 
 TEST(NothingWrittenOnDuplicate, DuplicateThatWroteARowFails) {
@@ -43,6 +44,7 @@ TEST(NothingWrittenOnDuplicate, FailedTransactionThatWroteFails) {
   nth<history::PushEvent>(b.history(), 2).rows_after.segments += 1;
   const auto failures = check(b.history());
   EXPECT_TRUE(has_failure(failures, kName, "p3", "q/p")) << show(failures);
+  EXPECT_TRUE(has_rule(failures, Rule::nothing_written_on_duplicate_failed_wrote)) << show(failures);
   EXPECT_NE(failures[0].detail.find("failed but changed the rows"), std::string::npos) << show(failures);
 }
 

@@ -45,32 +45,55 @@ class Offsets final : public PassChecker {
     const std::string& step = steps_.step_of(*push, 0);
     auto at = [&] { return event_label(h_, steps_, e, step) + ": "; };
     if (push->last_offset_before != lane.next_offset - 1) {
-      sink_.add(step, label(),
-                at() + "storage's last_offset (the partition's highest offset) was " +
-                    std::to_string(push->last_offset_before) +
-                    " before the push, but the pushes queued so far end at " + std::to_string(lane.next_offset - 1));
+      sink_.add(Rule::offsets_last_offset,
+                {.step = step,
+                 .partition = label(),
+                 .event = e,
+                 .expected = "last_offset " + std::to_string(lane.next_offset - 1),
+                 .actual = "last_offset " + std::to_string(push->last_offset_before),
+                 .detail = at() + "storage's last_offset (the partition's highest offset) was " +
+                           std::to_string(push->last_offset_before) +
+                           " before the push, but the pushes queued so far end at " +
+                           std::to_string(lane.next_offset - 1)});
     }
     if (!push->queued) return;
     const auto k = static_cast<int64_t>(push->frames.size());
     const int64_t end = push->base_offset + k - 1;
     if (push->base_offset != lane.next_offset) {
-      sink_.add(step, label(),
-                at() + "queued from offset " + std::to_string(push->base_offset) + ", but the next free offset is " +
-                    std::to_string(lane.next_offset) +
-                    (push->base_offset > lane.next_offset ? " (offsets skipped)" : " (overlaps stored offsets)"));
+      const bool skipped = push->base_offset > lane.next_offset;
+      sink_.add(skipped ? Rule::offsets_gap : Rule::offsets_overlap,
+                {.step = step,
+                 .partition = label(),
+                 .event = e,
+                 .expected = "queued from offset " + std::to_string(lane.next_offset),
+                 .actual = "queued from offset " + std::to_string(push->base_offset),
+                 .detail = at() + "queued from offset " + std::to_string(push->base_offset) +
+                           ", but the next free offset is " + std::to_string(lane.next_offset) +
+                           (skipped ? " (offsets skipped)" : " (overlaps stored offsets)")});
     }
     if (push->rows_after_read && push->last_offset_after != end) {
-      sink_.add(step, label(),
-                at() + "queued " + std::to_string(k) + " frames from offset " + std::to_string(push->base_offset) +
-                    ", so last_offset must be " + std::to_string(end) + ", but storage says " +
-                    std::to_string(push->last_offset_after));
+      sink_.add(Rule::offsets_last_offset,
+                {.step = step,
+                 .partition = label(),
+                 .event = e,
+                 .expected = "last_offset " + std::to_string(end),
+                 .actual = "last_offset " + std::to_string(push->last_offset_after),
+                 .detail = at() + "queued " + std::to_string(k) + " frames from offset " +
+                           std::to_string(push->base_offset) + ", so last_offset must be " + std::to_string(end) +
+                           ", but storage says " + std::to_string(push->last_offset_after)});
     }
     if (lane.any && push->now_ms < lane.created_at_ms) {
-      sink_.add(step, label(),
-                at() + "created_at " + std::to_string(push->now_ms) + " ms at offset " +
-                    std::to_string(push->base_offset) + " is older than " + std::to_string(lane.created_at_ms) +
-                    " ms of the segment queued by " + event_label(h_, steps_, lane.created_at_event, step) +
-                    ", but created_at never decreases along offsets");
+      sink_.add(Rule::offsets_created_at_decreased,
+                {.step = step,
+                 .partition = label(),
+                 .event = e,
+                 .expected = "created_at " + std::to_string(lane.created_at_ms) + " ms or later",
+                 .actual = "created_at " + std::to_string(push->now_ms) + " ms",
+                 .detail = at() + "created_at " + std::to_string(push->now_ms) + " ms at offset " +
+                           std::to_string(push->base_offset) + " is older than " +
+                           std::to_string(lane.created_at_ms) + " ms of the segment queued by " +
+                           event_label(h_, steps_, lane.created_at_event, step) +
+                           ", but created_at never decreases along offsets"});
     }
     // Resynchronise on storage's numbering so one gap is reported once.
     lane.next_offset = std::max(lane.next_offset, end + 1);

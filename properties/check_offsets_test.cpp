@@ -39,6 +39,7 @@ TEST(Offsets, QueuedPushThatSkippedAnOffsetFails) {
   const auto failures = check(b.history());
   ASSERT_EQ(failures.size(), 1u) << show(failures);  // reported once, numbering resynchronised
   EXPECT_TRUE(has_failure(failures, kName, "p5", "q/p"));
+  EXPECT_TRUE(has_rule(failures, Rule::offsets_gap)) << show(failures);
 }
 
 TEST(Offsets, OverlappingPushFails) {
@@ -47,18 +48,21 @@ TEST(Offsets, OverlappingPushFails) {
   ev.base_offset = 0;
   ev.last_offset_after = 0;
   EXPECT_TRUE(has_failure(check(b.history()), kName, "p6", "q/p2"));
+  EXPECT_TRUE(has_rule(check(b.history()), Rule::offsets_overlap)) << show(check(b.history()));
 }
 
 TEST(Offsets, CreatedAtGoingBackwardsFails) {
   HistoryBuilder b = interleaved();
   nth<history::PushEvent>(b.history(), 4).now_ms = nth<history::PushEvent>(b.history(), 0).now_ms - 1;
   EXPECT_TRUE(has_failure(check(b.history()), kName, "p5", "q/p"));
+  EXPECT_TRUE(has_rule(check(b.history()), Rule::offsets_created_at_decreased)) << show(check(b.history()));
 }
 
 TEST(Offsets, LastOffsetThatDisagreesWithTheSegmentFails) {
   HistoryBuilder b = interleaved();
   nth<history::PushEvent>(b.history(), 0).last_offset_after = 0;
   EXPECT_TRUE(has_failure(check(b.history()), kName, "p1", "q/p"));
+  EXPECT_TRUE(has_rule(check(b.history()), Rule::offsets_last_offset)) << show(check(b.history()));
 }
 
 TEST(Offsets, UnrecordedWriteShowsInTheNextLastOffsetBefore) {

@@ -60,11 +60,17 @@ class PartitionScope final : public PassChecker {
       }
       if (others.empty()) continue;
       const std::string& step = index_.steps().step_of(*push, index);
-      sink_.add(step, label,
-                event_label(index_.history(), index_.steps(), e, step) + ": frame " + std::to_string(index) +
-                    " (txn " + txn + ") was answered as a repeat of offset " + std::to_string(offset) +
-                    ", which does not hold its key in this partition; the key is stored only in another (" + others +
-                    "), so the duplicate probe looked across partitions");
+      sink_.add(Rule::partition_scope_probe_crossed_partitions,
+                {.step = step,
+                 .partition = label,
+                 .event = e,
+                 .expected = "queued",
+                 .actual = "duplicate of offset " + std::to_string(offset),
+                 .detail = event_label(index_.history(), index_.steps(), e, step) + ": frame " +
+                           std::to_string(index) + " (txn " + txn + ") was answered as a repeat of offset " +
+                           std::to_string(offset) +
+                           ", which does not hold its key in this partition; the key is stored only in another (" +
+                           others + "), so the duplicate probe looked across partitions"});
     }
     if (push->queued) {
       for (uint32_t k : keys_.frames(e)) stored_[k] = true;
@@ -102,29 +108,42 @@ class PartitionScope final : public PassChecker {
         if (at != nullptr) {
           const StoredMessage* m = at->message;
           if (at->queue != item.queue || at->partition != item.partition) {
-            sink_.add(r.step, partition_label(item.queue, item.partition),
-                      what() + ", but that id belongs to offset " + std::to_string(at->offset) +
-                          " of another partition (" + partition_label(at->queue, at->partition) + ", txn " +
-                          m->transaction_id() + ")");
+            sink_.add(Rule::partition_scope_id_of_other_partition,
+                      {.step = r.step,
+                       .partition = partition_label(item.queue, item.partition),
+                       .expected = "an id of " + partition_label(item.queue, item.partition),
+                       .actual = "an id of " + partition_label(at->queue, at->partition),
+                       .detail = what() + ", but that id belongs to offset " + std::to_string(at->offset) +
+                                 " of another partition (" + partition_label(at->queue, at->partition) + ", txn " +
+                                 m->transaction_id() + ")"});
           } else if (m->transaction_id() != item.transaction_id) {
-            sink_.add(r.step, partition_label(item.queue, item.partition),
-                      what() + ", but that id belongs to offset " + std::to_string(at->offset) +
-                          ", which holds another key (txn " + m->transaction_id() + ")");
+            sink_.add(Rule::partition_scope_id_of_other_key,
+                      {.step = r.step,
+                       .partition = partition_label(item.queue, item.partition),
+                       .expected = "an id of txn " + item.transaction_id,
+                       .actual = "an id of txn " + m->transaction_id(),
+                       .detail = what() + ", but that id belongs to offset " + std::to_string(at->offset) +
+                                 ", which holds another key (txn " + m->transaction_id() + ")"});
           }
           continue;
         }
         const std::string label = partition_label(item.queue, item.partition);
         if (got.status == "duplicate") {
-          sink_.add(r.step, label, what() + ", but no stored message has that id");
+          sink_.add(Rule::partition_scope_id_not_stored,
+                    {.step = r.step, .partition = label, .detail = what() + ", but no stored message has that id"});
           continue;
         }
         // A queued id that storage never recorded (model-agreement's finding)
         // still may not be answered under two partitions.
         auto [seen, first] = answered_in.try_emplace(got.message_id, label, r.step);
         if (!first && seen->second.first != label) {
-          sink_.add(r.step, label,
-                    what() + ", but that id was already answered for another partition (step " +
-                        seen->second.second + ", " + seen->second.first + ")");
+          sink_.add(Rule::partition_scope_id_of_other_partition,
+                    {.step = r.step,
+                     .partition = label,
+                     .expected = "an id of " + label,
+                     .actual = "an id answered for " + seen->second.first,
+                     .detail = what() + ", but that id was already answered for another partition (step " +
+                               seen->second.second + ", " + seen->second.first + ")"});
         }
       }
     }

@@ -38,6 +38,16 @@ TEST(PartitionScope, DuplicateAnsweringAnotherPartitionsIdFails) {
   request(h, "s4").responses[1].message_id = request(h, "s1").responses[0].message_id;
   const auto failures = check(h);
   EXPECT_TRUE(has_failure(failures, kName, "s4", "q/p2")) << show(failures);
+  EXPECT_TRUE(has_rule(failures, Rule::partition_scope_id_of_other_partition)) << show(failures);
+}
+
+TEST(PartitionScope, DuplicateAnsweringAnIdNothingStoredFails) {
+  HistoryBuilder b = three_lanes();
+  history::History& h = b.history();
+  request(h, "s4").responses[1].message_id = "m-nowhere";
+  const auto failures = check(h);
+  EXPECT_TRUE(has_failure(failures, kName, "s4", "q/p2")) << show(failures);
+  EXPECT_TRUE(has_rule(failures, Rule::partition_scope_id_not_stored)) << show(failures);
 }
 
 TEST(PartitionScope, DuplicateAnsweringAnotherQueuesIdFails) {
@@ -59,6 +69,7 @@ TEST(PartitionScope, ProbeMatchingAcrossPartitionsFails) {
   request(b.history(), "s3").responses[0] = {"duplicate", request(b.history(), "s1").responses[0].message_id, "a", "q"};
   const auto failures = check(b.history());
   EXPECT_TRUE(has_failure(failures, kName, "s3", "q/p2")) << show(failures);
+  EXPECT_TRUE(has_rule(failures, Rule::partition_scope_probe_crossed_partitions)) << show(failures);
   EXPECT_EQ(failures.size(), 2u) << show(failures);  // the storage verdict and the response id
 }
 
@@ -68,6 +79,7 @@ TEST(PartitionScope, SameIdQueuedInTwoPartitionsFails) {
   const std::string id = request(h, "s1").responses[0].message_id;
   request(h, "s3").responses[0].message_id = id;
   EXPECT_TRUE(has_failure(check(h), kName, "s3", "r/p1"));
+  EXPECT_TRUE(has_rule(check(h), Rule::partition_scope_id_of_other_partition)) << show(check(h));
 }
 
 TEST(PartitionScope, DuplicateIdOfAnotherKeyFails) {
@@ -75,6 +87,7 @@ TEST(PartitionScope, DuplicateIdOfAnotherKeyFails) {
   history::History& h = b.history();
   request(h, "s4").responses[1].message_id = request(h, "s2").responses[0].message_id;  // "x"
   EXPECT_TRUE(has_failure(check(h), kName, "s4", "q/p2"));
+  EXPECT_TRUE(has_rule(check(h), Rule::partition_scope_id_of_other_key)) << show(check(h));
 }
 
 }  // namespace

@@ -58,17 +58,27 @@ void check_pass(const history::RetentionEvent& pass, size_t e, const ModelFollow
   const RetentionJudgement j = judge_retention(partition, options, pass);
   const std::string label = partition_label(pass.queue, pass.partition);
   const std::string at = "retention " + event_label(e, "", pass.now_ms);
+  auto segment = [](int64_t base, int64_t end) {
+    return "segment [" + std::to_string(base) + ", " + std::to_string(end) + "]";
+  };
+  auto add = [&](Rule rule, const std::string& what, bool kept, std::string detail) {
+    sink.add(rule, {.partition = label,
+                    .event = e,
+                    .expected = what + (kept ? " kept" : " deleted"),
+                    .actual = kept ? "deleted" : "kept",
+                    .detail = std::move(detail)});
+  };
   for (const history::SidecarRowRecord& span : j.early) {
-    sink.add("", label,
-             at + (pass.failed ? " failed but" : "") + " deleted segment [" + std::to_string(span.base_offset) + ", " +
-                 std::to_string(span.end_offset) + "] early: " +
-                 (pass.failed ? "a failed pass deletes nothing" : why_kept(partition, options, pass.now_ms, span)));
+    const std::string what = segment(span.base_offset, span.end_offset);
+    add(Rule::retention_model_deleted_early, what, true,
+        at + (pass.failed ? " failed but" : "") + " deleted " + what + " early: " +
+            (pass.failed ? "a failed pass deletes nothing" : why_kept(partition, options, pass.now_ms, span)));
   }
   for (const model::Segment& s : j.left_behind) {
-    sink.add("", label,
-             at + " left segment [" + std::to_string(s.base_offset) + ", " + std::to_string(s.end_offset) +
-                 "] created at " + std::to_string(s.created_at_ms) + " ms behind; it is due (" + options_text(options) +
-                 (partition->completed(s) ? ", below every group's committed offset" : "") + ")");
+    const std::string what = segment(s.base_offset, s.end_offset);
+    add(Rule::retention_model_left_behind, what, false,
+        at + " left " + what + " created at " + std::to_string(s.created_at_ms) + " ms behind; it is due (" +
+            options_text(options) + (partition->completed(s) ? ", below every group's committed offset" : "") + ")");
   }
 }
 
@@ -80,21 +90,40 @@ void check_step(const history::PurgeEvent& purge, size_t e, const ModelFollower&
                          ", which may remove sidecar rows older than the floor of " + std::to_string(floor) +
                          " s, at most a batch of " + std::to_string(purge.batch) + ",";
   if (!j.extra.empty()) {
-    sink.add("", label,
-             at + (purge.failed ? " failed but removed rows " : " removed rows the model keeps in this step: ") +
-                 show_spans(j.extra));
+    sink.add(Rule::retention_model_purge_removed_kept_rows,
+             {.partition = label,
+              .event = e,
+              .expected = "kept",
+              .actual = "removed " + show_spans(j.extra),
+              .detail = at +
+                        (purge.failed ? " failed but removed rows " : " removed rows the model keeps in this step: ") +
+                        show_spans(j.extra)});
   }
   if (!j.missing.empty()) {
-    sink.add("", label, at + " left rows the model removes in this step: " + show_spans(j.missing));
+    sink.add(Rule::retention_model_purge_left_rows,
+             {.partition = label,
+              .event = e,
+              .expected = "removed " + show_spans(j.missing),
+              .actual = "kept",
+              .detail = at + " left rows the model removes in this step: " + show_spans(j.missing)});
   }
   if (j.over_batch) {
-    sink.add("", label, at + " removed " + std::to_string(purge.rows.size()) + " rows, more than its batch");
+    sink.add(Rule::retention_model_purge_over_batch,
+             {.partition = label,
+              .event = e,
+              .expected = "at most " + std::to_string(purge.batch) + " rows",
+              .actual = std::to_string(purge.rows.size()) + " rows",
+              .detail = at + " removed " + std::to_string(purge.rows.size()) + " rows, more than its batch"});
   }
   if (j.more_wrong && !purge.failed) {
-    sink.add("", label,
-             at + " removed " + std::to_string(purge.rows.size()) + " rows and reported more=" +
-                 (purge.more ? "true" : "false") +
-                 ", but more says whether a full batch was removed (another step is due)");
+    sink.add(Rule::retention_model_purge_more_flag,
+             {.partition = label,
+              .event = e,
+              .expected = purge.more ? "more=false" : "more=true",
+              .actual = purge.more ? "more=true" : "more=false",
+              .detail = at + " removed " + std::to_string(purge.rows.size()) + " rows and reported more=" +
+                        (purge.more ? "true" : "false") +
+                        ", but more says whether a full batch was removed (another step is due)"});
   }
 }
 
@@ -113,10 +142,14 @@ class RetentionModel final : public PassChecker {
     const model::Partition* p = state.model.find(purge->queue, purge->partition);
     const int64_t want = p ? p->txns_start() : 0;
     if (purge->txns_start_after != want) {
-      sink_.add("", partition_label(purge->queue, purge->partition),
-                "purge " + event_label(e, "", purge->now_ms) + " left txns_start at " +
-                    std::to_string(purge->txns_start_after) +
-                    ", the first offset still in the sidecar is " + std::to_string(want));
+      sink_.add(Rule::retention_model_txns_start,
+                {.partition = partition_label(purge->queue, purge->partition),
+                 .event = e,
+                 .expected = "txns_start " + std::to_string(want),
+                 .actual = "txns_start " + std::to_string(purge->txns_start_after),
+                 .detail = "purge " + event_label(e, "", purge->now_ms) + " left txns_start at " +
+                           std::to_string(purge->txns_start_after) + ", the first offset still in the sidecar is " +
+                           std::to_string(want)});
     }
   }
 };

@@ -48,6 +48,7 @@ TEST(RetentionModel, DeletingAtHalfTheRetentionAgeFails) {
   nth<history::RetentionEvent>(b.history()).deleted.push_back({0, 0, 1'000'000});
   const auto failures = check(b.history());
   EXPECT_TRUE(has_failure(failures, kName, "", "q/p")) << show(failures);
+  EXPECT_TRUE(has_rule(failures, Rule::retention_model_deleted_early)) << show(failures);
   EXPECT_TRUE(detail_has(failures, "50000 ms old")) << show(failures);
 }
 
@@ -83,6 +84,7 @@ TEST(RetentionModel, LeavingADueSegmentBehindFails) {
   nth<history::RetentionEvent>(b.history()).deleted.clear();
   const auto failures = check(b.history());
   EXPECT_TRUE(has_failure(failures, kName, "", "q/p")) << show(failures);
+  EXPECT_TRUE(has_rule(failures, Rule::retention_model_left_behind)) << show(failures);
   EXPECT_TRUE(detail_has(failures, "left segment [0, 0] created at 1000000 ms behind")) << show(failures);
 }
 
@@ -104,6 +106,7 @@ TEST(RetentionModel, PurgePastTheFloorThatRemovesNothingFails) {
   purge.txns_start_after = 0;
   const auto failures = check(b.history());
   EXPECT_TRUE(has_failure(failures, kName, "", "q/p")) << show(failures);
+  EXPECT_TRUE(has_rule(failures, Rule::retention_model_purge_left_rows)) << show(failures);
   EXPECT_TRUE(detail_has(failures, "left rows the model removes in this step: [0, 0]")) << show(failures);
 }
 
@@ -118,6 +121,8 @@ TEST(RetentionModel, PurgeOfMoreThanItsBatchFails) {
   const auto failures = check(b.history());
   EXPECT_TRUE(detail_has(failures, "removed 3 rows, more than its batch")) << show(failures);
   EXPECT_TRUE(detail_has(failures, "removed rows the model keeps in this step: [2, 2]")) << show(failures);
+  EXPECT_TRUE(has_rule(failures, Rule::retention_model_purge_over_batch)) << show(failures);
+  EXPECT_TRUE(has_rule(failures, Rule::retention_model_purge_removed_kept_rows)) << show(failures);
 }
 
 TEST(RetentionModel, PurgeOfARowYoungerThanTheFloorFails) {
@@ -143,6 +148,8 @@ TEST(RetentionModel, WrongMoreFlagAndTxnsStartFail) {
   const auto failures = check(b.history());
   EXPECT_TRUE(detail_has(failures, "reported more=false")) << show(failures);
   EXPECT_TRUE(detail_has(failures, "left txns_start at 1, the first offset still in the sidecar is 2")) << show(failures);
+  EXPECT_TRUE(has_rule(failures, Rule::retention_model_purge_more_flag)) << show(failures);
+  EXPECT_TRUE(has_rule(failures, Rule::retention_model_txns_start)) << show(failures);
 }
 
 }  // namespace

@@ -124,9 +124,14 @@ class RetryConvergence final : public PassChecker {
       };
       for (size_t k = earlier.size(); window > 0 && k-- > 0;) {
         if (earlier[k] >= push->base_offset) {  // the same segment: committed together, inside the window
-          sink_.add(step, partition_label(push->queue, push->partition),
-                    what() + " together with offset " + std::to_string(earlier[k]) +
-                        " of the same push in one segment: one push stores at most one message per key");
+          sink_.add(Rule::retry_convergence_key_twice_in_segment,
+                    {.step = step,
+                     .partition = partition_label(push->queue, push->partition),
+                     .event = e,
+                     .expected = "duplicate of offset " + std::to_string(earlier[k]),
+                     .actual = "stored at offset " + std::to_string(offset),
+                     .detail = what() + " together with offset " + std::to_string(earlier[k]) +
+                               " of the same push in one segment: one push stores at most one message per key"});
           break;
         }
         const StoredMessage* m = partition ? partition->at(earlier[k]) : nullptr;
@@ -135,12 +140,17 @@ class RetryConvergence final : public PassChecker {
           continue;
         }
         if (m->created_at_ms < oldest_ms) break;
-        sink_.add(step, partition_label(push->queue, push->partition),
-                  what() + " while offset " + std::to_string(m->offset) + " (id " + m->message_id() +
-                      ", request " + std::to_string(m->origin_request()) + "), stored by " +
-                      event_label(index_.history(), steps, m->event_index, step) +
-                      " for the same push, was still in the window with its sidecar row (the key's dedup entry) "
-                      "present: a retry must find it, not store the key again");
+        sink_.add(Rule::retry_convergence_stored_again,
+                  {.step = step,
+                   .partition = partition_label(push->queue, push->partition),
+                   .event = e,
+                   .expected = "duplicate of offset " + std::to_string(m->offset),
+                   .actual = "stored at offset " + std::to_string(offset),
+                   .detail = what() + " while offset " + std::to_string(m->offset) + " (id " + m->message_id() +
+                             ", request " + std::to_string(m->origin_request()) + "), stored by " +
+                             event_label(index_.history(), steps, m->event_index, step) +
+                             " for the same push, was still in the window with its sidecar row (the key's dedup "
+                             "entry) present: a retry must find it, not store the key again"});
         break;
       }
       auto at = std::lower_bound(earlier.begin(), earlier.end(), offset);
@@ -268,10 +278,15 @@ class RetryConvergence final : public PassChecker {
       answers += (k == 0 ? "" : k + 1 == ids.size() ? " and " : ", ") + std::string(ids[k].text) + " (request " +
                  std::to_string(ids[k].request->request) + ", attempt " + std::to_string(ids[k].request->attempt) + ")";
     }
-    sink_.add(any.step, partition_label(item.queue, item.partition),
-              "push " + std::to_string(any.push_id) + " item " + std::to_string(i) + " (txn " + item.transaction_id +
-                  ") was answered " + std::to_string(ids.size()) + " different ids across its deliveries, " + answers +
-                  "; a retried push names one message: " + conflict);
+    sink_.add(Rule::retry_convergence_ids_diverged,
+              {.step = any.step,
+               .partition = partition_label(item.queue, item.partition),
+               .expected = "one id",
+               .actual = std::to_string(ids.size()) + " ids",
+               .detail = "push " + std::to_string(any.push_id) + " item " + std::to_string(i) + " (txn " +
+                         item.transaction_id + ") was answered " + std::to_string(ids.size()) +
+                         " different ids across its deliveries, " + answers +
+                         "; a retried push names one message: " + conflict});
   }
 
   const HistoryIndex& index_;

@@ -59,6 +59,7 @@ TEST(RetryConvergence, RetryAnsweringAnotherIdFails) {
   const auto failures = check(b.history());
   ASSERT_EQ(failures.size(), 1u) << show(failures);
   EXPECT_TRUE(has_failure(failures, kName, "p1", "q/p"));
+  EXPECT_TRUE(has_rule(failures, Rule::retry_convergence_ids_diverged)) << show(failures);
   EXPECT_NE(failures[0].detail.find("m-fresh"), std::string::npos) << failures[0].detail;
 }
 
@@ -89,6 +90,7 @@ TEST(RetryConvergence, TwoStoredCopiesOfOnePushInsideTheWindowFail) {
   h.requests[1].responses.erase(h.requests[1].responses.begin());
   const auto failures = check(h);
   EXPECT_TRUE(has_failure(failures, kName, "p1", "q/p")) << show(failures);
+  EXPECT_TRUE(has_rule(failures, Rule::retry_convergence_stored_again)) << show(failures);
   bool storage_level = false;
   for (const Failure& f : failures) storage_level |= f.detail.find("stored at offset 2") != std::string::npos;
   EXPECT_TRUE(storage_level) << show(failures);
@@ -116,6 +118,7 @@ TEST(RetryConvergence, TwoCopiesOfOnePushInOneSegmentFail) {
   const auto failures = check(h);
   ASSERT_EQ(failures.size(), 1u) << show(failures);
   EXPECT_TRUE(has_failure(failures, kName, "p1", "q/p"));
+  EXPECT_TRUE(has_rule(failures, Rule::retry_convergence_key_twice_in_segment)) << show(failures);
   EXPECT_NE(failures[0].detail.find("in one segment"), std::string::npos) << failures[0].detail;
 }
 

@@ -36,15 +36,19 @@ class SidecarFloor final : public PassChecker {
           created_at_ms = partition->messages()[static_cast<size_t>(row.base_offset)].created_at_ms;
         }
         if (created_at_ms < cutoff_ms) continue;
-        sink_.add("", partition_label(purge->queue, purge->partition),
-                  "purge " + event_label(e, "", purge->now_ms) + " removed the sidecar row of offsets [" +
-                      std::to_string(row.base_offset) + ", " +
-                      std::to_string(row.end_offset) + "], created at " + std::to_string(created_at_ms) + " ms (" +
-                      std::to_string(purge->now_ms - created_at_ms) + " ms old), but rows younger than " +
-                      std::to_string(floor) + " s are kept: the floor is the largest of the window (" +
-                      std::to_string(o.window_seconds) + " s), completedRetentionSeconds (" +
-                      std::to_string(o.completed_retention_seconds) + " s) and 900 s; the step used " +
-                      std::to_string(purge->floor_seconds) + " s");
+        sink_.add(Rule::sidecar_floor_young_row_purged,
+                  {.partition = partition_label(purge->queue, purge->partition),
+                   .event = e,
+                   .expected = "rows younger than " + std::to_string(floor) + " s kept",
+                   .actual = "removed a row " + std::to_string(purge->now_ms - created_at_ms) + " ms old",
+                   .detail = "purge " + event_label(e, "", purge->now_ms) + " removed the sidecar row of offsets [" +
+                             std::to_string(row.base_offset) + ", " + std::to_string(row.end_offset) +
+                             "], created at " + std::to_string(created_at_ms) + " ms (" +
+                             std::to_string(purge->now_ms - created_at_ms) + " ms old), but rows younger than " +
+                             std::to_string(floor) + " s are kept: the floor is the largest of the window (" +
+                             std::to_string(o.window_seconds) + " s), completedRetentionSeconds (" +
+                             std::to_string(o.completed_retention_seconds) + " s) and 900 s; the step used " +
+                             std::to_string(purge->floor_seconds) + " s"});
       }
     }
   }

@@ -28,6 +28,7 @@ TEST(SidecarFloor, The900SecondFloorHoldsWithTheWindowOff) {
   purge.floor_seconds = 0;
   const auto failures = check(b.history());
   ASSERT_TRUE(has_failure(failures, kName, "", "q/p")) << show(failures);
+  EXPECT_TRUE(has_rule(failures, Rule::sidecar_floor_young_row_purged)) << show(failures);
   EXPECT_NE(failures[0].detail.find("899000 ms old"), std::string::npos) << show(failures);
   EXPECT_NE(failures[0].detail.find("rows younger than 900 s are kept"), std::string::npos) << show(failures);
 }

@@ -102,9 +102,14 @@ class WindowExpiry final : public PassChecker {
                              " (txn " + f.transaction_id + ", id " + f.message_id + ")";
     for (const auto& [index, offset] : push.duplicates) {
       if (index != j) continue;
-      sink_.add(steps_.step_of(push, j), label,
-                what + " was answered as a repeat of offset " + std::to_string(offset) + ", but its key" + why +
-                    ": a repeat after the window is a new message");
+      sink_.add(Rule::window_expiry_expired_answered_duplicate,
+                {.step = steps_.step_of(push, j),
+                 .partition = label,
+                 .event = e,
+                 .expected = "queued",
+                 .actual = "duplicate of offset " + std::to_string(offset),
+                 .detail = what + " was answered as a repeat of offset " + std::to_string(offset) + ", but its key" +
+                           why + ": a repeat after the window is a new message"});
       return;
     }
     if (!push.queued) return;  // survived this duplicate round; a later push decides it
@@ -118,10 +123,16 @@ class WindowExpiry final : public PassChecker {
     });
     if (got.status == "queued" && !stale && got.message_id != history::kZeroUuid) return;
     if (repushed_after_loss(push, e, j)) return;  // a scan of the later events: only for an answer to fault
-    sink_.add(origin->step, label,
-              what + " was queued as a new message because its key" + why + ", but item " + std::to_string(*leader) +
-                  " of request " + std::to_string(origin->request) + " answered " + got.status + " " + got.message_id +
-                  (stale ? ", an id already stored under the key" : "") + "; expected queued with a fresh id");
+    sink_.add(Rule::window_expiry_stale_id,
+              {.step = origin->step,
+               .partition = label,
+               .event = e,
+               .expected = "queued " + f.message_id,
+               .actual = got.status + " " + got.message_id,
+               .detail = what + " was queued as a new message because its key" + why + ", but item " +
+                         std::to_string(*leader) + " of request " + std::to_string(origin->request) + " answered " +
+                         got.status + " " + got.message_id + (stale ? ", an id already stored under the key" : "") +
+                         "; expected queued with a fresh id"});
   }
 
   // Whether storage was emptied after push `e` committed frame `j` and the

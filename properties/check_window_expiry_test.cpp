@@ -49,6 +49,7 @@ TEST(WindowExpiry, RepeatAfterTheWindowListedAsDuplicateFails) {
   const auto failures = check(b.history());
   ASSERT_EQ(failures.size(), 1u) << show(failures);
   EXPECT_TRUE(has_failure(failures, kName, "p2", "q/p"));
+  EXPECT_TRUE(has_rule(failures, Rule::window_expiry_expired_answered_duplicate)) << show(failures);
   EXPECT_NE(failures[0].detail.find("outside the 3600 s window"), std::string::npos) << failures[0].detail;
 }
 
@@ -69,6 +70,7 @@ TEST(WindowExpiry, RepeatAfterTheWindowAnsweringTheOldIdFails) {
   const auto failures = check(h);
   ASSERT_EQ(failures.size(), 1u) << show(failures);
   EXPECT_TRUE(has_failure(failures, kName, "p2", "q/p"));
+  EXPECT_TRUE(has_rule(failures, Rule::window_expiry_stale_id)) << show(failures);
   EXPECT_NE(failures[0].detail.find("already stored"), std::string::npos) << failures[0].detail;
 }
 

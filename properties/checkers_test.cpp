@@ -520,6 +520,9 @@ TEST(Checkers, EveryPropertyExplainsItsFailureInPlainWords) {
       EXPECT_EQ(f.detail.find("->"), std::string::npos);
       EXPECT_TRUE(!f.step.empty() || f.detail.find(" ms") != std::string::npos ||
                   f.detail.find("when the run ended") != std::string::npos);
+      // The rule broken is one of the property's own.
+      ASSERT_TRUE(f.rule.has_value());
+      EXPECT_EQ(rule_owner(*f.rule), f.property);
       for (auto it = std::sregex_iterator(f.detail.begin(), f.detail.end(), kCited); it != std::sregex_iterator();
            ++it) {
         const size_t e = std::stoul((*it)[1].str());
@@ -531,6 +534,25 @@ TEST(Checkers, EveryPropertyExplainsItsFailureInPlainWords) {
     }
   }
   for (const std::string& name : property_names()) EXPECT_TRUE(failed.contains(name)) << name << " never failed";
+}
+
+TEST(Checkers, TheOffendingEventIsOneTheDetailCites) {
+  static const std::regex kCited(R"(\bevent (\d+)\b)");
+  size_t with_event = 0;
+  for (const auto& [what, h] : broken_histories()) {
+    for (const Failure& f : check_history(h)) {
+      if (!f.event) continue;
+      ++with_event;
+      std::set<size_t> cited;
+      for (auto it = std::sregex_iterator(f.detail.begin(), f.detail.end(), kCited); it != std::sregex_iterator();
+           ++it) {
+        cited.insert(std::stoul((*it)[1].str()));
+      }
+      EXPECT_LT(*f.event, h.events.size()) << what << ": " << f.detail;
+      EXPECT_TRUE(cited.contains(*f.event)) << what << ": event " << *f.event << ", " << f.detail;
+    }
+  }
+  EXPECT_GT(with_event, 0u);
 }
 
 // The review's case, word for word: an answer nothing can explain says so,

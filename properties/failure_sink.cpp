@@ -51,20 +51,24 @@ FailureSink::FailureSink(std::string property, size_t cap) : property_(std::move
   assert(cap_ > 0);
 }
 
-void FailureSink::add(std::string step, std::string partition, std::string detail) {
-  assert(!detail.empty());
+void FailureSink::add(Rule rule, Failure failure) {
+  assert(!failure.detail.empty());
+  assert(failure.property.empty() && !failure.rule);
+  assert(rule_owner(rule) == property_);
   ++count_;
   if (failures_.size() < cap_) {
-    failures_.push_back(Failure{property_, std::move(step), std::move(partition), std::move(detail)});
+    failure.property = property_;
+    failure.rule = rule;
+    failures_.push_back(std::move(failure));
   }
 }
 
 std::vector<Failure> FailureSink::take() {
   assert(failures_.size() <= count_);
   if (count_ > failures_.size()) {
-    failures_.push_back(Failure{property_, "", "",
-                                std::to_string(count_ - failures_.size()) + " more failures of " + property_ +
-                                    " not shown (first " + std::to_string(cap_) + " kept)"});
+    failures_.push_back(Failure{.property = property_,
+                                .detail = std::to_string(count_ - failures_.size()) + " more failures of " +
+                                          property_ + " not shown (first " + std::to_string(cap_) + " kept)"});
   }
   count_ = 0;
   return std::move(failures_);

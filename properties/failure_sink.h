@@ -20,8 +20,7 @@ std::string partition_label(std::string_view queue, std::string_view partition);
 
 // "event 4 (step s1, at 1767225600057 ms)": how a Failure cites events[e], so a
 // reader finds it in the trace; the step is left out when it is `own_step` (the
-// failure's own), a fetch, a read or a failed push has no time, and the
-// parenthesis is where campaign triage drops what varies from seed to seed.
+// failure's own), and a fetch, a read or a failed push has no time.
 std::string event_label(const history::History& history, const StepIndex& steps, size_t e,
                         std::string_view own_step = "");
 // The same from its parts: an empty step or a negative time is left out.
@@ -30,7 +29,9 @@ std::string event_label(size_t e, std::string_view step, int64_t at_ms);
 class FailureSink {
  public:
   explicit FailureSink(std::string property, size_t cap = kFailureCap);
-  void add(std::string step, std::string partition, std::string detail);
+  // `rule` is one of this sink's property; `failure` carries the rest
+  // (designated fields: {.step = ..., .detail = ...}), property and rule unset.
+  void add(Rule rule, Failure failure);
   size_t count() const { return count_; }
   // The kept failures, plus a summary when some were dropped.
   std::vector<Failure> take();

@@ -344,10 +344,24 @@ bool has_failure(const std::vector<Failure>& failures, const std::string& proper
   });
 }
 
+std::set<Rule>& found() {
+  static std::set<Rule> rules;
+  return rules;
+}
+
+bool has_rule(const std::vector<Failure>& failures, Rule rule) {
+  const bool has = std::any_of(failures.begin(), failures.end(), [&](const Failure& f) { return f.rule == rule; });
+  if (has) found().insert(rule);
+  return has;
+}
+
+const std::set<Rule>& rules_found() { return found(); }
+
 std::string show(const std::vector<Failure>& failures) {
   std::string out;
   for (const Failure& f : failures) {
-    out += "[" + f.property + "] step=" + f.step + " partition=" + f.partition + ": " + f.detail + "\n";
+    out += "[" + (f.rule ? std::string(rule_id(*f.rule)) : f.property) + "] step=" + f.step +
+           " partition=" + f.partition + ": " + f.detail + "\n";
   }
   return out.empty() ? "(no failures)" : out;
 }

@@ -5,6 +5,7 @@
 // checkers never parse them.
 #include <cstdint>
 #include <map>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -146,6 +147,12 @@ history::RequestRecord& request(history::History& h, const std::string& step);
 // True when some failure has this property, step and partition.
 bool has_failure(const std::vector<Failure>& failures, const std::string& property, const std::string& step,
                  const std::string& partition);
+// Whether some failure broke `rule`. A rule found is recorded: the
+// properties suite, run whole, fails unless every property's rule was found
+// by some test (failure_rules_test.cpp).
+bool has_rule(const std::vector<Failure>& failures, Rule rule);
+// The rules has_rule found so far in this process.
+const std::set<Rule>& rules_found();
 // Printable, for assertion messages.
 std::string show(const std::vector<Failure>& failures);
 // Whether some failure's detail contains `text`.

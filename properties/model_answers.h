@@ -24,7 +24,7 @@ namespace qdt::properties {
 model::PushAnswer model_probe(const ModelFollower& follower, const history::PushEvent& push);
 
 // "[frame 0 repeats offset 0, frame 1 repeats offset 1]", or "naming no
-// original"; the brackets keep what varies where triage drops it.
+// original".
 std::string describe_duplicates(const std::vector<std::pair<uint32_t, int64_t>>& duplicates);
 
 // "queued from offset 2" or "duplicate [frame 0 repeats offset 0]".

@@ -69,6 +69,7 @@ TEST(PowerLoss, DurabilityFailsWhenSynchronousOffRecoversAMessage) {
   ASSERT_EQ(failures.size(), 1u) << show(failures);
   EXPECT_NE(failures[0].detail.find("under synchronous off nothing is ever synced"), std::string::npos)
       << failures[0].detail;
+  EXPECT_TRUE(has_rule(failures, Rule::durability_survived_sync_off)) << show(failures);
 }
 
 // The queue's settings went with the loss: a window of 60 s configured

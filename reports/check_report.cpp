@@ -6,6 +6,7 @@
 
 #include "reports/campaign_verdict.h"
 #include "reports/coverage_section.h"
+#include "reports/failure_text.h"
 #include "reports/gnuplot.h"
 #include "reports/html_page.h"
 #include "reports/timeline_section.h"
@@ -57,7 +58,8 @@ std::string failures_section(const json& failures, const std::vector<json>& time
   for (size_t i = 0; i < failures.size(); ++i) {
     const json& f = failures[i];
     out << "<tr class=\"hl\"><td>" << e(f["profile"]) << "</td><td>" << e(f["seed"]) << "</td><td>"
-        << e(f["property"]) << "</td><td class=\"text\">" << e(f["detail"])
+        << e(f["property"]) << "</td><td class=\"text\">"
+        << (f.contains("explanation") ? failure_rule_html(f) + "<br>" : std::string()) << e(f["detail"])
         << (f.contains("why") ? "<br><strong>Likely cause:</strong> " + e(f["why"]) : std::string()) << "</td><td>"
         << (f.contains("steps") ? e(f["steps"]) + " steps" : std::string("not shrunk")) << "</td><td class=\"text\">"
         << (f.contains("replay")  ? "<a href=\"#failure-" + std::to_string(i) + "\"><code>" + e(f["replay"]) +

@@ -45,7 +45,10 @@ json document(bool failing) {
   json failures = json::array();
   if (failing) {
     failures.push_back({{"kind", "property"}, {"property", "model-agreement"}, {"step", "p2"},
-                        {"partition", "q/Default"}, {"detail", "event 1: model answers duplicate"}, {"events", {1}}});
+                        {"partition", "q/Default"}, {"detail", "event 1: model answers duplicate"}, {"events", {1}},
+                        {"rule", "model-agreement/duplicate-answered-queued"}, {"event", 1},
+                        {"explanation", std::string("Stored twice ") + kHostile}, {"expected", "duplicate"},
+                        {"actual", std::string("queued ") + kHostile}});
   }
   return {{"kind", "qdt-timeline"}, {"scenario", std::string("name ") + kHostile}, {"description", kHostile},
           {"file", "s.json"}, {"seed", 7}, {"variant", failing ? "skip-probe" : "none"}, {"passed", !failing},
@@ -79,6 +82,11 @@ TEST(ReplayReport, FailingDocumentHighlightsTheOffendingRowsBesideTheModelsAnswe
   EXPECT_NE(html.find("queued: no message of key t within the 60 s window"), std::string::npos);
   EXPECT_NE(html.find("duplicate [0-&gt;0]"), std::string::npos) << "the model's verdict beside storage's";
   EXPECT_NE(html.find("model-agreement</span> at step <code>p2</code>"), std::string::npos);
+  // The rule and its explanation, and both answers, from the document's fields.
+  EXPECT_NE(html.find("<br><code>model-agreement/duplicate-answered-queued</code> Stored twice &lt;script&gt;"),
+            std::string::npos)
+      << html;
+  EXPECT_NE(html.find("expected <strong>duplicate</strong>, got <strong>queued &lt;script&gt;"), std::string::npos);
   EXPECT_NE(html.find("(/steps/1)"), std::string::npos) << "a step without an id shows its path";
   EXPECT_NE(html.find("<tr class=\"fault\">"), std::string::npos);
   // The state view of the failing push: its partition before and after, and the watermark it carried.
@@ -204,9 +212,15 @@ TEST(CheckReport, CampaignPageHasCountsAndEachFailuresTimeline) {
                         {"campaign_digest", "abcd"}, {"seed_hashes", {"default 1 h", "default 2 h", "default 3 h"}},
                         {"metrics", {{"probes_run", 4}}},
                         {"failures", {{{"profile", "default"}, {"seed", 2}, {"property", "model-agreement"},
-                                       {"detail", kHostile}, {"steps", 1}, {"replay", "qdt replay f.json"}}}}};
+                                       {"detail", kHostile}, {"steps", 1}, {"replay", "qdt replay f.json"},
+                                       {"rule", "model-agreement/duplicate-answered-queued"},
+                                       {"explanation", "Consumers read it twice."}}}}};
   const std::string html = check_html(summary, {document(true)}, "qdt check --html x", "c0ffee", kNoGnuplot);
   EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_NE(html.find("<td class=\"text\"><code>model-agreement/duplicate-answered-queued</code> Consumers read it "
+                      "twice.<br>&lt;script&gt;"),
+            std::string::npos)
+      << html;
   EXPECT_NE(html.find("<tr class=\"hl\"><td>default</td><td>3</td><td>1</td></tr>"), std::string::npos);
   EXPECT_NE(html.find("<section id=\"failure-0\">"), std::string::npos);
   EXPECT_NE(html.find("href=\"#failure-0\""), std::string::npos);

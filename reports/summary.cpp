@@ -1,6 +1,7 @@
 #include "reports/summary.h"
 
 #include "reports/display_text.h"
+#include "reports/failure_text.h"
 #include "reports/html_page.h"
 
 #include <algorithm>
@@ -107,6 +108,7 @@ std::string summary_markdown(const std::string& title, const std::vector<json>& 
       out << "- **" << md_escape(f.value("property", json()).is_string() ? f["property"].get<std::string>() : "expectation")
           << "** at step " << md_code(f.value("step", std::string())) << ": " << md_escape(f.value("detail", std::string()))
           << "\n";
+      if (const std::string rule = failure_rule_md(f); !rule.empty()) out << "  " << rule << "\n";
     }
   }
   return out.str();

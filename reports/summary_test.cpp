@@ -33,6 +33,25 @@ TEST(Summary, MarkdownReplaysWithTheRunsCommand) {
       << md;
 }
 
+// The rule and its explanation come from the failure's fields; a failure
+// from before rule ids (a rule without an explanation) shows its detail only.
+TEST(Summary, MarkdownNamesTheRuleAndItsExplanation) {
+  const std::vector<nlohmann::json> results = {
+      {{"scenario", "x"}, {"passed", false}, {"file", "x.json"},
+       {"failures", {{{"kind", "property"}, {"property", "offsets"}, {"step", "p"}, {"detail", "gap"},
+                      {"rule", "offsets/gap"}, {"explanation", "Offsets were *skipped*."},
+                      {"expected", "queued from offset 2"}, {"actual", "queued from offset 3"}},
+                     {{"kind", "property"}, {"property", "offsets"}, {"step", "q"}, {"detail", "old"},
+                      {"rule", "queued from offset #"}}}}}};
+  const std::string md = summary_markdown("Replay", results);
+  EXPECT_NE(md.find("**offsets** at step `p`: gap\n  rule `offsets/gap`: Offsets were \\*skipped\\*. Expected "
+                    "`queued from offset 2`, got `queued from offset 3`.\n"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("**offsets** at step `q`: old\n"), std::string::npos) << md;
+  EXPECT_EQ(md.find("queued from offset #"), std::string::npos) << md;
+}
+
 // A name from a scenario file stays text in the Markdown report: one table
 // row, no HTML tag, no code span it can close.
 TEST(Summary, MarkdownKeepsHostileNamesAsText) {

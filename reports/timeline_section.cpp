@@ -6,6 +6,7 @@
 #include <sstream>
 #include <vector>
 
+#include "reports/failure_text.h"
 #include "reports/html_page.h"
 #include "reports/virtual_time.h"
 
@@ -81,7 +82,9 @@ void failures(const json& t, int level, std::ostringstream& out) {
     if (!text(f["step"]).empty()) out << " at step <code>" << e(f["step"]) << "</code>";
     if (!text(f["partition"]).empty()) out << ", partition <code>" << e(f["partition"]) << "</code>";
     if (!f["events"].empty()) out << " (events " << e(joined(f["events"])) << ")";
-    out << ": " << e(f["detail"]) << "</li>\n";
+    out << ": " << e(f["detail"]);
+    if (const std::string rule = failure_rule_html(f); !rule.empty()) out << "<br>" << rule;
+    out << "</li>\n";
   }
   out << "</ul>\n";
 }

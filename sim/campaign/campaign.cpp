@@ -45,7 +45,8 @@ SeedOutcome check_seed(uint64_t seed, const std::string& profile, impl::Variant 
     out.signature = "generator";
     out.loaded = false;
     out.result.failures.push_back(
-        {"generator", "generator", "", std::nullopt, "the generated scenario does not load"});
+        {"generator", "generator", "", std::nullopt, "the generated scenario does not load", std::nullopt,
+         properties::Rule::generator_invalid_scenario});
     return out;
   }
   out.result = std::move(*result);

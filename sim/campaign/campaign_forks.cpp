@@ -55,7 +55,8 @@ std::vector<ForkOutcome> RareForker::after_seed(const SeedOutcome& o, json& fork
         f.run.loaded = false;
         f.run.signature = "generator";
         f.run.result.failures.push_back(
-            {"generator", "generator", "", std::nullopt, "the forked scenario does not load"});
+            {"generator", "generator", "", std::nullopt, "the forked scenario does not load", std::nullopt,
+             properties::Rule::generator_invalid_scenario});
       }
       forking["runs"] = forking["runs"].get<uint64_t>() + 1;
       if (!f.run.passed) forking["failed"] = forking["failed"].get<uint64_t>() + 1;

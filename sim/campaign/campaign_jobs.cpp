@@ -183,8 +183,8 @@ json run_share(const CampaignOptions& a, impl::Variant variant, uint64_t worker,
                   {"property", o.signature},
                   {"properties", failing_properties(o.result)},
                   {"detail", o.result.failures[0].detail},
-                  {"step_kind", failing_step_kind(o.scenario, o.result.failures[0].step)},
-                  {"rule", failure_rule(o.result.failures[0].detail)}};
+                  {"step_kind", failing_step_kind(o.scenario, o.result.failures[0].step)}};
+        o.result.failures[0].add_rule_fields(f);
         if (o.result.failures[0].why) f["why"] = *o.result.failures[0].why;
         if (shrinks < static_cast<uint64_t>(a.max_shrinks)) {
           ++shrinks;
@@ -213,8 +213,8 @@ json run_share(const CampaignOptions& a, impl::Variant variant, uint64_t worker,
         json f = {{"profile", profile}, {"seed", seed}, {"property", fork.run.signature},
                   {"detail", fork.run.result.failures[0].detail},
                   {"step_kind", failing_step_kind(fork.run.scenario, fork.run.result.failures[0].step)},
-                  {"rule", failure_rule(fork.run.result.failures[0].detail)},
                   {"fork", {{"point", fork.point}, {"fork", fork.fork}}}};
+        fork.run.result.failures[0].add_rule_fields(f);
         if (shrinks < static_cast<uint64_t>(a.max_shrinks) && fork.run.loaded) {
           ++shrinks;
           add_file(f, write_failure_file(fork.run, profile + "-fork" + std::to_string(fork.fork), variant, a.out_dir,

@@ -31,8 +31,14 @@ TEST(CampaignSchemas, AcceptWhatQdtWrites) {
   EXPECT_TRUE(summary_schema_errors(part, "p.json").empty());
   json shrunk = failure();
   shrunk.update({{"file", "f.json"}, {"replay", "qdt replay f.json"}, {"steps", 4}, {"shrink_runs", 9},
-                 {"properties", {"offsets"}}, {"step_kind", "push"}, {"rule", "gap"}});
+                 {"properties", {"offsets"}}, {"step_kind", "push"}, {"rule", "offsets/gap"},
+                 {"explanation", "Offsets were skipped."}, {"event", 4}, {"expected", "queued from offset 2"},
+                 {"actual", "queued from offset 3"}});
   EXPECT_TRUE(summary_schema_errors(summary_with(shrunk), "s.json").empty());
+  // A summary written before rule ids: its rule is prose, and nothing else of the rule is there.
+  json older = failure();
+  older["rule"] = "queued from offset #, but the next free offset is #";
+  EXPECT_TRUE(summary_schema_errors(summary_with(older), "s.json").empty());
   CampaignOptions o;
   EXPECT_TRUE(journal_schema_errors(campaign_manifest(o, impl::Variant::none), "campaign.json").empty());
 }
@@ -52,7 +58,7 @@ TEST(CampaignSchemas, AFailureWithAFileNeedsItsReplay) {
 TEST(CampaignSchemas, EveryFieldTheTriageReadsIsTyped) {
   for (const auto& [key, value] : std::vector<std::pair<std::string, json>>{
            {"properties", json::array({1})}, {"step_kind", 7}, {"rule", false}, {"check", json::object()},
-           {"fiel", "x"}}) {
+           {"explanation", 1}, {"event", -1}, {"expected", json::array()}, {"actual", nullptr}, {"fiel", "x"}}) {
     json f = failure();
     f[key] = value;
     const auto read = read_summary_text(summary_with(f).dump(), "s.json");

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <map>
-#include <regex>
 #include <utility>
 #include <vector>
 
@@ -14,28 +13,16 @@ namespace qdt::sim {
 using json = nlohmann::json;
 using reports::terminal_text;
 
-std::string failure_rule(const std::string& detail) {
-  static const std::regex kUuid("[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}");
-  static const std::regex kQuoted("'[^']*'|\"[^\"]*\"");
-  static const std::regex kGroup("\\s*(\\([^()]*\\)|\\[[^\\[\\]]*\\])");
-  // A minus is a sign only where no word goes on through it ("layer-2" keeps its hyphen).
-  static const std::regex kSignedNumber("(^|[^A-Za-z0-9_-])-[0-9]+(\\.[0-9]+)?");
-  static const std::regex kNumber("[0-9]+(\\.[0-9]+)?");
-  static const std::regex kEvent("^(event|events) #(, #)*:?\\s*");
-  static const std::regex kSpaces("\\s+");
-  std::string s = std::regex_replace(detail, kUuid, "…");
-  s = std::regex_replace(s, kQuoted, "…");
-  // Innermost groups first, until none is left (they nest: "(event 3 (now …))").
-  for (std::string before; before != s;) {
-    before = s;
-    s = std::regex_replace(s, kGroup, "");
-  }
-  s = std::regex_replace(s, kSignedNumber, "$1#");
-  s = std::regex_replace(s, kNumber, "#");
-  s = std::regex_replace(s, kSpaces, " ");
-  s = std::regex_replace(s, kEvent, "");
-  while (!s.empty() && (s.back() == ' ' || s.back() == '.' || s.back() == ':')) s.pop_back();
-  return s;
+std::string failure_cause(const json& f) {
+  const std::string property = f["property"].get<std::string>();
+  const std::string kind = f.value("step_kind", "");
+  const std::string rule = f.value("rule", "");
+  // A rule id starts with the property that broke it ("expectation/…", "generator/…" for those).
+  if (rule.rfind(property + "/", 0) == 0) return kind.empty() ? rule : rule + " · " + kind;
+  std::string cause = property;
+  if (!kind.empty()) cause += " · " + kind;
+  if (!rule.empty()) cause += " · " + rule;
+  return cause;
 }
 
 namespace {
@@ -67,22 +54,6 @@ std::string failing_step_kind(const nlohmann::json& scenario, const std::string&
   return (*found)["op"].get<std::string>();
 }
 
-namespace {
-
-// A failure's cause (sim/campaign/triage.h): its first property, the kind
-// of step that failed it and the rule broken; summaries journaled before
-// causes were recorded group by the property alone.
-std::string cause_of(const json& f) {
-  std::string cause = f["property"].get<std::string>();
-  const std::string kind = f.value("step_kind", "");
-  if (!kind.empty()) cause += " · " + kind;
-  const std::string rule = f.value("rule", "");
-  if (!rule.empty()) cause += " · " + rule;
-  return cause;
-}
-
-}  // namespace
-
 // Failures grouped by cause, most seeds first, each with one replay (a
 // shrunk file where there is one, else the command that shrinks one), then
 // every failing seed nobody shrank with the command that shrinks it.
@@ -91,7 +62,7 @@ void print_triage(std::ostream& out, const json& failures, int max_shrinks) {
   std::map<std::string, std::vector<const json*>> groups;
   std::map<std::string, uint64_t> caught_by;  // a seed counts under every property that failed it
   for (const json& f : failures) {
-    groups[cause_of(f)].push_back(&f);
+    groups[failure_cause(f)].push_back(&f);
     for (const json& name : f.value("properties", json::array({f["property"]}))) caught_by[name.get<std::string>()]++;
   }
   out << "  failing seeds by property that caught them:";
@@ -102,10 +73,13 @@ void print_triage(std::ostream& out, const json& failures, int max_shrinks) {
                    [](const auto& x, const auto& y) { return x.second.size() > y.second.size(); });
   constexpr size_t kCausesListed = 8;
   out << "  " << causes.size() << " cause" << (causes.size() == 1 ? "" : "s")
-      << " (property · step · rule broken), most seeds first:\n";
+      << " (rule broken · step), most seeds first:\n";
   for (size_t i = 0; i < std::min(causes.size(), kCausesListed); ++i) {
     const auto& [cause, members] = causes[i];
     out << "    " << members.size() << " × " << terminal_text(cause) << "\n";
+    if (members.front()->contains("explanation")) {
+      out << "      " << terminal_text((*members.front())["explanation"].get<std::string>()) << "\n";
+    }
     const auto explained = std::find_if(members.begin(), members.end(), [](const json* f) { return f->contains("why"); });
     if (explained != members.end()) out << "      likely cause: " << terminal_text((**explained)["why"].get<std::string>()) << "\n";
     const auto shrunk = std::find_if(members.begin(), members.end(), [](const json* f) { return f->contains("file"); });

@@ -1,19 +1,21 @@
 #pragma once
-// What groups a campaign's failures (qdt check's summary): the property, the
-// kind of step that failed it, and the rule broken, which is the failure's
-// text with what varies from seed to seed (numbers, ids, times, names in
-// quotes, the events in parentheses) taken out, so twenty seeds of one bug
-// are one line and two bugs caught by one property are two.
+// What groups a campaign's failures (qdt check's summary): the rule broken
+// (its id, properties/failure_rules.h) and the kind of step that failed it,
+// so twenty seeds of one bug are one line and two bugs caught by one
+// property are two. Each group is headed by the rule's explanation as its
+// failure record carries it.
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
 
 namespace qdt::sim {
 
-// "model answers duplicate, storage answered queued from offset #" from
-// "event 23 (at 1767229200081 ms): model answers duplicate [frame 1 repeats
-// offset 5], storage answered queued from offset 6".
-std::string failure_rule(const std::string& detail);
+// A failure record's cause: "model-agreement/duplicate-answered-queued · push".
+// A record without a rule id (a summary written before rule ids, whose
+// `rule` is the failure's text with what varies taken out) keeps that older
+// grouping: "property · step kind · rule"; one with neither, the property and
+// the step kind.
+std::string failure_cause(const nlohmann::json& failure);
 
 // The op of the step `step` names in `scenario` (an id, or a JSON path such
 // as "/steps/1/steps/0"); "" when it names none.

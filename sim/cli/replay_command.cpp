@@ -187,6 +187,10 @@ int run_replay(const ReplayOptions& o) {
       std::cout << "\n";
       for (const RunFailure& f : outcome.result.failures) {
         std::cout << "  " << reports::terminal_text(f.signature() + " at step " + f.step + ": " + f.detail) << "\n";
+        if (f.rule) {
+          std::cout << "    rule " << properties::rule_id(*f.rule) << ": " << properties::rule_explanation(*f.rule)
+                    << "\n";
+        }
         if (f.why) std::cout << "    likely cause: " << reports::terminal_text(*f.why) << "\n";
       }
       if (!outcome.passed) {

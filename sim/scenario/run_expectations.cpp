@@ -12,8 +12,13 @@ namespace {
 
 using json = nlohmann::json;
 
-RunFailure failure(const std::string& step, const std::string& detail) {
-  return {"expectation", std::nullopt, step, std::nullopt, detail};
+using properties::Rule;
+
+// A step's answer differs from its expect entry (expectation/response).
+RunFailure failure(const std::string& step, const std::string& detail, std::string expected = "",
+                   std::string actual = "", Rule rule = Rule::expectation_response) {
+  return {"expectation", std::nullopt, step, std::nullopt, detail, std::nullopt, rule, std::nullopt,
+          std::move(expected), std::move(actual)};
 }
 
 // Each step's place in the script, depth first, for reporting in the order
@@ -61,47 +66,55 @@ void check_expectations(const Scenario& s, const StepOutcomes& out, const histor
     const StepExpect& x = *x_of;
     const json* response = answered(id);
     if (response == nullptr) {
-      failures.push_back(failure(id, "the step never answered"));
+      failures.push_back(failure(id, "the step never answered", "an answer", "none", Rule::expectation_unanswered));
       continue;
     }
     if (x.ack_status) {
       const std::string got = (*response)["status"];
-      if (got != *x.ack_status) failures.push_back(failure(id, "expected " + *x.ack_status + ", got " + got));
+      if (got != *x.ack_status) {
+        failures.push_back(failure(id, "expected " + *x.ack_status + ", got " + got, *x.ack_status, got));
+      }
       continue;
     }
     if (x.count || x.transaction_ids) {
       const json& r = *response;
       if (r.contains("error")) {
-        failures.push_back(failure(id, "the read failed in storage: " + r["error"].get<std::string>()));
+        failures.push_back(failure(id, "the read failed in storage: " + r["error"].get<std::string>(), "a read",
+                                   "error"));
         continue;
       }
       if (x.count && r["count"].get<int64_t>() != *x.count) {
-        failures.push_back(failure(id, "expected " + std::to_string(*x.count) + " messages, read " +
-                                           r["count"].dump()));
+        failures.push_back(failure(id, "expected " + std::to_string(*x.count) + " messages, read " + r["count"].dump(),
+                                   std::to_string(*x.count) + " messages", r["count"].dump() + " messages"));
       }
       if (x.transaction_ids) {
         std::vector<std::string> got;
         for (const auto& m : r["messages"]) got.push_back(m["transactionId"]);
         if (got != *x.transaction_ids) {
           failures.push_back(failure(id, "expected transactionIds " + json(*x.transaction_ids).dump() + ", read " +
-                                             json(got).dump()));
+                                             json(got).dump(),
+                                     json(*x.transaction_ids).dump(), json(got).dump()));
         }
       }
       continue;
     }
     const impl::PushResponse& push = out.pushes.at(id);
     if (x.rejected) {
-      if (!push.rejected) failures.push_back(failure(id, "expected the request to be rejected, it was accepted"));
+      if (!push.rejected) {
+        failures.push_back(failure(id, "expected the request to be rejected, it was accepted", "rejected", "accepted"));
+      }
       continue;
     }
     if (push.rejected) {
-      failures.push_back(failure(id, "the request was rejected: " + push.error));
+      failures.push_back(failure(id, "the request was rejected: " + push.error, "accepted", "rejected"));
       continue;
     }
     assert(x.items);
     if (push.items.size() != x.items->size()) {
       failures.push_back(failure(id, "expected " + std::to_string(x.items->size()) + " items, got " +
-                                         std::to_string(push.items.size())));
+                                         std::to_string(push.items.size()),
+                                 std::to_string(x.items->size()) + " items",
+                                 std::to_string(push.items.size()) + " items"));
       continue;
     }
     for (size_t i = 0; i < push.items.size(); ++i) {
@@ -111,7 +124,8 @@ void check_expectations(const Scenario& s, const StepOutcomes& out, const histor
       if (impl::status_name(got.status) != want.status) {
         // Its id follows from its status: one line says both.
         failures.push_back(failure(id, "item " + where + ": expected " + want.status + ", got " +
-                                           impl::status_name(got.status) + " (id " + got.message_id + ")"));
+                                           impl::status_name(got.status) + " (id " + got.message_id + ")",
+                                   want.status, std::string(impl::status_name(got.status))));
         failed_items.insert(where);
         continue;
       }
@@ -129,7 +143,8 @@ void check_expectations(const Scenario& s, const StepOutcomes& out, const histor
         for (size_t k = 0; k < i; ++k) before.insert(push.items[k].message_id);
         if (before.count(got.message_id) || got.message_id == impl::kZeroUuidText) {
           failures.push_back(failure(id, "item " + where + ": expected a new id, got " + got.message_id +
-                                             ", which was answered before"));
+                                             ", which was answered before",
+                                     "a new id", got.message_id));
         }
         continue;
       } else if (ref[0] == '@') {
@@ -153,7 +168,8 @@ void check_expectations(const Scenario& s, const StepOutcomes& out, const histor
       }
       if (got.message_id != expected) {
         failures.push_back(failure(id, "item " + where + ": expected message_id " + expected + " (" + ref +
-                                           "), got " + got.message_id));
+                                           "), got " + got.message_id,
+                                   expected, got.message_id));
         failed_items.insert(where);
       }
     }
@@ -161,9 +177,12 @@ void check_expectations(const Scenario& s, const StepOutcomes& out, const histor
   for (const auto& [key, n] : s.expect_stored) {
     const int64_t got = world.storage().stored_messages(key.first, key.second);
     if (got != n) {
-      failures.push_back(failure("stored", key.first + "/" + key.second + ": expected " + std::to_string(n) +
-                                               " stored messages, found " + std::to_string(got) +
-                                               (failed_items.empty() ? "" : " (items above failed too)")));
+      failures.push_back(failure("stored",
+                                 key.first + "/" + key.second + ": expected " + std::to_string(n) +
+                                     " stored messages, found " + std::to_string(got) +
+                                     (failed_items.empty() ? "" : " (items above failed too)"),
+                                 std::to_string(n) + " stored", std::to_string(got) + " stored",
+                                 Rule::expectation_stored));
     }
   }
 }

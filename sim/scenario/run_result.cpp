@@ -8,7 +8,18 @@ json RunFailure::to_json() const {
   json out = {{"kind", kind}, {"property", property ? json(*property) : json()}, {"step", step}, {"detail", detail}};
   if (partition) out["partition"] = *partition;
   if (why) out["why"] = *why;
+  add_rule_fields(out);
   return out;
+}
+
+void RunFailure::add_rule_fields(json& out) const {
+  if (rule) {
+    out["rule"] = properties::rule_id(*rule);
+    out["explanation"] = properties::rule_explanation(*rule);
+  }
+  if (event) out["event"] = *event;
+  if (!expected.empty()) out["expected"] = expected;
+  if (!actual.empty()) out["actual"] = actual;
 }
 
 json RunResult::to_json() const {

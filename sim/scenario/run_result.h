@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "properties/failure_rules.h"
+
 namespace qdt::sim {
 
 struct RunFailure {
@@ -18,10 +20,19 @@ struct RunFailure {
   std::string detail;
   // The likely cause in words (properties/diagnosis.h), when the history shows one.
   std::optional<std::string> why;
+  // The rule broken (properties/failure_rules.h): written as its id and
+  // explanation. None only for a property's "N more failures not shown" line.
+  std::optional<properties::Rule> rule;
+  std::optional<size_t> event;  // the offending event of the history, when one is
+  std::string expected;         // the answer the rule required, in a few words; "" when the rule has none
+  std::string actual;           // the answer given
 
   // The property, or "expectation" for an unmet expectation.
   std::string signature() const { return property.value_or("expectation"); }
   nlohmann::json to_json() const;
+  // The structured fields alone (rule, explanation, event, expected, actual),
+  // added to `out` where present: what a campaign's failure record carries too.
+  void add_rule_fields(nlohmann::json& out) const;
 };
 
 struct RunResult {

@@ -73,7 +73,8 @@ RunOutcome run_scenario(const Scenario& scenario, const RunOptions& options) {
   check_expectations(scenario, runner.outcomes(), world.history(), world, result.failures);
   for (const properties::Failure& f : properties::check_history(world.history())) {
     result.failures.push_back({"property", f.property, f.step, f.partition, f.detail,
-                               properties::likely_cause(world.history(), f.property, f.partition)});
+                               properties::likely_cause(world.history(), f.property, f.partition), f.rule, f.event,
+                               f.expected, f.actual});
   }
   for (RunFailure& f : result.failures) f.step = step_label(f.step);
   outcome.passed = result.failures.empty();

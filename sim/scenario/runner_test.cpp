@@ -60,6 +60,47 @@ TEST(Runner, WrongExpectationsFail) {
   ASSERT_FALSE(out.result.failures.empty());
   EXPECT_EQ(out.result.failures[0].kind, "expectation");
   EXPECT_EQ(out.result.failures[0].step, "p2");
+  // The result object carries the rule and both answers as fields.
+  const nlohmann::json f = out.result.to_json()["failures"][0];
+  EXPECT_EQ(f["rule"], "expectation/response");
+  EXPECT_EQ(f["expected"], "queued");
+  EXPECT_EQ(f["actual"], "duplicate");
+  EXPECT_EQ(f["explanation"], properties::rule_explanation(properties::Rule::expectation_response));
+  EXPECT_FALSE(f.contains("event"));
+}
+
+// A property failure in the result object: its rule, its explanation, the
+// offending event and both answers, beside the detail it always had.
+TEST(Runner, PropertyFailuresCarryTheirRuleAndEvent) {
+  RunOptions options;
+  options.variant = impl::Variant::skip_probe;
+  const RunOutcome out = run_scenario(load(kBasic), options);
+  ASSERT_FALSE(out.passed);
+  bool found = false;
+  const nlohmann::json result = out.result.to_json();
+  for (const nlohmann::json& f : result["failures"]) {
+    ASSERT_TRUE(f.contains("rule")) << f.dump();
+    EXPECT_FALSE(f["explanation"].get<std::string>().empty()) << f.dump();
+    if (f["rule"] != "model-agreement/duplicate-answered-queued") continue;
+    found = true;
+    EXPECT_EQ(f["property"], "model-agreement");
+    EXPECT_EQ(f["step"], "p2");
+    EXPECT_EQ(f["expected"], "duplicate [frame 0 repeats offset 0]");
+    EXPECT_EQ(f["actual"], "queued from offset 1");
+    ASSERT_TRUE(f.contains("event"));
+    EXPECT_NE(f["detail"].get<std::string>().find("event " + f["event"].dump()), std::string::npos) << f.dump();
+  }
+  EXPECT_TRUE(found) << result["failures"].dump(2);
+}
+
+TEST(Runner, StoredExpectationNamesItsRule) {
+  std::string text = kBasic;
+  text.replace(text.find(R"("orders/Default": 1)"), 19, R"("orders/Default": 2)");
+  const RunOutcome out = run_scenario(load(text), {});
+  ASSERT_EQ(out.result.failures.size(), 1u);
+  EXPECT_EQ(out.result.failures[0].rule, properties::Rule::expectation_stored);
+  EXPECT_EQ(out.result.failures[0].expected, "2 stored");
+  EXPECT_EQ(out.result.failures[0].actual, "1 stored");
 }
 
 // Expectation failures come in the order of the script's steps, not of the

@@ -25,7 +25,9 @@ struct Blame {
   std::set<size_t> events;                                          // events a detail names
 };
 
-// Checkers name events in details as "event 4", "fetch event 7", ...
+// Checkers name events in details as "event 4", "fetch event 7", ...: the
+// offending event is also a field (RunFailure::event); the detail names the
+// others a reader compares it with (the earlier copy, the committing push).
 std::set<size_t> events_named(const std::string& detail) {
   static const std::regex kEvent(R"(\bevent (\d+)\b)");
   std::set<size_t> out;
@@ -39,16 +41,19 @@ json failures_of(const RunResult& result, Blame& blame) {
   json out = json::array();
   for (const RunFailure& f : result.failures) {
     const std::string partition = f.partition.value_or("");
-    const std::set<size_t> events = events_named(f.detail);
+    std::set<size_t> events = events_named(f.detail);
+    if (f.event) events.insert(*f.event);
     if (!f.step.empty()) blame.partitions_of_step[f.step].insert(partition);
     if (!partition.empty()) blame.partitions.insert(partition);
     blame.events.insert(events.begin(), events.end());
-    out.push_back({{"kind", f.kind},
-                   {"property", f.signature()},
-                   {"step", f.step},
-                   {"partition", partition},
-                   {"detail", f.detail},
-                   {"events", events}});
+    json failure = {{"kind", f.kind},
+                    {"property", f.signature()},
+                    {"step", f.step},
+                    {"partition", partition},
+                    {"detail", f.detail},
+                    {"events", events}};
+    f.add_rule_fields(failure);
+    out.push_back(std::move(failure));
   }
   return out;
 }

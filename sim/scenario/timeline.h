@@ -7,7 +7,8 @@
 // {"kind": "qdt-timeline", "scenario", "description", "file", "seed",
 //  "variant", "passed", "trace_hash", "commit" (when known), "command",
 //  "virtual_duration_ms",
-//  "failures": [{"kind", "property", "step", "partition", "detail", "events": [event index...]}],
+//  "failures": [{"kind", "property", "step", "partition", "detail", "events": [event index...],
+//                "rule", "explanation", "event", "expected", "actual" (each when known, RunFailure)}],
 //  "steps":   [{"id", "path", "depth", "op", "summary", "started_ms", "ended_ms",
 //               "responses": [{"index", "status", "message_id", "transaction_id"}], "answer",
 //               "faults": [text...], "highlighted"}],
@@ -26,7 +27,7 @@
 // Times are virtual ms since the run began. Highlighting is decided here,
 // not by the renderer: a step is highlighted when a failure names it; an
 // event when it belongs to a failing step (in the failure's partition, when
-// the failure names one) or a failure's detail names it ("event 4"); an item
+// the failure names one), is the failure's event, or its detail names it ("event 4"); an item
 // answer when its step fails or it disagrees with the model.
 #include <nlohmann/json.hpp>
 #include <optional>

@@ -99,6 +99,13 @@ TEST(Timeline, FailingStepIsFlaggedUnderAVariantBesideTheModelsAnswer) {
       model_agreement = true;
       EXPECT_EQ(f["step"], "repeat");
       EXPECT_EQ(f["partition"], "orders/Default");
+      // The rule and its explanation are fields; the offending event is among those highlighted.
+      EXPECT_EQ(f["rule"].get<std::string>().rfind("model-agreement/", 0), 0u) << f.dump();
+      EXPECT_FALSE(f["explanation"].get<std::string>().empty());
+      if (f.contains("event")) {
+        EXPECT_TRUE(doc["events"][f["event"].get<size_t>()]["highlighted"].get<bool>()) << f.dump();
+        EXPECT_NE(std::find(f["events"].begin(), f["events"].end(), f["event"]), f["events"].end()) << f.dump();
+      }
     }
   }
   EXPECT_TRUE(model_agreement);
