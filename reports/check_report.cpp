@@ -6,6 +6,7 @@
 
 #include "reports/campaign_verdict.h"
 #include "reports/coverage_section.h"
+#include "reports/failure_groups.h"
 #include "reports/failure_text.h"
 #include "reports/gnuplot.h"
 #include "reports/html_page.h"
@@ -49,11 +50,63 @@ constexpr std::pair<const char*, const char*> kMetrics[] = {
     {"storage_push_failures", "failed push transactions"},
 };
 
-// The failures table, then each shrunk failure's timeline.
+// "1 step", "5 steps".
+std::string steps_text(const json& steps) { return e(steps) + (steps == 1 ? " step" : " steps"); }
+
+std::string timeline_of(size_t i, const json& failures, const std::vector<json>& timelines, const ChartsRendered& drawn,
+                        const std::vector<int>& chart_of) {
+  const json& f = failures[i];
+  const std::string svg = drawn.ok && chart_of[i] >= 0 ? drawn.svgs[static_cast<size_t>(chart_of[i])] : "";
+  return "<section id=\"failure-" + std::to_string(i) + "\">\n<h4>The story of " + e(f["profile"]) + " seed " +
+         e(f["seed"]) + ", shrunk to " + steps_text(f["steps"]) + "</h4>\n" +
+         timeline_section(timelines[i], svg, drawn.ok ? "" : drawn.error, 5) + "</section>\n";
+}
+
+// What failed, a group per cause, most seeds first: the rule in words, how
+// many seeds and which profiles, the smallest shrunk scenario, the command
+// that replays it, and its story step by step. Returns the failures whose
+// story it told.
+std::vector<bool> groups_section(std::ostringstream& out, const json& failures, const std::vector<json>& timelines,
+                                 const ChartsRendered& drawn, const std::vector<int>& chart_of) {
+  std::vector<bool> told(failures.size(), false);
+  const std::vector<FailureGroup> groups = failure_groups(failures);
+  out << "<h2 id=\"groups\">What failed</h2>\n<p>" << failures.size() << " failing seed"
+      << (failures.size() == 1 ? "" : "s") << " in " << groups.size() << " group" << (groups.size() == 1 ? "" : "s")
+      << ", one per rule broken and kind of step, most seeds first.</p>\n";
+  for (size_t g = 0; g < groups.size(); ++g) {
+    const FailureGroup& group = groups[g];
+    const json& first = failures[group.smallest.value_or(group.members.front())];
+    std::string profiles;
+    for (const std::string& p : group.profiles) profiles += (profiles.empty() ? "" : ", ") + html_escape(p);
+    out << "<section class=\"group\" id=\"group-" << g << "\">\n<h3>" << group.members.size() << " seed"
+        << (group.members.size() == 1 ? "" : "s") << ": <code>" << html_escape(group.cause) << "</code></h3>\n";
+    if (const std::string rule = failure_rule_html(first); !rule.empty()) out << "<p>" << rule << "</p>\n";
+    else out << "<p>" << e(first["detail"]) << "</p>\n";
+    if (first.contains("why")) out << "<p><strong>Likely cause:</strong> " << e(first["why"]) << "</p>\n";
+    out << "<dl>\n<dt>profiles</dt><dd>" << profiles << "</dd>\n";
+    if (group.smallest) {
+      out << "<dt>smallest shrunk scenario</dt><dd><code>" << e(first["file"]) << "</code> (" << steps_text(first["steps"])
+          << ")</dd>\n<dt>replay it</dt><dd><code>" << e(first["replay"]) << "</code></dd>\n";
+    } else if (first.contains("check")) {
+      out << "<dt>shrink one</dt><dd><code>" << e(first["check"]) << "</code></dd>\n";
+    }
+    out << "</dl>\n";
+    if (group.smallest && !timelines[*group.smallest].is_null()) {
+      out << timeline_of(*group.smallest, failures, timelines, drawn, chart_of);
+      told[*group.smallest] = true;
+    }
+    out << "</section>\n";
+  }
+  return told;
+}
+
+// Every failing seed in a table, then the story of each shrunk one the groups did not tell.
 std::string failures_section(const json& failures, const std::vector<json>& timelines, const ChartsRendered& drawn,
                              const std::vector<int>& chart_of) {
   std::ostringstream out;
-  out << "<h2 id=\"failures\">Failures</h2>\n"
+  if (!drawn.ok) out << "<p class=\"note\">No charts: " << html_escape(drawn.error) << ". The tables are complete.</p>\n";
+  const std::vector<bool> told = groups_section(out, failures, timelines, drawn, chart_of);
+  out << "<h2 id=\"failures\">Every failing seed</h2>\n"
       << table_begin({"profile", "seed", "property", "detail", "shrunk to", "replay"});
   for (size_t i = 0; i < failures.size(); ++i) {
     const json& f = failures[i];
@@ -69,14 +122,8 @@ std::string failures_section(const json& failures, const std::vector<json>& time
         << "</td></tr>\n";
   }
   out << table_end();
-  if (!drawn.ok) out << "<p class=\"note\">No charts: " << html_escape(drawn.error) << ". The tables are complete.</p>\n";
   for (size_t i = 0; i < failures.size(); ++i) {
-    if (timelines[i].is_null()) continue;
-    const json& f = failures[i];
-    out << "<section id=\"failure-" << i << "\">\n<h2>" << e(f["profile"]) << " seed " << e(f["seed"]) << ": "
-        << e(f["property"]) << ", shrunk</h2>\n";
-    const std::string svg = drawn.ok && chart_of[i] >= 0 ? drawn.svgs[static_cast<size_t>(chart_of[i])] : "";
-    out << timeline_section(timelines[i], svg, drawn.ok ? "" : drawn.error, 3) << "</section>\n";
+    if (!timelines[i].is_null() && !told[i]) out << timeline_of(i, failures, timelines, drawn, chart_of);
   }
   return out.str();
 }

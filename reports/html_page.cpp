@@ -72,7 +72,7 @@ std::string page_begin(const std::string& title) {
          "color:#1a1a1a;background:#fff;line-height:1.45}\n"
          // Wide enough that a 1280 px screen gives its width to the tables, not to margins.
          "main{max-width:1600px;margin:0 auto}\n"
-         "h1{font-size:1.5rem}h2{font-size:1.2rem;margin-top:2rem;border-bottom:1px solid #ddd}h3{font-size:1.05rem}\n"
+         "h1{font-size:1.5rem}h2{font-size:1.2rem;margin-top:2rem;border-bottom:1px solid #ddd}h3{font-size:1.05rem}h4{font-size:1rem}h5{font-size:.95rem;margin-bottom:.3rem}\n"
          "dl{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem}dt{font-weight:600}dd{margin:0;"
          "overflow-wrap:anywhere}\n"
          "code{font-size:.9em;background:#f4f4f4;padding:0 .2em;overflow-wrap:anywhere}\n"

@@ -226,7 +226,7 @@ TEST(CheckReport, CampaignPageHasCountsAndEachFailuresTimeline) {
   EXPECT_NE(html.find("href=\"#failure-0\""), std::string::npos);
   EXPECT_NE(html.find("<tr class=\"hl\"><td>1</td><td>push</td>"), std::string::npos);
   EXPECT_NE(html.find("<code>abcd</code>"), std::string::npos);
-  EXPECT_NE(html.find("<h3>The model&#39;s answer</h3>"), std::string::npos);
+  EXPECT_NE(html.find("<h5>The model&#39;s answer</h5>"), std::string::npos);
 }
 
 TEST(CheckReport, FailuresComeBeforeTheCountsAndTheCoverageTable) {
@@ -238,10 +238,11 @@ TEST(CheckReport, FailuresComeBeforeTheCountsAndTheCoverageTable) {
   summary["coverage_report"] = {{"points", 1}, {"reached", 0}, {"profiles", {{"default", 1}}},
                                 {"by_point", {{{"name", "cache.declined"}, {"means", "m"}, {"seeds", 0}}}}};
   const std::string html = check_html(summary, {document(true)}, "qdt check", "", kNoGnuplot);
-  const size_t failures = html.find("<h2 id=\"failures\">Failures</h2>");
+  const size_t failures = html.find("<h2 id=\"groups\">What failed</h2>");
   ASSERT_NE(failures, std::string::npos) << html;
   EXPECT_LT(html.find("<h2>What was run</h2>"), failures);
   EXPECT_LT(html.find("<section id=\"failure-0\">"), html.find("<h2>Per profile</h2>"));
+  EXPECT_LT(failures, html.find("<h2 id=\"failures\">Every failing seed</h2>"));
   EXPECT_LT(failures, html.find("<h2 id=\"coverage\">"));
   EXPECT_LT(html.find("<details>"), html.find("cache.declined"));
 

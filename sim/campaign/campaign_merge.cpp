@@ -142,6 +142,7 @@ Outcome report_campaign(const std::vector<json>& parts, const CampaignOptions& a
   for (json& f : failures) {
     // A merged shard's command stands: it names the cache module and --out that shard ran with.
     if (!f.contains("file") && !f.contains("check")) f["check"] = seed_command(a, variant_text, f["profile"], f["seed"].get<uint64_t>());
+    f["cause"] = failure_cause(f);  // what the page groups by, as the terminal does
   }
   std::string joined;
   for (const auto& h : hashes) joined += h + "\n";

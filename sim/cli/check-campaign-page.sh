@@ -42,6 +42,26 @@ mkdir -p "$out/d/campaign.html"
 [ $? -eq 2 ] || fail "an unwritable page must exit 2"
 grep -q "^error: --html" "$out/d.txt" || fail "no reason for the unwritable page"
 
+# A failing campaign's page leads with its groups: the rule in words, the
+# seeds and profiles, the smallest shrunk scenario, its replay command and its story.
+"$qdt" check --seeds 6 --variant trust-local-hit --max-shrinks 2 --quiet --out "$out/f" >"$out/f.txt" 2>&1
+[ $? -eq 1 ] || fail "a failing campaign must exit 1"
+python3 - "$out/f/campaign.html" "$out/f" <<'PY' || exit 1
+import html.parser, re, sys
+text = open(sys.argv[1]).read()
+class Parse(html.parser.HTMLParser):
+    pass
+Parse().feed(text)
+groups, table = text.find('<h2 id="groups">What failed</h2>'), text.find('<h2 id="failures">Every failing seed</h2>')
+assert 0 < groups < table, "the groups do not lead the failures"
+head = re.search(r'<h3>(\d+) seeds?: <code>([a-z-]+/[a-z-]+)[^<]*</code></h3>', text[groups:table])
+assert head and int(head.group(1)) >= 1, "no group header naming a rule id"
+section = text[groups:table]
+assert "smallest shrunk scenario" in section and "replay it" in section, "no shrunk scenario or replay line"
+assert f"qdt replay {sys.argv[2]}/" in section, "the replay command is not the group's file"
+assert "<h4>The story of default seed" in section, "the smallest failure's story is not told in its group"
+PY
+
 # The main job's index: the pages present, linked, and nothing else.
 mkdir "$out/reports" && cp "$out/a/campaign.html" "$out/reports/" && echo "# r" >"$out/reports/replay.md"
 bash "$src/scripts/write-index.sh" "$out/reports" || fail "write-index.sh"

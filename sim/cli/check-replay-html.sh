@@ -115,7 +115,7 @@ assert sections, "no failure timeline on the campaign page"
 assert len(svgs) == len(sections), (len(svgs), len(sections))
 for i in sections:
     assert f'href="#failure-{i}"' in text
-assert text.count("<h3>The model&#39;s answer</h3>") == len(sections)
+assert text.count("<h5>The model&#39;s answer</h5>") == len(sections)
 assert [r for c, r in p.rows if c == "hl"], "no highlighted rows on a failing campaign page"
 
 # Without gnuplot: said so, tables kept.
