@@ -64,7 +64,7 @@ constexpr RuleEntry kCatalogue[] = {
      "An item's answer names another transactionId than the item sent: the producer matches the answer to the "
      "wrong message."},
     {model_agreement_item_answer, "model-agreement/item-answer",
-     "A producer was told a status or id for an item that what storage did does not allow: the producer's record "
+     "A producer was told a status or id for an item that nothing storage did can explain: the producer's record "
      "of its message is wrong."},
 
     {no_double_write_key_twice_in_segment, "no-double-write/key-twice-in-segment",
