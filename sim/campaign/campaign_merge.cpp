@@ -193,13 +193,12 @@ Outcome report_campaign(const std::vector<json>& parts, const CampaignOptions& a
   const std::vector<std::string> unjudged = hollow_properties(totals);
   if (!unjudged.empty()) summary["unjudged"] = unjudged;
   summary["judged"] = judged_counts(totals);
-  std::string untested;
+  std::string untested;  // a caught variant was exercised, whatever the points say
   if (const auto variant = impl::parse_variant(variant_text); variant && *variant != impl::Variant::none) {
     summary["variant_exercise"] = variant_exercise(*variant, coverage);
-    untested = variant_untested_text(*variant, summary["variant_exercise"], done);
-    if (!untested.empty() && failed == 0) summary["untested"] = untested;
+    if (failed == 0) untested = variant_untested_text(*variant, summary["variant_exercise"], done);
+    if (!untested.empty()) summary["untested"] = untested;
   }
-  if (failed != 0) untested.clear();  // a caught variant was exercised, whatever the points say
   if (a.engine == StorageEngineKind::postgres) summary["sql"] = sql_block(parts);
   if (a.as_json) {
     std::cout << summary.dump(2) << "\n";
